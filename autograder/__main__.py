@@ -1,0 +1,90 @@
+"""python -m autograder: grade submissions, check the reference, regenerate what is generated."""
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from autograder import sandbox, spec
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    grade = commands.add_parser("grade", help="grade one submission (a notebook, a .py file or a folder)")
+    grade.add_argument("path")
+    grade.add_argument("--json", metavar="FILE", help="also write a Gradescope results.json here")
+    grade.add_argument("--component", action="append", choices=[c.id for c in spec.COMPONENTS] + [spec.INTEGRATION],
+                       help="grade only this component (repeatable)")
+    grade.add_argument("--pretrained", metavar="DIR",
+                       help="also check the encoder with this local BERT checkpoint (save_pretrained layout)")
+    _limits(grade)
+
+    check = commands.add_parser("check-solutions", help="the reference scores full marks, the release zero")
+    _limits(check)
+
+    generate = commands.add_parser("generate", help="rebuild the student stubs and the fixtures from the reference")
+    generate.add_argument("--check", action="store_true", help="only report whether they are up to date")
+
+    args = parser.parse_args(argv)
+    return {"grade": run_grade, "check-solutions": run_check, "generate": run_generate}[args.command](args)
+
+
+def _limits(parser):
+    parser.add_argument("--device", default="cpu", help="where student code runs: cpu (default) or cuda")
+    parser.add_argument("--time-limit", type=float, default=sandbox.DEFAULT_TIME_LIMIT,
+                        help=f"seconds of student code per component (default {sandbox.DEFAULT_TIME_LIMIT:g})")
+    parser.add_argument("--memory-limit", type=float, default=sandbox.DEFAULT_MEMORY_LIMIT / 2**30,
+                        help=f"GiB a child may use beyond torch itself (default {sandbox.DEFAULT_MEMORY_LIMIT / 2**30:g})")
+
+
+def _grade_args(args):
+    return dict(device=args.device, limits=sandbox.Limits(args.time_limit, int(args.memory_limit * 2**30)))
+
+
+def run_grade(args):
+    from autograder.grade import grade
+
+    report = grade(args.path, components=args.component, **_grade_args(args))
+    if args.pretrained:
+        from autograder.pretrained import check_pretrained
+
+        report.components.append(check_pretrained(args.path, args.pretrained, **_grade_args(args)))
+    print(report.table())
+    if args.json:
+        Path(args.json).write_text(json.dumps(report.gradescope(), indent=2) + "\n")
+        print(f"results written to {args.json}")
+    return 0
+
+
+def run_check(args):
+    from autograder.grade import grade
+
+    solutions = grade(spec.SOLUTIONS, **_grade_args(args))
+    release = grade(spec.ASSIGNMENTS, **_grade_args(args))
+    print(solutions.table(), "", release.table(), sep="\n")
+    problems = [f"reference {c.id}: {c.score:g}/{c.points:g}" for c in solutions.components if c.status != "passed"]
+    problems += [f"release {c.id}: {c.score:g} points, expected 0" for c in release.scored if c.score]
+    print()
+    if problems:
+        print("check-solutions FAILED: " + "; ".join(problems))
+        return 1
+    print(f"check-solutions passed: reference {solutions.score:g}/{solutions.max_score:g} "
+          f"(integration check passing), untouched release {release.score:g}/{release.max_score:g}")
+    return 0
+
+
+def run_generate(args):
+    from autograder import generated
+
+    if args.check:
+        drift = generated.drift()
+        print("generated files are up to date" if not drift else "out of date: " + ", ".join(drift) + " (run: python -m autograder generate)")
+        return 1 if drift else 0
+    generated.write()
+    print("stubs and fixtures regenerated")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""Checks on what student code returned, with feedback a student can act on.
+
+Shape and dtype are checked before values; a value mismatch reports how many elements differ, the
+greatest difference and where it is. Each check raises StudentError (an AssertionError) on failure.
+"""
+import numpy as np
+
+from autograder.sandbox import StudentError
+from autograder.tolerances import ANY_FLOAT, TOLERANCES
+
+
+def tensor(value, name, where):
+    """The array behind a returned tensor, or a clear failure when it is not a tensor."""
+    if isinstance(value, dict) and "$tensor" in value:
+        return value["$tensor"], value["dtype"]
+    got = "None" if value is None else value.get("$other") if isinstance(value, dict) else type(value).__name__
+    if isinstance(value, list):
+        got = f"a sequence of {len(value)} values"
+    raise StudentError(f"{where}: {name} should be a tensor, but is {got}.")
+
+
+def outputs(result, names, target, where):
+    """Split a returned value into named outputs: one name for a tensor, several for a tuple."""
+    if len(names) == 1:
+        return {names[0]: result}
+    if not isinstance(result, list) or len(result) != len(names):
+        raise StudentError(f"{where}: {target} should return a tuple ({', '.join(names)}).")
+    return dict(zip(names, result))
+
+
+def close(value, expected, name, where, dtype, hint=""):
+    """A float tensor of the expected shape, in the run's dtype, within the tolerance of expected."""
+    actual, actual_dtype = tensor(value, name, where)
+    _shape(actual, expected, name, where)
+    if dtype is not None and actual_dtype != dtype:
+        raise StudentError(
+            f"{where}: {name} has dtype {actual_dtype}, expected {dtype} (the dtype of the inputs). "
+            "Create new tensors with dtype= and device= taken from an input."
+        )
+    if actual.dtype.kind != "f":
+        raise StudentError(f"{where}: {name} has dtype {actual_dtype}, expected a floating-point tensor.")
+    tolerance = TOLERANCES[dtype] if dtype else ANY_FLOAT
+    actual = actual.astype(np.float64)
+    difference = np.abs(actual - expected)
+    bad = ~(difference <= tolerance.atol + tolerance.rtol * np.abs(expected))  # NaN counts as bad
+    if bad.any():
+        index = _worst(difference, bad)
+        raise StudentError(
+            f"{where}: {name} differs from the expected values in {bad.sum()} of {bad.size} elements "
+            f"(allowed: {tolerance}). {_where_worst(actual, expected, difference, index)}"
+            + (f"\nHint: {hint}" if hint else "")
+        )
+    return actual
+
+
+def equal(value, expected, name, where, hint=""):
+    """A tensor equal to expected element for element, with expected's dtype kind (bool or integer)."""
+    actual, actual_dtype = tensor(value, name, where)
+    _shape(actual, expected, name, where)
+    if actual.dtype.kind != expected.dtype.kind:
+        want = "torch.bool" if expected.dtype.kind == "b" else "an integer dtype (torch.long)"
+        raise StudentError(f"{where}: {name} has dtype {actual_dtype}, expected {want}.")
+    bad = actual != expected
+    if bad.any():
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise StudentError(
+            f"{where}: {name} differs in {bad.sum()} of {bad.size} elements; the first at {list(index)}: "
+            f"got {actual[index]}, expected {expected[index]}." + (f"\nHint: {hint}" if hint else "")
+        )
+    return actual
+
+
+def same(first, second, name, where, dtype, hint=""):
+    """Two results of the student's own code agree (a property, not a value check)."""
+    return close(first, tensor(second, name, where)[0].astype(np.float64), name, where, dtype, hint)
+
+
+def _shape(actual, expected, name, where):
+    if actual.shape != expected.shape:
+        raise StudentError(f"{where}: {name} has shape {tuple(actual.shape)}, expected {tuple(expected.shape)}.")
+
+
+def _worst(difference, bad):
+    if np.isnan(difference).any():
+        return tuple(int(i) for i in np.argwhere(np.isnan(difference))[0])
+    masked = np.where(bad, difference, -1.0)
+    return tuple(int(i) for i in np.unravel_index(np.argmax(masked), masked.shape))
+
+
+def _where_worst(actual, expected, difference, index):
+    if np.isnan(actual[index]):
+        return f"The first NaN is at {list(index)} (expected {expected[index]:.6g})."
+    return (
+        f"The greatest difference is {difference[index]:.3g} at {list(index)}: "
+        f"got {actual[index]:.6g}, expected {expected[index]:.6g}."
+    )

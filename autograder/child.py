@@ -1,0 +1,227 @@
+"""The process that runs student code for one component, and answers the judge's requests.
+
+Forked by the zygote with torch already imported. It receives everything it needs as plain data:
+the student's source, and the reference source of the other components it may use (never the one it
+grades). It sends back only arrays and text.
+"""
+import os
+import resource
+import signal
+import sys
+import types
+
+import numpy as np
+import torch
+from torch.overrides import TorchFunctionMode
+
+from autograder import protocol, runtime
+
+NOBODY = 65534
+FLOAT_DTYPES = {"float32": torch.float32, "float64": torch.float64}
+# Module names the student may not import here: the kit itself holds reference code.
+BLOCKED_IMPORTS = ("autograder", "solutions")
+
+
+class Config(types.SimpleNamespace):
+    """Stands in for BertConfig: SPEC promises only the attribute names."""
+
+
+class Forbidden(Exception):
+    """The student's code delegated its own subject to a library."""
+
+
+class Tripwire(TorchFunctionMode):
+    """Records every call to a torch function the graded component may not delegate to."""
+
+    def __init__(self, forbidden):
+        super().__init__()
+        self.forbidden = forbidden
+        self.watch_transformers = any(name.split(".")[0] == "transformers" for name in sys.modules)
+        self.hits = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        name = getattr(func, "__name__", str(func))
+        if any(pattern in name for pattern in self.forbidden):
+            self.hits.append(f"torch's {name}")
+        if self.watch_transformers and _inside_transformers():
+            self.hits.append("a transformers module")
+        return func(*args, **(kwargs or {}))
+
+
+def _inside_transformers():
+    frame = sys._getframe(2)
+    while frame is not None:
+        if f"{os.sep}transformers{os.sep}" in frame.f_code.co_filename:
+            return True
+        frame = frame.f_back
+    return False
+
+
+class ImportBlocker:
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.split(".")[0] in BLOCKED_IMPORTS:
+            raise ImportError(f"importing {fullname} is not allowed in a submission")
+        return None
+
+
+class Server:
+    def __init__(self, sock, setup):
+        self.sock = sock
+        self.device = torch.device(setup["device"])
+        self.forbidden = tuple(setup["forbidden"])
+        self.reason = setup["reason"]
+        self.objects = {}
+        self.names = {}
+
+    def load(self, setup):
+        references = runtime.load_reference(setup["references"], setup["reference_names"]) if setup["reference_names"] else {}
+        if self.device.type == "cuda":
+            torch.cuda.init()
+            torch.backends.cuda.matmul.allow_tf32 = False  # float32 means float32, as on the CPU
+            torch.backends.cudnn.allow_tf32 = False
+        _confine(setup["memory_limit"], self.device)
+        modules, problems = runtime.load_modules(setup["submission"]["units"])
+        student = runtime.collect(modules, setup["submission"]["owners"], setup["graded_names"])
+        runtime.patch_names(modules, references)
+        self.names = {**references, **student}
+        return {"pid": os.getpid(), "problems": problems, "defined": sorted(student)}
+
+    def serve(self):
+        while True:
+            try:
+                request = protocol.receive(self.sock)
+            except protocol.Closed:
+                return
+            try:
+                reply = {"ok": True, "value": getattr(self, "do_" + request["op"])(request)}
+            except Forbidden as error:
+                reply = {"ok": False, "kind": "forbidden", "message": str(error)}
+            except BaseException as error:  # noqa: BLE001 - whatever the student's code raises is reported
+                reply = {"ok": False, "kind": "exception", "message": runtime.describe(error)}
+            protocol.send(self.sock, reply)
+
+    def do_new(self, request):
+        target = self._name(request["target"])
+        obj = target(*self._values(request["args"], None), **self._values(request["kwargs"], None))
+        if isinstance(obj, torch.nn.Module):
+            for module in obj.modules():
+                if type(module).__module__.split(".")[0] == "transformers":
+                    raise Forbidden(self._forbidden_message(["a transformers module"]))
+            obj.to(self.device)
+        self.objects[len(self.objects)] = obj
+        return len(self.objects) - 1
+
+    def do_load(self, request):
+        """Copy parameters by SPEC name, strictly: every name must exist, with its shape, and no other."""
+        module = self.objects[request["object"]]
+        given = request["params"]
+        have = dict(module.named_parameters())
+        missing = sorted(set(given) - set(have))
+        unexpected = sorted(set(have) - set(given))
+        problems = []
+        if missing:
+            problems.append("has no parameter " + ", ".join(missing))
+        if unexpected:
+            problems.append("has parameters SPEC does not name: " + ", ".join(unexpected))
+        for name in sorted(set(given) & set(have)):
+            if tuple(have[name].shape) != tuple(given[name].shape):
+                problems.append(f"{name} has shape {tuple(have[name].shape)}, expected {tuple(given[name].shape)}")
+        if problems:
+            raise LookupError(f"{type(module).__name__} " + "; ".join(problems))
+        with torch.no_grad():
+            for name, value in given.items():
+                have[name].copy_(torch.from_numpy(np.array(value)))
+        return None
+
+    def do_call(self, request):
+        dtype = FLOAT_DTYPES.get(request.get("dtype"))
+        target = request["target"]
+        target = self._values(target, dtype) if isinstance(target, dict) else self._name(target)
+        args = self._values(request["args"], dtype)
+        kwargs = self._values(request["kwargs"], dtype)
+        # Every module in the call, the target or an argument (greedy_decode's model), runs in the
+        # call's dtype and mode.
+        for module in [target, *args, *kwargs.values()]:
+            if isinstance(module, torch.nn.Module):
+                module.to(dtype or torch.get_default_dtype()).train(request.get("train", False))
+        tripwire = Tripwire(self.forbidden)
+        previous = torch.get_default_dtype()
+        try:
+            # New tensors the student creates follow the run's dtype, as they would in a float64 program.
+            torch.set_default_dtype(dtype or previous)
+            with torch.no_grad(), tripwire:
+                result = target(*args, **kwargs)
+        finally:
+            torch.set_default_dtype(previous)
+        if tripwire.hits:
+            raise Forbidden(self._forbidden_message(tripwire.hits))
+        reply = {"result": _plain(result)}
+        if request.get("return_inputs"):
+            reply["inputs"] = _plain(args)
+        return reply
+
+    def _name(self, name):
+        if name not in self.names:
+            raise NameError(f"{name} is not defined in the submission")
+        return self.names[name]
+
+    def _values(self, value, dtype):
+        """Request values -> Python objects: arrays become tensors on the device, configs Config objects."""
+        if isinstance(value, np.ndarray):
+            tensor = torch.from_numpy(np.array(value)).to(self.device)
+            return tensor.to(dtype) if dtype is not None and tensor.is_floating_point() else tensor
+        if isinstance(value, list):
+            return [self._values(v, dtype) for v in value]
+        if isinstance(value, dict):
+            if "$config" in value:
+                return Config(**value["$config"])
+            if "$object" in value:
+                return self.objects[value["$object"]]
+            return {k: self._values(v, dtype) for k, v in value.items()}
+        return value
+
+    def _forbidden_message(self, hits):
+        call = ", ".join(sorted(set(hits)))
+        return f"scores 0: {self.reason.format(call=call)}"
+
+
+def _plain(value):
+    """Results -> plain data; a tensor keeps its torch dtype name for the judge's checks."""
+    if isinstance(value, torch.Tensor):
+        value = value.detach()
+        array = value.cpu().float().numpy() if value.dtype == torch.bfloat16 else value.cpu().numpy()
+        return {"$tensor": array, "dtype": str(value.dtype).removeprefix("torch."), "device": value.device.type}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return {"$other": type(value).__name__}
+
+
+def _confine(memory_limit, device):
+    """Limit memory, leave root, and hide the kit from imports, before any student code runs."""
+    if memory_limit and device.type == "cpu":  # CUDA reserves address space far beyond any sane limit
+        in_use = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (in_use + memory_limit, in_use + memory_limit))
+    if os.geteuid() == 0:
+        # As root, student code could signal the judge or read the reference from disk; as nobody it cannot.
+        os.setgroups([])
+        os.setgid(NOBODY)
+        os.setuid(NOBODY)
+    sys.meta_path.insert(0, ImportBlocker())
+
+
+def main(sock):
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)  # student prints must not reach the grader's output
+    os.dup2(devnull, 2)
+    torch.set_num_threads(1)
+    setup = protocol.receive(sock)
+    server = Server(sock, setup)
+    try:
+        hello = server.load(setup)
+    except BaseException as error:  # noqa: BLE001
+        hello = {"pid": os.getpid(), "problems": [runtime.describe(error)], "defined": [], "failed": True}
+    protocol.send(sock, hello)
+    server.serve()

@@ -1,0 +1,179 @@
+"""Grade a submission: run the hidden suites in this process, score per component, report.
+
+A component scores points × (tests passed / tests run), or 0 when its child ran out of time, crashed
+or delegated its subject to a library. The integration check is reported and never scored.
+"""
+import io
+import time
+from collections import defaultdict
+from contextlib import redirect_stdout
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from autograder import spec
+from autograder.sandbox import Limits
+
+SUITES = Path(__file__).resolve().parent / "suites"
+SHOWN_FAILURES = 3  # per component in the printed table; the JSON report has them all
+
+
+class GraderError(Exception):
+    """The kit itself could not grade (not the submission's fault)."""
+
+
+@dataclass
+class TestResult:
+    name: str
+    passed: bool
+    message: str = ""
+
+
+@dataclass
+class ComponentResult:
+    id: str
+    points: float  # what it is worth; 0 for the integration check
+    tests: list = field(default_factory=list)
+    fatal: str | None = None
+    notes: list = field(default_factory=list)
+
+    @property
+    def passed(self):
+        return sum(t.passed for t in self.tests)
+
+    @property
+    def score(self):
+        if self.fatal or not self.tests:
+            return 0.0
+        return round(self.points * self.passed / len(self.tests), 2)
+
+    @property
+    def status(self):
+        return "passed" if self.tests and self.passed == len(self.tests) and not self.fatal else "failed"
+
+    def feedback(self, limit=None):
+        lines = [f"{self.passed}/{len(self.tests)} tests passed."]
+        if self.fatal:
+            lines.append(self.fatal)
+        lines += self.notes
+        # Tests that fail the same way (a stub raising in every case, say) are reported once.
+        by_message = {}
+        for test in self.tests:
+            if not test.passed and test.message != self.fatal:
+                by_message.setdefault(test.message, []).append(test.name)
+        groups = list(by_message.items())
+        for message, names in groups[:limit]:
+            also = f" (and {len(names) - 1} more tests failing the same way)" if len(names) > 1 else ""
+            lines.append(f"- {names[0]}{also}: {message}")
+        if limit is not None and len(groups) > limit:
+            lines.append(f"- ... and {len(groups) - limit} more kinds of failure (see the JSON report)")
+        return "\n".join(lines)
+
+
+@dataclass
+class Report:
+    submission: str
+    components: list
+    notes: list
+    seconds: float
+
+    @property
+    def scored(self):
+        return [c for c in self.components if c.id != spec.INTEGRATION]
+
+    @property
+    def score(self):
+        return round(sum(c.score for c in self.scored), 2)
+
+    @property
+    def max_score(self):
+        return sum(c.points for c in self.scored)
+
+    def table(self):
+        lines = [f"Grading {self.submission}", ""]
+        lines.append(f"{'component':<13} {'score':>15}   tests")
+        for c in self.components:
+            score = "not scored" if c.id == spec.INTEGRATION else f"{c.score:6.2f} / {c.points:<3g}"
+            mark = "ok" if c.status == "passed" else "FAILED" if c.fatal or not c.passed else ""
+            lines.append(f"{c.id:<13} {score:>15}   {c.passed:>3}/{len(c.tests):<3} {mark}")
+        lines.append(f"{'total':<13} {self.score:6.2f} / {self.max_score:<3g}")
+        lines += [f"note: {note}" for note in self.notes]
+        for c in self.components:
+            if c.status != "passed":
+                lines += ["", f"[{c.id}] " + c.feedback(SHOWN_FAILURES).replace("\n", "\n  ")]
+        lines += ["", f"graded in {self.seconds:.1f} s"]
+        return "\n".join(lines)
+
+    def gradescope(self):
+        return {
+            "score": self.score,
+            "max_score": self.max_score,
+            "execution_time": round(self.seconds, 2),
+            "output": "\n".join(self.notes),
+            "tests": [
+                {
+                    "name": c.id,
+                    "score": c.score,
+                    "max_score": c.points,
+                    "status": c.status,
+                    "output": c.feedback(),
+                    "tags": [c.id],
+                }
+                for c in self.components
+            ],
+        }
+
+
+class Collector:
+    """Pytest plugin that records each test's outcome and the message a student should read."""
+
+    def __init__(self):
+        self.results = defaultdict(list)
+        self.grading = None
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        if report.when == "call" or (report.when == "setup" and report.failed):
+            message = ""
+            if call.excinfo is not None:
+                error = call.excinfo.value
+                message = str(error) if isinstance(error, AssertionError) else f"the grader failed here ({type(error).__name__}: {error}); please report it"
+            self.results[item.module.COMPONENT].append(TestResult(item.name, report.passed, message))
+
+    def pytest_sessionfinish(self, session):
+        self.grading = getattr(session.config, "grading", None)
+
+
+def grade(path, device="cpu", limits=None, components=None):
+    """Grade one submission; components limits the run to those ids (the integration check included)."""
+    started = time.monotonic()
+    limits = limits or Limits()
+    ids = list(components) if components else [c.id for c in spec.COMPONENTS] + [spec.INTEGRATION]
+    collector = Collector()
+    args = [str(SUITES / f"test_{i}.py") for i in ids]
+    args += ["--submission", str(path), "--device", device, "--time-limit", str(limits.time), "--memory-limit", str(limits.memory)]
+    args += ["-p", "no:cacheprovider", "-q", "--rootdir", str(SUITES), "-c", str(SUITES / "pytest.ini")]
+    with redirect_stdout(io.StringIO()) as output:
+        code = pytest.main(args, plugins=[collector])
+    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        raise GraderError(f"the hidden suites did not run (pytest exit code {int(code)}):\n{output.getvalue()}")
+    grading = collector.grading
+    notes = list(grading.submission.notes) if grading and grading.submission else []
+    if grading and grading.error:
+        notes.append(f"the submission could not be read: {grading.error}")
+    results = []
+    for i in ids:
+        child = grading.children.get(i) if grading else None
+        component = ComponentResult(i, spec.BY_ID[i].points if i in spec.BY_ID else 0, collector.results[i])
+        if child is not None:
+            component.fatal = child.fatal
+            component.notes = [f"while loading your code: {p}" for p in child.problems]
+            wanted = spec.BY_ID[i].names if i in spec.BY_ID else ()
+            missing = [name for name in wanted if name not in child.defined]
+            if missing and not child.fatal:
+                component.notes.append(f"not found in your submission: {', '.join(missing)}")
+        results.append(component)
+    return Report(str(path), results, notes, time.monotonic() - started)

@@ -1,0 +1,152 @@
+"""Hugging Face BERT on one side, the SPEC's names on the other: the one place that maps between them.
+
+Used to build fixtures, to check the reference, and for pretrained parity; never while grading an
+ordinary submission, since importing transformers alone costs more than grading does.
+"""
+import re
+
+import torch
+from transformers import BertConfig
+
+SPEC_CONFIG_KEYS = (
+    "vocab_size",
+    "hidden_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "intermediate_size",
+    "hidden_dropout_prob",
+    "attention_probs_dropout_prob",
+    "max_position_embeddings",
+    "type_vocab_size",
+    "layer_norm_eps",
+    "num_labels",
+)
+
+# (HF name pattern, SPEC name) in BertModel's own terms; a prefix is added per model below.
+_LAYER = r"encoder\.layer\.(\d+)\."
+_BERT_RULES = (
+    (r"embeddings\.word_embeddings\.", "embeddings.token_embeddings."),
+    (r"embeddings\.position_embeddings\.", "embeddings.position_embeddings."),
+    (r"embeddings\.token_type_embeddings\.", "embeddings.token_type_embeddings."),
+    (r"embeddings\.LayerNorm\.", "embeddings.layer_norm."),
+    (_LAYER + r"attention\.self\.(query|key|value)\.", r"layers.\1.{self}.\2."),
+    (_LAYER + r"attention\.output\.dense\.", r"layers.\1.{self}.output."),
+    (_LAYER + r"attention\.output\.LayerNorm\.", r"layers.\1.{self}_norm."),
+    (_LAYER + r"crossattention\.self\.(query|key|value)\.", r"layers.\1.cross_attention.\2."),
+    (_LAYER + r"crossattention\.output\.dense\.", r"layers.\1.cross_attention.output."),
+    (_LAYER + r"crossattention\.output\.LayerNorm\.", r"layers.\1.cross_attention_norm."),
+    (_LAYER + r"intermediate\.dense\.", r"layers.\1.feed_forward.linear1."),
+    (_LAYER + r"output\.dense\.", r"layers.\1.feed_forward.linear2."),
+    (_LAYER + r"output\.LayerNorm\.", r"layers.\1.output_norm."),
+)
+_LM_HEAD_RULES = (
+    (r"cls\.predictions\.transform\.dense\.", "dense."),
+    (r"cls\.predictions\.transform\.LayerNorm\.", "layer_norm."),
+    (r"cls\.predictions\.decoder\.", "decoder."),
+)
+_CLASSIFIER_RULES = ((r"bert\.pooler\.dense\.", "pooler."), (r"classifier\.", "classifier."))
+# HF keeps the output bias twice (tied to decoder.bias); the pooler is unused by an encoder alone.
+_IGNORED = re.compile(r"(^|\.)(cls\.predictions\.bias|pooler\.dense\.(weight|bias))$")
+
+
+def bert_config(**overrides):
+    """A small BertConfig for offline parity checks (eager attention, so attention weights come back)."""
+    values = dict(
+        vocab_size=40,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=64,
+        max_position_embeddings=24,
+        type_vocab_size=2,
+        layer_norm_eps=1e-12,
+        hidden_dropout_prob=0.1,
+        attention_probs_dropout_prob=0.1,
+        num_labels=3,
+    )
+    values.update(overrides)
+    return BertConfig(attn_implementation="eager", **values)
+
+
+def spec_config(config):
+    """The SPEC's view of a BertConfig: plain data, as it crosses to the child."""
+    return {key: getattr(config, key) for key in SPEC_CONFIG_KEYS}
+
+
+def randomize(model, seed):
+    """Give every parameter a seeded, O(1) value, so that no mistake hides behind HF's initial values.
+
+    HF starts layer norms at weight 1, bias 0 and linear layers near 0; a missing bias or a swapped
+    weight would go unnoticed. Values are rounded to float32 so float32 and float64 runs see the same.
+    """
+    generator = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, param in model.named_parameters():
+            noise = torch.randn(param.shape, generator=generator, dtype=torch.float64)
+            if name.endswith("weight") and param.dim() == 1:  # a layer norm's gain
+                value = 1 + 0.2 * noise
+            elif name.endswith("bias"):
+                value = 0.2 * noise
+            elif param.dim() == 2 and "embeddings" not in name:
+                value = noise / param.shape[1] ** 0.5  # keeps activations O(1) through every layer
+            else:
+                value = noise
+            param.copy_(value.float())
+    return model
+
+
+def to_spec(hf_state, spec_shapes, prefix="", *, decoders=(), lm_head=None, classifier=None):
+    """Rename an HF state dict to SPEC names and check it against the SPEC module's parameter shapes.
+
+    Args:
+        hf_state: the HF model's state_dict().
+        spec_shapes: {SPEC name: shape} of the module being filled (from a reference module).
+        prefix: {HF prefix: SPEC prefix} of each BertModel inside hf_state, e.g. {"bert.": "encoder."};
+            "" for a bare BertModel.
+        decoders: the HF prefixes whose BertModel is a decoder (its self-attention is self_attention).
+        lm_head / classifier: {HF prefix: SPEC prefix} of the module holding `cls.` or `classifier.`.
+
+    Returns:
+        {SPEC name: tensor}, exactly spec_shapes' names, every shape asserted.
+    """
+    rules = []
+    for hf_prefix, spec_prefix in _as_pairs(prefix):
+        self_name = "self_attention" if hf_prefix in decoders else "attention"
+        for pattern, replacement in _BERT_RULES:
+            rules.append((re.escape(hf_prefix) + pattern, spec_prefix + replacement.replace("{self}", self_name)))
+    for table, where in ((_LM_HEAD_RULES, lm_head), (_CLASSIFIER_RULES, classifier)):
+        for hf_prefix, spec_prefix in _as_pairs(where):
+            rules += [(re.escape(hf_prefix) + p, spec_prefix + r) for p, r in table]
+    result = {}
+    for hf_name, tensor in hf_state.items():
+        if hf_name.endswith(("position_ids", "token_type_ids")):
+            continue  # buffers, not weights
+        spec_name = _rename(hf_name, rules)
+        if spec_name is None:
+            if _IGNORED.search(hf_name):
+                continue
+            raise KeyError(f"no SPEC name for Hugging Face parameter {hf_name}")
+        if spec_name not in spec_shapes:
+            continue  # a part the SPEC module does not have (a decoder's pooler, say)
+        if tuple(tensor.shape) != tuple(spec_shapes[spec_name]):
+            raise ValueError(f"{hf_name} has shape {tuple(tensor.shape)}, but {spec_name} needs {tuple(spec_shapes[spec_name])}")
+        result[spec_name] = tensor
+    missing = sorted(set(spec_shapes) - set(result))
+    if missing:
+        raise KeyError(f"Hugging Face state has nothing for {', '.join(missing)}")
+    return result
+
+
+def _as_pairs(mapping):
+    if mapping is None:
+        return []
+    if isinstance(mapping, str):
+        return [(mapping, "")]
+    return list(mapping.items())
+
+
+def _rename(name, rules):
+    for pattern, replacement in rules:
+        if re.match(pattern, name):
+            return re.sub(pattern, replacement, name, count=1)
+    return None

@@ -1,0 +1,155 @@
+"""Turn a submission (a notebook, a .py file, or a folder of them) into plain source units.
+
+Nothing here runs student code: the judge parses, the child executes. A unit is one file, or one code
+cell of a notebook, made safe to exec: IPython magics and shell lines become `pass`, and test cells
+(nbgrader's autograded test cells, or cells that call the kit's checks) are left out.
+"""
+import ast
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.spec import ALL_NAMES
+
+MAGIC = re.compile(r"^(\s*)(%|!|\w+\s*=\s*[!%])")
+RUNNABLE_CELL_MAGICS = ("%%time", "%%timeit", "%%capture")
+
+
+class SubmissionError(Exception):
+    """The path cannot be read as a submission at all."""
+
+
+@dataclass
+class Unit:
+    module: str  # the module it executes in; cells of one notebook share one
+    label: str  # where it came from, for messages: "02_multihead.ipynb, cell 4"
+    code: str
+
+
+@dataclass
+class Submission:
+    units: list[Unit]
+    owners: dict[str, str]  # SPEC name -> module that defines it
+    notes: list[str] = field(default_factory=list)  # things the student should know, found while parsing
+
+    def as_message(self):
+        return {"units": [vars(u) for u in self.units], "owners": self.owners}
+
+
+def load(path):
+    path = Path(path)
+    if not path.exists():
+        raise SubmissionError(f"{path} does not exist")
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*") if p.suffix in (".py", ".ipynb") and _is_student_file(p, path))
+    elif path.suffix in (".py", ".ipynb"):
+        files = [path]
+    else:
+        raise SubmissionError(f"{path} is not a notebook (.ipynb), a Python file (.py) or a folder")
+    units, notes = [], []
+    # .py files first: notebooks import them, never the other way round.
+    for file in sorted(files, key=lambda p: (p.suffix == ".ipynb", str(p))):
+        module = _module_name(file)
+        if file.suffix == ".py":
+            units.append(Unit(module, file.name, file.read_text(errors="replace")))
+        else:
+            units.extend(_notebook_units(file, module, notes))
+    owners = _owners(units, notes)
+    if not files:
+        notes.append(f"no .py or .ipynb file found in {path}")
+    return Submission(units, owners, notes)
+
+
+def _is_student_file(file, root):
+    parts = file.relative_to(root).parts
+    return not any(part.startswith(".") or part == "__pycache__" for part in parts)
+
+
+def _module_name(file):
+    name = re.sub(r"\W", "_", file.stem)
+    return name if name.isidentifier() else f"_{name}"
+
+
+def _notebook_units(file, module, notes):
+    try:
+        cells = json.loads(file.read_text(errors="replace"))["cells"]
+    except (ValueError, KeyError, TypeError) as error:
+        notes.append(f"{file.name} is not a readable notebook ({error}); it was skipped")
+        return []
+    units = []
+    for number, cell in enumerate(cells, start=1):
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        if _is_test_cell(cell, source):
+            continue
+        code = _without_magics(source)
+        if code is not None:
+            units.append(Unit(module, f"{file.name}, cell {number}", code))
+    return units
+
+
+def _is_test_cell(cell, source):
+    nbgrader = cell.get("metadata", {}).get("nbgrader", {})
+    if nbgrader.get("grade") and not nbgrader.get("solution"):
+        return True
+    return bool(re.search(r"^\s*(from|import)\s+autograder\b", source, re.MULTILINE))
+
+
+def _without_magics(source):
+    """The cell's Python with every IPython-only line replaced by `pass`; None for a non-Python cell."""
+    lines = source.splitlines()
+    if lines and lines[0].lstrip().startswith("%%"):
+        if not lines[0].lstrip().startswith(RUNNABLE_CELL_MAGICS):
+            return None
+        lines[0] = ""
+    return "\n".join(MAGIC.sub(r"\1pass  # ", line) if MAGIC.match(line) else line for line in lines)
+
+
+def _owners(units, notes):
+    """Which module defines each SPEC name; a finished definition wins over a stub that raises NotImplementedError."""
+    found = {}
+    for unit in units:
+        try:
+            tree = ast.parse(unit.code)
+        except SyntaxError as error:
+            notes.append(f"{unit.label}: syntax error on line {error.lineno}: {error.msg}")
+            continue
+        for node in tree.body:
+            for name in _defined_names(node):
+                if name in ALL_NAMES:
+                    found.setdefault(name, []).append((unit, _is_stub(node)))
+    owners = {}
+    for name, definitions in found.items():
+        finished = [unit for unit, stub in definitions if not stub] or [unit for unit, _ in definitions]
+        chosen = finished[-1]
+        if len({unit.module for unit, _ in definitions}) > 1:
+            notes.append(f"{name} is defined in more than one file; graded: the one in {chosen.label}")
+        owners[name] = chosen.module
+    return owners
+
+
+def _defined_names(node):
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, ast.Assign):
+        return [t.id for t in node.targets if isinstance(t, ast.Name)]
+    return []
+
+
+def _is_stub(node):
+    """True when every function in the definition only raises NotImplementedError (as the release does)."""
+    functions = [n for n in ast.walk(node) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    stubs = [f for f in functions if f.name != "__init__" and _only_raises_not_implemented(f)]
+    return bool(stubs) and len(stubs) == len([f for f in functions if f.name != "__init__"])
+
+
+def _only_raises_not_implemented(function):
+    body = [s for s in function.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    return (
+        len(body) == 1
+        and isinstance(body[0], ast.Raise)
+        and "NotImplementedError" in ast.unparse(body[0])
+    )

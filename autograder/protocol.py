@@ -1,0 +1,102 @@
+"""The wire format between the judge and the child that runs student code.
+
+A message is a JSON header followed by raw array bytes. Only plain data crosses: numbers, strings,
+lists, dicts and numeric arrays of a fixed set of dtypes. Nothing is ever unpickled.
+"""
+import json
+import socket
+import struct
+import time
+
+import numpy as np
+
+ARRAY_DTYPES = frozenset(
+    np.dtype(name).str for name in ("bool", "int8", "uint8", "int16", "int32", "int64", "float16", "float32", "float64")
+)
+PREFIX = struct.Struct("!QQ")  # header bytes, array bytes
+MAX_MESSAGE_BYTES = 1 << 30
+
+
+class ProtocolError(Exception):
+    """The other side sent something that is not a well-formed message."""
+
+
+class Timeout(Exception):
+    """No complete message arrived before the deadline."""
+
+
+class Closed(Exception):
+    """The other side closed the connection (in the child's case: it exited or crashed)."""
+
+
+def encode(value, arrays):
+    """Replace every array in a nested value by a {"$array": index} reference appended to arrays."""
+    if isinstance(value, np.ndarray):
+        if value.dtype.str not in ARRAY_DTYPES:
+            raise ProtocolError(f"arrays of dtype {value.dtype} cannot be sent")
+        arrays.append(np.ascontiguousarray(value))
+        return {"$array": len(arrays) - 1}
+    if isinstance(value, (list, tuple)):
+        return [encode(v, arrays) for v in value]
+    if isinstance(value, dict):
+        return {k: encode(v, arrays) for k, v in value.items()}
+    return value
+
+
+def decode(value, arrays):
+    if isinstance(value, list):
+        return [decode(v, arrays) for v in value]
+    if isinstance(value, dict):
+        if set(value) == {"$array"}:
+            return arrays[value["$array"]]
+        return {k: decode(v, arrays) for k, v in value.items()}
+    return value
+
+
+def send(sock, message):
+    arrays = []
+    header = encode(message, arrays)
+    body = json.dumps({"message": header, "arrays": [[a.dtype.str, a.shape] for a in arrays]}).encode()
+    payload = [a.tobytes() for a in arrays]
+    sock.sendall(PREFIX.pack(len(body), sum(map(len, payload))) + body + b"".join(payload))
+
+
+def receive(sock, deadline=None):
+    """The next message; deadline is a time.monotonic() value, or None to wait for ever."""
+    header_size, array_size = PREFIX.unpack(_read(sock, PREFIX.size, deadline))
+    if header_size + array_size > MAX_MESSAGE_BYTES:
+        raise ProtocolError(f"message of {header_size + array_size} bytes is larger than allowed")
+    body = json.loads(_read(sock, header_size, deadline))
+    data = memoryview(_read(sock, array_size, deadline))
+    arrays, offset = [], 0
+    for dtype, shape in body["arrays"]:
+        if dtype not in ARRAY_DTYPES:
+            raise ProtocolError(f"unexpected array dtype {dtype!r}")
+        dtype = np.dtype(dtype)
+        size = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
+        arrays.append(np.frombuffer(data[offset : offset + size], dtype=dtype).reshape(shape))
+        offset += size
+    if offset != array_size:
+        raise ProtocolError("array sizes do not add up")
+    return decode(body["message"], arrays)
+
+
+def _read(sock, size, deadline):
+    chunks, remaining = [], size
+    while remaining:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise Timeout
+            sock.settimeout(left)
+        try:
+            chunk = sock.recv(min(remaining, 1 << 20))
+        except socket.timeout:
+            raise Timeout from None
+        except (ConnectionResetError, BrokenPipeError):
+            raise Closed from None
+        if not chunk:
+            raise Closed
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)

@@ -1,0 +1,58 @@
+"""Hidden suite for `encoder`: one post-LN layer against the reference; the stack against BertModel."""
+import numpy as np
+import pytest
+
+from autograder import checks
+from autograder.fixtures import of_kind, with_dtypes
+from autograder.suites.common import changed_where, check_case, check_deterministic, check_inputs_unchanged, run
+
+COMPONENT = "encoder"
+LAYER_HINT = (
+    "BERT is post-LN: x = attention_norm(x + dropout(attention(x, mask))); "
+    "x = output_norm(x + feed_forward(x)). The residual is added before each layer norm, not after."
+)
+MODEL_HINT = (
+    "embeddings, then every layer in order with padding_mask(attention_mask) (None when no mask is "
+    "given); pass token_type_ids on to the embeddings."
+)
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference"))
+def test_encoder_layer_matches_reference(student, case, dtype):
+    check_case(student, case, dtype, {"output": LAYER_HINT})
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf"))
+def test_encoder_matches_hf_bert(student, case, dtype):
+    check_case(student, case, dtype, {"output": MODEL_HINT})
+
+
+@pytest.mark.parametrize("case", of_kind(COMPONENT, "hf")[:2], ids=str)
+def test_encoder_ignores_padding_tokens(student, case):
+    """What sits at padded positions must not change any real position's output."""
+    mask = case.inputs["attention_mask"]
+    inputs = dict(case.inputs, input_ids=changed_where(case.inputs["input_ids"], mask == 0, 40))
+    first = run(student, case, "float32")["output"]
+    second = run(student, case, "float32", inputs=inputs)["output"]
+    where = f"{case.describe('float32')}, with other tokens at the padded positions"
+    real = mask.astype(bool)
+    original = checks.tensor(first, "output", where)[0].astype(np.float64)
+    # Only real positions are compared: a padded position's own output may depend on its token.
+    checks.close(
+        _at(second, real), original[real], "output at real tokens", where, "float32",
+        "padded keys must be blocked in every layer: build the mask from attention_mask and pass it to each layer.",
+    )
+
+
+def _at(value, where):
+    return dict(value, **{"$tensor": value["$tensor"][where]}) if isinstance(value, dict) and "$tensor" in value else value
+
+
+@pytest.mark.parametrize("case", of_kind(COMPONENT, "reference")[1:2], ids=str)
+def test_encoder_layer_leaves_inputs_unchanged(student, case):
+    check_inputs_unchanged(student, case)
+
+
+@pytest.mark.parametrize("case", of_kind(COMPONENT, "hf")[:1], ids=str)
+def test_encoder_is_deterministic_in_eval_mode(student, case):
+    check_deterministic(student, case)

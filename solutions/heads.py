@@ -1,0 +1,58 @@
+"""Output heads: token logits for language modelling and a pooled classifier for whole sequences."""
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from encoder import TransformerEncoder
+from layernorm import LayerNorm
+
+
+class LanguageModelHead(nn.Module):
+    """BERT's prediction head: logits = decoder(layer_norm(gelu(dense(h))))."""
+
+    def __init__(self, config):
+        super().__init__()
+        self.dense = nn.Linear(config.hidden_size, config.hidden_size)
+        self.layer_norm = LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
+        self.decoder = nn.Linear(config.hidden_size, config.vocab_size)
+
+    def forward(self, hidden_states):
+        """hidden_states (B, T, D) -> logits (B, T, V), unnormalised scores (no softmax)."""
+        # Hint: dense, exact GELU, layer norm, then the projection to the vocabulary; no softmax.
+        ### BEGIN SOLUTION
+        return self.decoder(self.layer_norm(F.gelu(self.dense(hidden_states))))
+        ### END SOLUTION
+
+
+class SequenceClassificationHead(nn.Module):
+    """BERT's pooler and classifier: logits = classifier(dropout(tanh(pooler(h[:, 0]))))."""
+
+    def __init__(self, config):
+        super().__init__()
+        self.pooler = nn.Linear(config.hidden_size, config.hidden_size)
+        self.dropout = nn.Dropout(config.hidden_dropout_prob)
+        self.classifier = nn.Linear(config.hidden_size, config.num_labels)
+
+    def forward(self, hidden_states):
+        """hidden_states (B, T, D) -> logits (B, num_labels), read from the first ([CLS]) position."""
+        # Hint: take position 0 only (hidden_states[:, 0]), then pooler, tanh, dropout, classifier.
+        ### BEGIN SOLUTION
+        pooled = torch.tanh(self.pooler(hidden_states[:, 0]))  # (B, D)
+        return self.classifier(self.dropout(pooled))  # (B, num_labels)
+        ### END SOLUTION
+
+
+class TransformerForSequenceClassification(nn.Module):
+    """An encoder with a classification head: BertForSequenceClassification."""
+
+    def __init__(self, config):
+        super().__init__()
+        self.encoder = TransformerEncoder(config)
+        self.head = SequenceClassificationHead(config)
+
+    def forward(self, input_ids, attention_mask=None, token_type_ids=None):
+        """input_ids (B, T), attention_mask (B, T) 0/1, token_type_ids (B, T) -> logits (B, num_labels)."""
+        # Hint: encode, then classify.
+        ### BEGIN SOLUTION
+        return self.head(self.encoder(input_ids, attention_mask, token_type_ids))
+        ### END SOLUTION
