@@ -22,6 +22,12 @@ FLOAT_DTYPES = {"float32": torch.float32, "float64": torch.float64}
 BLOCKED_IMPORTS = ("autograder", "solutions")
 
 
+TRANSFORMERS_MESSAGE = (
+    "scores 0: it runs code from a transformers module; every part must be built from torch operations "
+    "in your own code (SPEC: any transformers module anywhere scores 0)"
+)
+
+
 class Config(types.SimpleNamespace):
     """Stands in for BertConfig: SPEC promises only the attribute names."""
 
@@ -36,15 +42,16 @@ class Tripwire(TorchFunctionMode):
     def __init__(self, forbidden):
         super().__init__()
         self.forbidden = forbidden
-        self.watch_transformers = any(name.split(".")[0] == "transformers" for name in sys.modules)
-        self.hits = []
+        self.kernels = []
+        self.transformers = False
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         name = getattr(func, "__name__", str(func))
         if any(pattern in name for pattern in self.forbidden):
-            self.hits.append(f"torch's {name}")
-        if self.watch_transformers and _inside_transformers():
-            self.hits.append("a transformers module")
+            self.kernels.append(f"torch's {name}")
+        # The frame walk costs; it is only needed once transformers has been imported at all.
+        if "transformers" in sys.modules and _inside_transformers():
+            self.transformers = True
         return func(*args, **(kwargs or {}))
 
 
@@ -70,6 +77,7 @@ class Server:
         self.device = torch.device(setup["device"])
         self.forbidden = tuple(setup["forbidden"])
         self.reason = setup["reason"]
+        self.memory_limit = setup["memory_limit"]
         self.objects = {}
         self.names = {}
 
@@ -97,8 +105,14 @@ class Server:
             except Forbidden as error:
                 reply = {"ok": False, "kind": "forbidden", "message": str(error)}
             except BaseException as error:  # noqa: BLE001 - whatever the student's code raises is reported
-                reply = {"ok": False, "kind": "exception", "message": runtime.describe(error)}
+                reply = {"ok": False, "kind": "exception", "message": self._explain(error)}
             protocol.send(self.sock, reply)
+
+    def _explain(self, error):
+        message = runtime.describe(error)
+        if isinstance(error, MemoryError) or "can't allocate memory" in str(error):
+            message += f" — out of memory: the limit is {self.memory_limit / 2**30:g} GiB beyond what torch itself takes"
+        return message
 
     def do_new(self, request):
         target = self._name(request["target"])
@@ -106,7 +120,7 @@ class Server:
         if isinstance(obj, torch.nn.Module):
             for module in obj.modules():
                 if type(module).__module__.split(".")[0] == "transformers":
-                    raise Forbidden(self._forbidden_message(["a transformers module"]))
+                    raise Forbidden(TRANSFORMERS_MESSAGE)
             obj.to(self.device)
         self.objects[len(self.objects)] = obj
         return len(self.objects) - 1
@@ -153,8 +167,10 @@ class Server:
                 result = target(*args, **kwargs)
         finally:
             torch.set_default_dtype(previous)
-        if tripwire.hits:
-            raise Forbidden(self._forbidden_message(tripwire.hits))
+        if tripwire.transformers:
+            raise Forbidden(TRANSFORMERS_MESSAGE)
+        if tripwire.kernels:
+            raise Forbidden(f"scores 0: {self.reason.format(call=', '.join(sorted(set(tripwire.kernels))))}")
         reply = {"result": _plain(result)}
         if request.get("return_inputs"):
             reply["inputs"] = _plain(args)
@@ -180,10 +196,6 @@ class Server:
             return {k: self._values(v, dtype) for k, v in value.items()}
         return value
 
-    def _forbidden_message(self, hits):
-        call = ", ".join(sorted(set(hits)))
-        return f"scores 0: {self.reason.format(call=call)}"
-
 
 def _plain(value):
     """Results -> plain data; a tensor keeps its torch dtype name for the judge's checks."""
@@ -203,12 +215,26 @@ def _confine(memory_limit, device):
     if memory_limit and device.type == "cpu":  # CUDA reserves address space far beyond any sane limit
         in_use = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
         resource.setrlimit(resource.RLIMIT_AS, (in_use + memory_limit, in_use + memory_limit))
-    if os.geteuid() == 0:
-        # As root, student code could signal the judge or read the reference from disk; as nobody it cannot.
+    if os.geteuid() == 0 and readable_by_others(sys.path):
+        # As root, student code could signal the judge or read the kit from disk; as nobody it cannot.
+        # (Where Python itself lives in a private home, nobody could not import anything new: stay.)
         os.setgroups([])
         os.setgid(NOBODY)
         os.setuid(NOBODY)
     sys.meta_path.insert(0, ImportBlocker())
+
+
+def readable_by_others(paths):
+    """True when a user other than the owner can import from every existing path (and its parents)."""
+    for path in filter(os.path.isdir, (p or "." for p in paths)):
+        path = os.path.abspath(path)
+        if not os.stat(path).st_mode & 0o004:
+            return False
+        while path != os.path.dirname(path):
+            if not os.stat(path).st_mode & 0o001:
+                return False
+            path = os.path.dirname(path)
+    return True
 
 
 def main(sock):

@@ -37,6 +37,7 @@ class ComponentResult:
     tests: list = field(default_factory=list)
     fatal: str | None = None
     notes: list = field(default_factory=list)
+    tag: str | None = None  # the component id it reports under, when it is not its own id
 
     @property
     def passed(self):
@@ -80,7 +81,7 @@ class Report:
 
     @property
     def scored(self):
-        return [c for c in self.components if c.id != spec.INTEGRATION]
+        return [c for c in self.components if c.id in spec.BY_ID]
 
     @property
     def score(self):
@@ -94,7 +95,7 @@ class Report:
         lines = [f"Grading {self.submission}", ""]
         lines.append(f"{'component':<13} {'score':>15}   tests")
         for c in self.components:
-            score = "not scored" if c.id == spec.INTEGRATION else f"{c.score:6.2f} / {c.points:<3g}"
+            score = f"{c.score:6.2f} / {c.points:<3g}" if c.id in spec.BY_ID else "not scored"
             mark = "ok" if c.status == "passed" else "FAILED" if c.fatal or not c.passed else ""
             lines.append(f"{c.id:<13} {score:>15}   {c.passed:>3}/{len(c.tests):<3} {mark}")
         lines.append(f"{'total':<13} {self.score:6.2f} / {self.max_score:<3g}")
@@ -118,7 +119,7 @@ class Report:
                     "max_score": c.points,
                     "status": c.status,
                     "output": c.feedback(),
-                    "tags": [c.id],
+                    "tags": [c.tag or c.id],
                 }
                 for c in self.components
             ],
@@ -170,7 +171,8 @@ def grade(path, device="cpu", limits=None, components=None):
         component = ComponentResult(i, spec.BY_ID[i].points if i in spec.BY_ID else 0, collector.results[i])
         if child is not None:
             component.fatal = child.fatal
-            component.notes = [f"while loading your code: {p}" for p in child.problems]
+            # Every child loads the whole submission, so what went wrong there is said once, for all.
+            notes += [note for note in (f"while loading your code: {p}" for p in child.problems) if note not in notes]
             wanted = spec.BY_ID[i].names if i in spec.BY_ID else ()
             missing = [name for name in wanted if name not in child.defined]
             if missing and not child.fatal:

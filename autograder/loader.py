@@ -12,7 +12,7 @@ from pathlib import Path
 
 from autograder.spec import ALL_NAMES
 
-MAGIC = re.compile(r"^(\s*)(%|!|\w+\s*=\s*[!%])")
+MAGIC = re.compile(r"^\s*(%|!|\w+\s*=\s*[!%])")
 RUNNABLE_CELL_MAGICS = ("%%time", "%%timeit", "%%capture")
 
 
@@ -105,7 +105,13 @@ def _without_magics(source):
         if not lines[0].lstrip().startswith(RUNNABLE_CELL_MAGICS):
             return None
         lines[0] = ""
-    return "\n".join(MAGIC.sub(r"\1pass  # ", line) if MAGIC.match(line) else line for line in lines)
+    return "\n".join(_as_pass(line) if MAGIC.match(line) else line for line in lines)
+
+
+def _as_pass(line):
+    """`pass` at the line's own indentation keeps an indented block valid; the magic stays as a comment."""
+    stripped = line.lstrip()
+    return f"{line[: len(line) - len(stripped)]}pass  # {stripped}"
 
 
 def _owners(units, notes):
@@ -114,9 +120,8 @@ def _owners(units, notes):
     for unit in units:
         try:
             tree = ast.parse(unit.code)
-        except SyntaxError as error:
-            notes.append(f"{unit.label}: syntax error on line {error.lineno}: {error.msg}")
-            continue
+        except SyntaxError:
+            continue  # the child reports it, with the line, when it loads the unit
         for node in tree.body:
             for name in _defined_names(node):
                 if name in ALL_NAMES:

@@ -52,7 +52,7 @@ class SourceImporter(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             try:
                 exec(code, namespace)
             except BaseException as error:  # noqa: BLE001 - SystemExit at import is a student bug too
-                self.problems.append(f"{unit['label']}, line {statement.lineno}: {describe(error)}")
+                self.problems.append(describe(error))
 
 
 def load_modules(units):

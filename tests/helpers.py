@@ -1,0 +1,44 @@
+"""Building test submissions from the reference, and grading them, for the kit's own tests."""
+import shutil
+
+from autograder import spec
+from autograder.grade import grade
+from autograder.sandbox import Limits
+
+
+def submission(folder, edits=(), files=None, drop=()):
+    """A copy of the reference in folder, with textual edits applied.
+
+    Args:
+        edits: (component id, old text, new text) triples; each old text must occur exactly once,
+            so that an edit cannot silently stop applying when the reference changes.
+        files: {file name: content} to add or replace.
+        drop: component ids whose file is left out.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    for component in spec.COMPONENTS:
+        if component.id not in drop:
+            shutil.copy(component.reference, folder / component.reference.name)
+    for component_id, old, new in edits:
+        path = folder / f"{component_id}.py"
+        text = path.read_text()
+        assert text.count(old) == 1, f"{old!r} occurs {text.count(old)} times in {path.name}"
+        path.write_text(text.replace(old, new))
+    for name, content in (files or {}).items():
+        (folder / name).write_text(content)
+    return folder
+
+
+def scores(path, time_limit=20.0, **kwargs):
+    """{component id: ComponentResult} for a graded submission."""
+    report = grade(path, limits=Limits(time=time_limit), **kwargs)
+    return {c.id: c for c in report.components}, report
+
+
+def full_marks_except(results, *component_ids):
+    """Component ids other than those given that did not get full marks."""
+    return [
+        f"{c.id}: {c.score}/{c.points}\n{c.feedback()}"
+        for c in results.values()
+        if c.id not in component_ids and c.id != spec.INTEGRATION and c.score != c.points
+    ]

@@ -1,0 +1,62 @@
+"""The mutation catalog: common student mistakes, each a small edit of the reference.
+
+Every mutant must lose points in its own component and keep full marks everywhere else (the isolation
+SPEC promises). Each entry: (component id, mistake, [(old text, new text), ...]).
+"""
+
+MUTATIONS = [
+    # attention
+    ("attention", "scores not scaled", [(" / math.sqrt(query.size(-1))", "")]),
+    ("attention", "scaled by Dh instead of sqrt(Dh)", [("math.sqrt(query.size(-1))", "query.size(-1)")]),
+    ("attention", "softmax over the query axis", [("torch.softmax(scores, dim=-1)", "torch.softmax(scores, dim=-2)")]),
+    ("attention", "mask inverted", [("masked_fill(~mask,", "masked_fill(mask,")]),
+    ("attention", "mask ignored", [("if mask is not None:", "if False:")]),
+    ("attention", "scores returned instead of weights", [("return weights @ value, weights", "return weights @ value, scores")]),
+    # masking
+    ("masking", "causal mask without its diagonal", [(".tril()", ".tril(-1)")]),
+    ("masking", "causal mask upper-triangular", [(".tril()", ".triu()")]),
+    ("masking", "padding mask inverted", [("attention_mask.bool()[:, None, None, :]", "(attention_mask == 0)[:, None, None, :]")]),
+    ("masking", "padding mask shaped (B, 1, S, 1)", [("attention_mask.bool()[:, None, None, :]", "attention_mask.bool()[:, None, :, None]")]),
+    # layernorm
+    ("layernorm", "unbiased variance", [(".pow(2).mean(dim=-1, keepdim=True)", ".pow(2).sum(dim=-1, keepdim=True) / (x.size(-1) - 1)")]),
+    ("layernorm", "eps outside the square root", [("torch.sqrt(var + self.eps)", "(torch.sqrt(var) + self.eps)")]),
+    ("layernorm", "weight and bias never applied", [("self.weight * (x - mean) / torch.sqrt(var + self.eps) + self.bias", "(x - mean) / torch.sqrt(var + self.eps)")]),
+    ("layernorm", "eps hard-coded", [("var + self.eps", "var + 1e-12")]),
+    # multihead
+    ("multihead", "heads split without transposing", [("q = self.query(hidden_states).view(B, T, self.num_heads, self.head_dim).transpose(1, 2)", "q = self.query(hidden_states).view(B, self.num_heads, T, self.head_dim)")]),
+    ("multihead", "output projection forgotten", [("return self.output(context), weights", "return context, weights")]),
+    ("multihead", "cross-attention keys from the queries' side", [("k = self.key(source)", "k = self.key(hidden_states)")]),
+    ("multihead", "heads merged without transposing back", [("context.transpose(1, 2).reshape(B, T, D)", "context.reshape(B, T, D)")]),
+    ("multihead", "values from the key projection", [("v = self.value(source)", "v = self.key(source)")]),
+    # feedforward
+    ("feedforward", "tanh approximation of GELU", [("F.gelu(self.linear1(x))", 'F.gelu(self.linear1(x), approximate="tanh")')]),
+    ("feedforward", "ReLU instead of GELU", [("F.gelu(self.linear1(x))", "F.relu(self.linear1(x))")]),
+    ("feedforward", "functional dropout also in eval mode", [("return self.dropout(self.linear2(F.gelu(self.linear1(x))))", "return F.dropout(self.linear2(F.gelu(self.linear1(x))), 0.1)")]),
+    # embeddings
+    ("embeddings", "positions counted from 1", [("torch.arange(input_ids.size(1), device=input_ids.device)", "torch.arange(1, input_ids.size(1) + 1, device=input_ids.device) % input_ids.size(1)")]),
+    ("embeddings", "token types forgotten", [("+ self.token_type_embeddings(token_type_ids)  # (B, T, D)", "+ 0")]),
+    ("embeddings", "layer norm forgotten", [("return self.dropout(self.layer_norm(x))", "return self.dropout(x)")]),
+    ("embeddings", "sin and cos swapped", [("table[:, 0::2] = torch.sin(angles)", "table[:, 0::2] = torch.cos(angles)"), ("table[:, 1::2] = torch.cos(angles[:, : d_model // 2])", "table[:, 1::2] = torch.sin(angles[:, : d_model // 2])")]),
+    ("embeddings", "exponent uses i instead of 2i", [("* two_i / d_model", "* (two_i / 2) / d_model")]),
+    # encoder
+    ("encoder", "pre-LN instead of post-LN", [("attended, _ = self.attention(hidden_states, mask)", "attended, _ = self.attention(self.attention_norm(hidden_states), mask)"), ("hidden_states = self.attention_norm(hidden_states + self.dropout(attended))", "hidden_states = hidden_states + self.dropout(attended)")]),
+    ("encoder", "residual added after the norm", [("self.attention_norm(hidden_states + self.dropout(attended))", "hidden_states + self.attention_norm(self.dropout(attended))")]),
+    ("encoder", "padding mask not passed to the layers", [("hidden_states = layer(hidden_states, mask)", "hidden_states = layer(hidden_states)")]),
+    ("encoder", "token types dropped", [("self.embeddings(input_ids, token_type_ids)", "self.embeddings(input_ids)")]),
+    ("encoder", "feed-forward residual forgotten", [("self.output_norm(hidden_states + self.feed_forward(hidden_states))", "self.output_norm(self.feed_forward(hidden_states))")]),
+    # decoder
+    ("decoder", "no causal mask", [("self_mask = causal_mask(input_ids.size(1), device=input_ids.device)", "self_mask = causal_mask(input_ids.size(1), device=input_ids.device) | True")]),
+    ("decoder", "cross-attention attends to the decoder itself", [("key_value_states=encoder_hidden_states", "key_value_states=hidden_states")]),
+    ("decoder", "cross mask ignored", [("self.cross_attention(hidden_states, cross_mask,", "self.cross_attention(hidden_states, None,")]),
+    ("decoder", "target padding ignored", [("self_mask = self_mask & padding_mask(attention_mask)", "self_mask = self_mask")]),
+    # heads
+    ("heads", "softmax applied to the logits", [("return self.decoder(self.layer_norm(F.gelu(self.dense(hidden_states))))", "return self.decoder(self.layer_norm(F.gelu(self.dense(hidden_states)))).softmax(-1)")]),
+    ("heads", "GELU missing from the LM head", [("self.layer_norm(F.gelu(self.dense(hidden_states)))", "self.layer_norm(self.dense(hidden_states))")]),
+    ("heads", "classifier mean-pools instead of reading [CLS]", [("torch.tanh(self.pooler(hidden_states[:, 0]))", "torch.tanh(self.pooler(hidden_states.mean(dim=1)))")]),
+    ("heads", "tanh missing from the pooler", [("torch.tanh(self.pooler(hidden_states[:, 0]))", "self.pooler(hidden_states[:, 0])")]),
+    # seq2seq
+    ("seq2seq", "source padding not passed to cross-attention", [("self.decoder(decoder_input_ids, memory, decoder_attention_mask, attention_mask)", "self.decoder(decoder_input_ids, memory, decoder_attention_mask)")]),
+    ("seq2seq", "finished rows not padded", [("next_token = next_token.masked_fill(finished, pad_token_id)", "next_token = next_token")]),
+    ("seq2seq", "decoding never stops early", [("        if finished.all():\n            break\n", "")]),
+    ("seq2seq", "next token read from the first position", [("hidden_states[:, -1]", "hidden_states[:, 0]")]),
+]

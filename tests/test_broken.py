@@ -1,0 +1,133 @@
+"""A broken submission is a normal event: it gets a score and a message, never a grader traceback."""
+import pytest
+
+from autograder import spec
+from helpers import full_marks_except, scores, submission
+
+
+def graded(tmp_path, edits=(), files=None, drop=(), **kwargs):
+    return scores(submission(tmp_path / "submission", edits, files, drop), **kwargs)
+
+
+def test_syntax_error_costs_only_that_file(tmp_path):
+    results, report = graded(tmp_path, [("multihead", "def forward(self, hidden_states, mask=None, key_value_states=None):", "def forward(self, hidden_states, mask=None, key_value_states=None)")])
+    assert results["multihead"].score == 0
+    assert "not found in your submission: MultiHeadAttention" in results["multihead"].feedback()
+    assert any("multihead.py: syntax error on line 28" in note for note in report.notes)
+    assert full_marks_except(results, "multihead") == []
+
+
+def test_missing_file_names_what_is_missing(tmp_path):
+    results, _ = graded(tmp_path, drop=("decoder",))
+    assert results["decoder"].score == 0
+    assert "not found in your submission: TransformerDecoderLayer, TransformerDecoder" in results["decoder"].feedback()
+    assert full_marks_except(results, "decoder") == []
+
+
+def test_infinite_loop_times_out_one_component(tmp_path):
+    results, _ = graded(tmp_path, [("layernorm", "mean = x.mean(dim=-1, keepdim=True)  # (..., 1)", "while True:\n            pass")], time_limit=3)
+    assert results["layernorm"].score == 0
+    assert "time limit of 3 s" in results["layernorm"].feedback()
+    assert full_marks_except(results, "layernorm") == []
+
+
+def test_shape_error_is_reported_with_the_line(tmp_path):
+    results, _ = graded(tmp_path, [("feedforward", "self.linear2(F.gelu(self.linear1(x)))", "self.linear2(F.gelu(self.linear1(x)).transpose(1, 2))")])
+    feedback = results["feedforward"].feedback()
+    assert results["feedforward"].score == 0
+    assert "RuntimeError" in feedback and "feedforward.py, line" in feedback
+    assert full_marks_except(results, "feedforward") == []
+
+
+def test_exit_at_import_does_not_stop_loading(tmp_path):
+    results, report = graded(tmp_path, files={"leftover.py": "import sys\nif True:\n    sys.exit('bye')\n"})
+    assert report.score == 100
+    assert "while loading your code: SystemExit: bye (leftover.py, line 3: sys.exit('bye'))" in report.notes
+
+
+def test_exit_in_forward_fails_that_component(tmp_path):
+    results, _ = graded(tmp_path, [("embeddings", "positions = torch.arange(input_ids.size(1), device=input_ids.device)  # (T,)", "raise SystemExit(3)")])
+    assert results["embeddings"].score < results["embeddings"].points
+    assert "SystemExit" in results["embeddings"].feedback()
+    assert full_marks_except(results, "embeddings") == []
+
+
+def test_crash_in_forward_scores_zero_with_a_message(tmp_path):
+    results, _ = graded(tmp_path, [("embeddings", "positions = torch.arange(input_ids.size(1), device=input_ids.device)  # (T,)", "import os\n        os._exit(3)")])
+    assert results["embeddings"].score == 0
+    assert "the process running your code stopped" in results["embeddings"].feedback()
+    assert full_marks_except(results, "embeddings") == []
+
+
+@pytest.mark.parametrize(
+    "component, old, new, call",
+    [
+        ("layernorm", "return self.weight * (x - mean) / torch.sqrt(var + self.eps) + self.bias",
+         "return torch.nn.functional.layer_norm(x, x.shape[-1:], self.weight, self.bias, self.eps)", "layer_norm"),
+        ("attention", "return weights @ value, weights",
+         "return torch.nn.functional.scaled_dot_product_attention(query, key, value, attn_mask=mask), weights", "scaled_dot_product_attention"),
+        ("multihead", "context = self.dropout(weights) @ v  # (B, H, T, Dh)",
+         "context = nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)", "scaled_dot_product_attention"),
+        ("feedforward", "return self.dropout(self.linear2(F.gelu(self.linear1(x))))",
+         "from transformers.activations import ACT2FN\n        return self.dropout(self.linear2(ACT2FN['gelu'](self.linear1(x))))", "a transformers module"),
+    ],
+    ids=["layernorm-torch-layer-norm", "attention-torch-sdpa", "multihead-torch-sdpa", "feedforward-transformers-gelu"],
+)
+def test_delegating_to_a_library_scores_zero(tmp_path, component, old, new, call):
+    results, _ = graded(tmp_path, [(component, old, new)])
+    assert results[component].score == 0
+    assert call in results[component].feedback() and "scores 0" in results[component].feedback()
+    assert full_marks_except(results, component) == []
+
+
+def test_reference_cannot_be_imported_from_a_submission(tmp_path):
+    results, _ = graded(tmp_path, [("layernorm", "mean = x.mean(dim=-1, keepdim=True)  # (..., 1)", "import importlib\n        return importlib.import_module('solutions.layernorm').LayerNorm.forward(self, x)")])
+    assert results["layernorm"].score == 0
+    assert "ImportError: importing solutions is not allowed in a submission" in results["layernorm"].feedback()
+
+
+def test_modifying_an_input_in_place_costs_that_test(tmp_path):
+    results, _ = graded(tmp_path, [("layernorm", "return self.weight * (x - mean) / torch.sqrt(var + self.eps) + self.bias", "x -= mean\n        return self.weight * x / torch.sqrt(var + self.eps) + self.bias")])
+    layernorm = results["layernorm"]
+    assert [t.name for t in layernorm.tests if not t.passed] == ["test_layernorm_leaves_inputs_unchanged[3d]"]
+    assert "changed in place" in layernorm.feedback()
+
+
+def test_memory_hog_fails_with_the_limit_named(tmp_path):
+    results, _ = graded(tmp_path, [("feedforward", "return self.dropout(self.linear2(F.gelu(self.linear1(x))))", "torch.ones(6 << 30, dtype=torch.uint8)\n        return self.dropout(self.linear2(F.gelu(self.linear1(x))))"), ("feedforward", "from torch import nn", "import torch\nfrom torch import nn")])
+    assert results["feedforward"].score == 0
+    assert "out of memory: the limit is 4 GiB" in results["feedforward"].feedback()
+    assert full_marks_except(results, "feedforward") == []
+
+
+def test_wrong_return_types_are_named(tmp_path):
+    results, _ = graded(tmp_path, [
+        ("masking", "return torch.ones(size, size, dtype=torch.bool, device=device).tril()", "return torch.ones(size, size, device=device).tril().tolist()"),
+        ("masking", "return attention_mask.bool()[:, None, None, :]  # (B, 1, 1, S)", "return attention_mask[:, None, None, :]"),
+    ], components=["masking"])
+    feedback = results["masking"].feedback()
+    assert "mask should be a tensor, but is a sequence of" in feedback
+    assert "has dtype int64, expected torch.bool" in feedback
+
+
+@pytest.mark.parametrize(
+    "name, content, note",
+    [
+        ("notes.txt", "hello", "is not a notebook (.ipynb), a Python file (.py) or a folder"),
+        ("missing.py", None, "does not exist"),
+        ("broken.ipynb", "{not json", "is not a readable notebook"),
+    ],
+)
+def test_unreadable_submission_scores_zero_with_a_note(tmp_path, name, content, note):
+    path = tmp_path / name
+    if content is not None:
+        path.write_text(content)
+    results, report = scores(path, components=["masking"])
+    assert report.score == 0
+    assert any(note in n for n in report.notes) or note in results["masking"].feedback()
+
+
+def test_empty_folder_scores_zero(tmp_path):
+    results, report = scores(tmp_path, components=["masking", spec.INTEGRATION])
+    assert report.score == 0
+    assert "no .py or .ipynb file found" in " ".join(report.notes)

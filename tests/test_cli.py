@@ -1,0 +1,40 @@
+"""The command line, as SPEC fixes it: grade (table, results.json, exit 0) and check-solutions."""
+import json
+import subprocess
+import sys
+
+from autograder import spec
+from helpers import submission
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "autograder", *map(str, args)], capture_output=True, text=True, cwd=spec.KIT_ROOT)
+
+
+def test_check_solutions_passes_and_prints_both_tables():
+    run = cli("check-solutions")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "check-solutions passed: reference 100/100" in run.stdout and "untouched release 0/100" in run.stdout
+
+
+def test_grade_writes_gradescope_results(tmp_path):
+    path = submission(tmp_path / "s", [("masking", ".tril()", ".triu()")], files={"noisy.py": "import sys\nif True:\n    print('NOISE')\n    print('NOISE', file=sys.stderr)\n"})
+    run = cli("grade", path, "--json", tmp_path / "results.json")
+    assert run.returncode == 0
+    assert "NOISE" not in run.stdout + run.stderr, "student output must not reach the grader's"
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert set(results) >= {"score", "max_score", "execution_time", "tests"}
+    assert results["max_score"] == 100 and results["score"] < 100
+    tests = {t["name"]: t for t in results["tests"]}
+    assert set(tests) == {c.id for c in spec.COMPONENTS} | {spec.INTEGRATION}
+    for test in tests.values():
+        assert set(test) == {"name", "score", "max_score", "status", "output", "tags"} and test["tags"] == [test["name"]]
+    assert tests["masking"]["status"] == "failed" and "causal" in tests["masking"]["output"]
+    assert tests["attention"]["status"] == "passed" and tests["attention"]["score"] == 10
+
+
+def test_grade_exits_zero_for_a_broken_submission(tmp_path):
+    (tmp_path / "broken.py").write_text("def oops(:\n")
+    run = cli("grade", tmp_path / "broken.py", "--component", "masking")
+    assert run.returncode == 0 and "Traceback" not in run.stdout + run.stderr
+    assert "syntax error on line 1" in run.stdout

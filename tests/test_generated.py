@@ -1,0 +1,29 @@
+"""Stubs and fixtures are generated from the reference by one command; drift fails here."""
+import pytest
+
+from autograder import generated, spec, stubs
+
+
+def test_generated_files_match_the_reference():
+    assert generated.drift() == [], "run: python -m autograder generate"
+
+
+def test_every_solution_region_becomes_a_hinted_raise():
+    for component in spec.COMPONENTS:
+        source = component.reference.read_text()
+        stub = component.stub.read_text()
+        assert stub.count("raise NotImplementedError(") == source.count(stubs.BEGIN) > 0
+        assert stubs.BEGIN not in stub and "# Hint:" not in stub
+
+
+@pytest.mark.parametrize(
+    "source, problem",
+    [
+        ("    ### BEGIN SOLUTION\n    x = 1\n    ### END SOLUTION\n", "needs a '# Hint: ...' line"),
+        ("    # Hint: h\n    ### BEGIN SOLUTION\n    x = 1\n", "never closed"),
+        ("    ### END SOLUTION\n", "without"),
+    ],
+)
+def test_malformed_markers_are_refused(source, problem):
+    with pytest.raises(stubs.MarkerError, match=problem):
+        stubs.stub_source(source)

@@ -1,0 +1,45 @@
+"""The judge-child wire format: plain data and numeric arrays only."""
+import socket
+
+import numpy as np
+import pytest
+
+from autograder import protocol
+
+
+def roundtrip(message):
+    a, b = socket.socketpair()
+    with a, b:
+        protocol.send(a, message)
+        return protocol.receive(b)
+
+
+def test_nested_values_and_arrays_survive():
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    back = roundtrip({"op": "call", "args": [x, {"$config": {"hidden_size": 8}}, None, 2.5], "flags": [True]})
+    assert np.array_equal(back["args"][0], x) and back["args"][0].dtype == np.float32
+    assert back["args"][1:] == [{"$config": {"hidden_size": 8}}, None, 2.5] and back["flags"] == [True]
+
+
+def test_object_arrays_are_refused():
+    with pytest.raises(protocol.ProtocolError):
+        roundtrip({"x": np.array([object()])})
+
+
+def test_received_dtypes_are_checked():
+    a, b = socket.socketpair()
+    with a, b:
+        body = b'{"message": {"$array": 0}, "arrays": [["|O", [1]]]}'
+        a.sendall(protocol.PREFIX.pack(len(body), 8) + body + bytes(8))
+        with pytest.raises(protocol.ProtocolError):
+            protocol.receive(b)
+
+
+def test_closed_and_slow_peers_are_told_apart():
+    a, b = socket.socketpair()
+    with b:
+        with pytest.raises(protocol.Timeout):
+            protocol.receive(b, deadline=0)
+        a.close()
+        with pytest.raises(protocol.Closed):
+            protocol.receive(b)
