@@ -14,6 +14,7 @@ import pytest
 
 from autograder import spec
 from autograder.sandbox import Limits
+from autograder.session import Grading
 
 SUITES = Path(__file__).resolve().parent / "suites"
 SHOWN_FAILURES = 3  # per component in the printed table; the JSON report has them all
@@ -129,9 +130,13 @@ class Report:
 class Collector:
     """Pytest plugin that records each test's outcome and the message a student should read."""
 
-    def __init__(self):
+    def __init__(self, grading):
         self.results = defaultdict(list)
-        self.grading = None
+        self.grading = grading
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_configure(self, config):
+        config.grading = self.grading
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
@@ -144,30 +149,30 @@ class Collector:
                 message = str(error) if isinstance(error, AssertionError) else f"the grader failed here ({type(error).__name__}: {error}); please report it"
             self.results[item.module.COMPONENT].append(TestResult(item.name, report.passed, message))
 
-    def pytest_sessionfinish(self, session):
-        self.grading = getattr(session.config, "grading", None)
-
 
 def grade(path, device="cpu", limits=None, components=None):
     """Grade one submission; components limits the run to those ids (the integration check included)."""
     started = time.monotonic()
     limits = limits or Limits()
     ids = list(components) if components else [c.id for c in spec.COMPONENTS] + [spec.INTEGRATION]
-    collector = Collector()
+    # Started before pytest, so that the zygote imports torch while pytest starts up.
+    grading = Grading(path, device, limits)
+    collector = Collector(grading)
     args = [str(SUITES / f"test_{i}.py") for i in ids]
-    args += ["--submission", str(path), "--device", device, "--time-limit", str(limits.time), "--memory-limit", str(limits.memory)]
     args += ["-p", "no:cacheprovider", "-q", "--rootdir", str(SUITES), "-c", str(SUITES / "pytest.ini")]
-    with redirect_stdout(io.StringIO()) as output:
-        code = pytest.main(args, plugins=[collector])
+    try:
+        with redirect_stdout(io.StringIO()) as output:
+            code = pytest.main(args, plugins=[collector])
+    finally:
+        grading.close()
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
         raise GraderError(f"the hidden suites did not run (pytest exit code {int(code)}):\n{output.getvalue()}")
-    grading = collector.grading
-    notes = list(grading.submission.notes) if grading and grading.submission else []
-    if grading and grading.error:
+    notes = list(grading.submission.notes) if grading.submission else []
+    if grading.error:
         notes.append(f"the submission could not be read: {grading.error}")
     results = []
     for i in ids:
-        child = grading.children.get(i) if grading else None
+        child = grading.children.get(i)
         component = ComponentResult(i, spec.BY_ID[i].points if i in spec.BY_ID else 0, collector.results[i])
         if child is not None:
             component.fatal = child.fatal

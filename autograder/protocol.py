@@ -14,6 +14,7 @@ ARRAY_DTYPES = frozenset(
     np.dtype(name).str for name in ("bool", "int8", "uint8", "int16", "int32", "int64", "float16", "float32", "float64")
 )
 PREFIX = struct.Struct("!QQ")  # header bytes, array bytes
+PID = struct.Struct("!Q")  # how the zygote tells the judge a process id
 MAX_MESSAGE_BYTES = 1 << 30
 
 

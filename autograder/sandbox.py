@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 
 from autograder import protocol, spec
-from autograder.zygote import PID
+from autograder.protocol import PID
 
 DEFAULT_TIME_LIMIT = 60.0  # seconds of student code per component, loading included
 DEFAULT_MEMORY_LIMIT = 4 << 30  # bytes a child may add to what torch itself takes

@@ -6,14 +6,12 @@ fresh socket (passed as a file descriptor) that the forked child serves.
 import os
 import signal
 import socket
-import struct
 import sys
 
 import torch  # noqa: F401 - the import every child needs, paid once here
 
 from autograder import child
-
-PID = struct.Struct("!Q")
+from autograder.protocol import PID
 
 
 def main(control_fd):

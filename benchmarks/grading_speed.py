@@ -1,0 +1,45 @@
+"""How fast the kit is, measured in one run so that a noisy, shared machine affects both sides alike.
+
+Reports:
+- grading one complete submission (the reference) against `python -c "import torch"`: target <= 3x;
+- the kit's own test suite (`make test` runs exactly this): target under 10 minutes on 2 cores.
+
+Usage: python benchmarks/grading_speed.py [--repeat N] [--skip-tests]
+"""
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+KIT = Path(__file__).resolve().parent.parent
+
+
+def seconds(command, cwd=KIT):
+    started = time.perf_counter()
+    subprocess.run(command, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=5, help="runs of each timing; the median is reported")
+    parser.add_argument("--skip-tests", action="store_true", help="do not time the test suite")
+    args = parser.parse_args()
+
+    torch_import, grading = [], []
+    for _ in range(args.repeat):  # interleaved, so that load on the machine falls on both alike
+        torch_import.append(seconds([sys.executable, "-c", "import torch"]))
+        grading.append(seconds([sys.executable, "-m", "autograder", "grade", "solutions"]))
+    base, grade = statistics.median(torch_import), statistics.median(grading)
+    print(f"python -c 'import torch'           {base:6.2f} s  (median of {args.repeat})")
+    print(f"python -m autograder grade solutions {grade:6.2f} s  (median of {args.repeat})")
+    print(f"ratio                                {grade / base:6.2f}x  (target: at most 3x)")
+    if not args.skip_tests:
+        tests = seconds([sys.executable, "-m", "pytest", "-q"])
+        print(f"test suite (make test)               {tests / 60:6.2f} min (target: under 10 min)")
+
+
+if __name__ == "__main__":
+    main()
