@@ -30,7 +30,17 @@ def outputs(result, names, target, where):
 
 def close(value, expected, name, where, dtype, hint=""):
     """A float tensor of the expected shape, in the run's dtype, within the tolerance of expected."""
+    return _close(*tensor(value, name, where), expected, name, where, dtype, hint)
+
+
+def same(value, reference, name, where, dtype, hint="", select=()):
+    """Two results of the student's own code agree at the selected elements (a property, not a value check)."""
+    expected = tensor(reference, name, where)[0][select].astype(np.float64)
     actual, actual_dtype = tensor(value, name, where)
+    return _close(actual[select], actual_dtype, expected, name, where, dtype, hint)
+
+
+def _close(actual, actual_dtype, expected, name, where, dtype, hint):
     _shape(actual, expected, name, where)
     if dtype is not None and actual_dtype != dtype:
         raise StudentError(
@@ -46,7 +56,7 @@ def close(value, expected, name, where, dtype, hint=""):
     if bad.any():
         index = _worst(difference, bad)
         raise StudentError(
-            f"{where}: {name} differs from the expected values in {bad.sum()} of {bad.size} elements "
+            f"{where}: {name}: {bad.sum()} of {bad.size} elements differ from the expected values "
             f"(allowed: {tolerance}). {_where_worst(actual, expected, difference, index)}"
             + (f"\nHint: {hint}" if hint else "")
         )
@@ -64,15 +74,10 @@ def equal(value, expected, name, where, hint=""):
     if bad.any():
         index = tuple(int(i) for i in np.argwhere(bad)[0])
         raise StudentError(
-            f"{where}: {name} differs in {bad.sum()} of {bad.size} elements; the first at {list(index)}: "
+            f"{where}: {name}: {bad.sum()} of {bad.size} elements differ; the first at {list(index)}: "
             f"got {actual[index]}, expected {expected[index]}." + (f"\nHint: {hint}" if hint else "")
         )
     return actual
-
-
-def same(first, second, name, where, dtype, hint=""):
-    """Two results of the student's own code agree (a property, not a value check)."""
-    return close(first, tensor(second, name, where)[0].astype(np.float64), name, where, dtype, hint)
 
 
 def _shape(actual, expected, name, where):

@@ -4,6 +4,7 @@ Forked by the zygote with torch already imported. It receives everything it need
 the student's source, and the reference source of the other components it may use (never the one it
 grades). It sends back only arrays and text.
 """
+import contextlib
 import os
 import resource
 import signal
@@ -26,10 +27,6 @@ TRANSFORMERS_MESSAGE = (
     "scores 0: it runs code from a transformers module; every part must be built from torch operations "
     "in your own code (SPEC: any transformers module anywhere scores 0)"
 )
-
-
-class Config(types.SimpleNamespace):
-    """Stands in for BertConfig: SPEC promises only the attribute names."""
 
 
 class Forbidden(Exception):
@@ -154,16 +151,18 @@ class Server:
         args = self._values(request["args"], dtype)
         kwargs = self._values(request["kwargs"], dtype)
         # Every module in the call, the target or an argument (greedy_decode's model), runs in the
-        # call's dtype and mode.
+        # call's dtype, in eval mode: every check is a parity check, and dropout has no place there.
         for module in [target, *args, *kwargs.values()]:
             if isinstance(module, torch.nn.Module):
-                module.to(dtype or torch.get_default_dtype()).train(request.get("train", False))
+                module.to(dtype or torch.get_default_dtype()).eval()
         tripwire = Tripwire(self.forbidden)
         previous = torch.get_default_dtype()
+        # New tensors the student creates follow the run's dtype and device, as they would in a program
+        # written for that dtype and device alone.
+        device = torch.device(self.device) if self.device.type != "cpu" else contextlib.nullcontext()
         try:
-            # New tensors the student creates follow the run's dtype, as they would in a float64 program.
             torch.set_default_dtype(dtype or previous)
-            with torch.no_grad(), tripwire:
+            with torch.no_grad(), device, tripwire:
                 result = target(*args, **kwargs)
         finally:
             torch.set_default_dtype(previous)
@@ -182,7 +181,7 @@ class Server:
         return self.names[name]
 
     def _values(self, value, dtype):
-        """Request values -> Python objects: arrays become tensors on the device, configs Config objects."""
+        """Request values -> Python objects: arrays become tensors on the device, configs namespaces."""
         if isinstance(value, np.ndarray):
             tensor = torch.from_numpy(np.array(value)).to(self.device)
             return tensor.to(dtype) if dtype is not None and tensor.is_floating_point() else tensor
@@ -190,7 +189,7 @@ class Server:
             return [self._values(v, dtype) for v in value]
         if isinstance(value, dict):
             if "$config" in value:
-                return Config(**value["$config"])
+                return types.SimpleNamespace(**value["$config"])  # SPEC promises BertConfig's attribute names only
             if "$object" in value:
                 return self.objects[value["$object"]]
             return {k: self._values(v, dtype) for k, v in value.items()}

@@ -59,17 +59,20 @@ class ComponentResult:
         if self.fatal:
             lines.append(self.fatal)
         lines += self.notes
-        # Tests that fail the same way (a stub raising in every case, say) are reported once.
-        by_message = {}
+        # One line per test function, with its first failure: the same mistake fails every case of a
+        # test (both dtypes, every shape), and one example says it. A message already shown is not repeated.
+        groups, shown = {}, set()
         for test in self.tests:
-            if not test.passed and test.message != self.fatal:
-                by_message.setdefault(test.message, []).append(test.name)
-        groups = list(by_message.items())
-        for message, names in groups[:limit]:
-            also = f" (and {len(names) - 1} more tests failing the same way)" if len(names) > 1 else ""
-            lines.append(f"- {names[0]}{also}: {message}")
-        if limit is not None and len(groups) > limit:
-            lines.append(f"- ... and {len(groups) - limit} more kinds of failure (see the JSON report)")
+            groups.setdefault(test.name.split("[")[0], []).append(test)
+        failing = [(name, tests) for name, tests in groups.items() if any(not t.passed for t in tests)]
+        for name, tests in failing[:limit]:
+            failed = [t for t in tests if not t.passed]
+            first = failed[0].message
+            detail = "the same way as above" if first in shown or first == self.fatal else f"the first: {first}"
+            shown.add(first)
+            lines.append(f"- {name}: {len(failed)} of {len(tests)} cases fail; {detail}")
+        if limit is not None and len(failing) > limit:
+            lines.append(f"- and {len(failing) - limit} more failing (see the JSON report)")
         return "\n".join(lines)
 
 

@@ -6,6 +6,7 @@ the encoder's tag and is never scored: courses differ in which checkpoint, if an
 """
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 from autograder import loader
 from autograder.fixtures import FLOATS, Case
@@ -37,7 +38,7 @@ def pretrained_case(checkpoint):
     batch = tokenizer(list(SENTENCES), padding=True, return_tensors="pt")
     reference = runtime.load_reference(loader.load(spec.SOLUTIONS).as_message(), ["TransformerEncoder"])["TransformerEncoder"]
     config = hf.spec_config(model.config)
-    shapes = {k: tuple(v.shape) for k, v in reference(_Config(config)).state_dict().items()}
+    shapes = {k: tuple(v.shape) for k, v in reference(SimpleNamespace(**config)).state_dict().items()}
     params = {k: v.float().numpy() for k, v in hf.to_spec(model.state_dict(), shapes).items()}
     inputs = {k: batch[k].numpy() for k in ("input_ids", "attention_mask", "token_type_ids") if k in batch}
     with torch.no_grad():
@@ -57,11 +58,6 @@ def pretrained_case(checkpoint):
         inputs=inputs,
         expected={"output": expected},
     )
-
-
-class _Config:
-    def __init__(self, values):
-        vars(self).update(values)
 
 
 def check_pretrained(path, checkpoint, device="cpu", limits=None):

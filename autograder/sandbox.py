@@ -132,9 +132,10 @@ class Child:
     def load(self, obj, params):
         self.request({"op": "load", "object": obj["$object"], "params": params})
 
-    def call(self, target, *args, dtype=None, train=False, return_inputs=False, **kwargs):
-        request = {"op": "call", "target": target, "args": list(args), "kwargs": kwargs, "dtype": dtype, "train": train}
-        return self.request(dict(request, return_inputs=return_inputs))
+    def call(self, target, *args, dtype=None, return_inputs=False, **kwargs):
+        return self.request(
+            {"op": "call", "target": target, "args": list(args), "kwargs": kwargs, "dtype": dtype, "return_inputs": return_inputs}
+        )
 
     def request(self, message):
         if self.fatal:

@@ -131,3 +131,20 @@ def test_empty_folder_scores_zero(tmp_path):
     results, report = scores(tmp_path, components=["masking", spec.INTEGRATION])
     assert report.score == 0
     assert "no .py or .ipynb file found" in " ".join(report.notes)
+
+
+def test_misnamed_submodule_fails_strict_loading(tmp_path):
+    results, _ = graded(tmp_path, [
+        ("multihead", "self.output = nn.Linear(config.hidden_size, config.hidden_size)", "self.out_proj = nn.Linear(config.hidden_size, config.hidden_size)"),
+        ("multihead", "return self.output(context), weights", "return self.out_proj(context), weights"),
+    ], components=["multihead"])
+    feedback = results["multihead"].feedback()
+    assert results["multihead"].score == 0
+    assert "MultiHeadAttention has no parameter output.bias, output.weight; has parameters SPEC does not name: out_proj.bias, out_proj.weight" in feedback
+
+
+def test_wrong_output_dtype_is_named_before_values(tmp_path):
+    results, _ = graded(tmp_path, [("layernorm", "return self.weight * (x - mean) / torch.sqrt(var + self.eps) + self.bias", "return (self.weight * (x - mean) / torch.sqrt(var + self.eps) + self.bias).float()")], components=["layernorm"])
+    layernorm = results["layernorm"]
+    assert {t.name.endswith("float64]") for t in layernorm.tests if not t.passed} == {True}
+    assert "output has dtype float32, expected float64 (the dtype of the inputs)" in layernorm.feedback()

@@ -31,7 +31,7 @@ def test_broken_encoder_fails_the_checkpoint(checkpoint, tmp_path):
     path = submission(tmp_path / "s", [("encoder", "hidden_states = layer(hidden_states, mask)", "hidden_states = layer(hidden_states)")])
     result = check_pretrained(path, checkpoint)
     assert not any(t.passed for t in result.tests)
-    assert "differs from the expected values" in result.feedback()
+    assert "differ from the expected values" in result.feedback()
 
 
 def test_missing_checkpoint_is_a_message(tmp_path):

@@ -32,12 +32,20 @@ def check_case(student, case, dtype, hints):
     """The case's outputs against its expected values: exact for masks and tokens, within tolerance otherwise."""
     outputs = run(student, case, dtype)
     where = case.describe(dtype)
-    for name in case.outputs:
+    failures = []
+    # Every output is checked, weights first, so that the message starts where the mistake does
+    # (weights that are wrong make the output wrong too, not the other way round).
+    for name in sorted(case.outputs, key=lambda name: name != "weights"):
         expected = case.expected[name]
-        if expected.dtype.kind in "biu":
-            checks.equal(outputs[name], expected, name, where, hints.get(name, ""))
-        else:
-            checks.close(outputs[name], expected, name, where, dtype, hints.get(name, ""))
+        try:
+            if expected.dtype.kind in "biu":
+                checks.equal(outputs[name], expected, name, where, hints.get(name, ""))
+            else:
+                checks.close(outputs[name], expected, name, where, dtype, hints.get(name, ""))
+        except checks.StudentError as error:
+            failures.append(str(error))
+    if failures:
+        raise checks.StudentError("\n".join(failures))
     return outputs
 
 
@@ -65,14 +73,21 @@ def check_deterministic(student, case, dtype="float32"):
         )
 
 
-def changed_after(ids, start, vocab_size):
-    """ids with every token from position start on replaced by another valid token."""
-    changed = ids.copy()
-    changed[:, start:] = (changed[:, start:] + 7) % vocab_size
-    return changed
+def check_unchanged(student, case, inputs, name, select, what, hint):
+    """The output `name` at `select` is the same for the case's own inputs and for `inputs`.
+
+    what says how the inputs were changed and where the output is compared, for the message.
+    """
+    first = run(student, case, "float32")[name]
+    second = run(student, case, "float32", inputs=inputs)[name]
+    checks.same(second, first, name, f"{case.describe('float32')}, {what}", "float32", hint, select)
 
 
-def changed_where(ids, where, vocab_size):
-    changed = ids.copy()
-    changed[where] = (changed[where] + 11) % vocab_size
+def changed_tokens(case, name, where):
+    """The case's token ids `name` with those at `where` replaced by other valid ids.
+
+    The vocabulary is the last config's: the decoder's, where a model has two.
+    """
+    changed = case.inputs[name].copy()
+    changed[where] = (changed[where] + 7) % case.init[-1]["$config"]["vocab_size"]
     return changed

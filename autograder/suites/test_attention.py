@@ -8,7 +8,7 @@ COMPONENT = "attention"
 HINTS = {
     "weights": "weights = softmax(query @ key.transpose(-2, -1) / sqrt(Dh)) over the LAST dimension (S), "
     "with Dh = query.size(-1); blocked positions (mask False) must be filled with -inf before the softmax.",
-    "output": "output = weights @ value; if weights pass and output does not, check that product.",
+    "output": "output = weights @ value.",
 }
 
 
