@@ -1,0 +1,54 @@
+"""How much of each tolerance the reference uses: the margin a correct implementation has.
+
+Runs the reference through the grader's own path (sandbox, child, the hidden suites' case runner) on
+every fixture case, and prints, per component and dtype, the worst |actual - expected| as a share of
+what the tolerance allows (1.0 would fail). Run it on a GPU machine with --device cuda to check that
+the tolerances hold there too.
+
+Usage: python benchmarks/tolerance_headroom.py [--device cuda]
+"""
+import argparse
+
+import numpy as np
+
+from autograder import checks, fixtures, loader, spec
+from autograder.sandbox import Sandbox
+from autograder.suites.common import run
+from autograder.tolerances import ANY_FLOAT, TOLERANCES
+
+
+def worst_share(outputs, case, dtype):
+    """The largest error/allowed ratio over the case's float outputs."""
+    tolerance = TOLERANCES.get(dtype, ANY_FLOAT)
+    shares = [0.0]
+    for name in case.outputs:
+        expected = case.expected[name]
+        if expected.dtype.kind == "f":
+            actual = checks.tensor(outputs[name], name, case.id)[0].astype(np.float64)
+            shares.append(float((np.abs(actual - expected) / (tolerance.atol + tolerance.rtol * np.abs(expected))).max()))
+    return max(shares)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--device", default="cpu")
+    args = parser.parse_args()
+    sandbox = Sandbox(args.device)
+    submission = loader.load(spec.SOLUTIONS)
+    print(f"{'component':<13} {'float32':>8} {'float64':>8}   (worst error / allowed; fails at 1.0)")
+    try:
+        for component in spec.COMPONENTS:
+            child = sandbox.start(component.id, submission)
+            worst = {}
+            for case in fixtures.cases(component.id):
+                for dtype in case.dtypes:
+                    key = dtype or "float32"  # tables without a float input are held to float32's tolerance
+                    worst[key] = max(worst.get(key, 0.0), worst_share(run(child, case, dtype), case, dtype))
+            child.close()
+            print(f"{component.id:<13} {worst.get('float32', 0):8.2g} {worst.get('float64', 0):8.2g}")
+    finally:
+        sandbox.close()
+
+
+if __name__ == "__main__":
+    main()
