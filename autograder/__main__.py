@@ -20,6 +20,12 @@ def main(argv=None):
                        help="also check the encoder with this local BERT checkpoint (save_pretrained layout)")
     _limits(grade)
 
+    batch = commands.add_parser("grade-all", help="grade every submission in a class folder (one per subfolder or file)")
+    batch.add_argument("folder")
+    batch.add_argument("--csv", metavar="FILE", help="write the grades here: one row per submission, a column per component")
+    batch.add_argument("--json-dir", metavar="DIR", help="write each submission's Gradescope results.json here, as NAME.json")
+    _limits(batch)
+
     check = commands.add_parser("check-solutions", help="the reference scores full marks, the release zero")
     _limits(check)
 
@@ -27,7 +33,8 @@ def main(argv=None):
     generate.add_argument("--check", action="store_true", help="only report whether they are up to date")
 
     args = parser.parse_args(argv)
-    return {"grade": run_grade, "check-solutions": run_check, "generate": run_generate}[args.command](args)
+    commands = {"grade": run_grade, "grade-all": run_grade_all, "check-solutions": run_check, "generate": run_generate}
+    return commands[args.command](args)
 
 
 def _limits(parser):
@@ -54,6 +61,31 @@ def run_grade(args):
     if args.json:
         Path(args.json).write_text(json.dumps(report.gradescope(), indent=2) + "\n")
         print(f"results written to {args.json}")
+    return 0
+
+
+def run_grade_all(args):
+    import csv
+
+    from autograder.grade import grade_all
+
+    ids = [c.id for c in spec.COMPONENTS]
+    rows = []
+    if args.json_dir:
+        Path(args.json_dir).mkdir(parents=True, exist_ok=True)
+    print(f"{'submission':<24} {'total':>7}  " + " ".join(f"{i[:8]:>8}" for i in ids))
+    for path, report in grade_all(args.folder, **_grade_args(args)):
+        scores = {c.id: c.score for c in report.scored}
+        rows.append({"submission": path.name, "total": report.score, **scores})
+        print(f"{path.name[:24]:<24} {report.score:7.2f}  " + " ".join(f"{scores[i]:8.2f}" for i in ids), flush=True)
+        if args.json_dir:
+            (Path(args.json_dir) / f"{path.stem}.json").write_text(json.dumps(report.gradescope(), indent=2) + "\n")
+    if args.csv:
+        with open(args.csv, "w", newline="") as file:
+            writer = csv.DictWriter(file, ["submission", "total", *ids])
+            writer.writeheader()
+            writer.writerows(rows)
+        print(f"grades of {len(rows)} submissions written to {args.csv}")
     return 0
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from autograder import spec
-from autograder.sandbox import Limits
+from autograder.sandbox import Limits, Sandbox
 from autograder.session import Grading
 
 SUITES = Path(__file__).resolve().parent / "suites"
@@ -153,13 +153,16 @@ class Collector:
             self.results[item.module.COMPONENT].append(TestResult(item.name, report.passed, message))
 
 
-def grade(path, device="cpu", limits=None, components=None):
-    """Grade one submission; components limits the run to those ids (the integration check included)."""
+def grade(path, device="cpu", limits=None, components=None, sandbox=None):
+    """Grade one submission; components limits the run to those ids (the integration check included).
+
+    A sandbox may be shared between submissions (grade_all does): its zygote is started once.
+    """
     started = time.monotonic()
     limits = limits or Limits()
     ids = list(components) if components else [c.id for c in spec.COMPONENTS] + [spec.INTEGRATION]
     # Started before pytest, so that the zygote imports torch while pytest starts up.
-    grading = Grading(path, device, limits)
+    grading = Grading(path, device, limits, sandbox)
     collector = Collector(grading)
     args = [str(SUITES / f"test_{i}.py") for i in ids]
     args += ["-p", "no:cacheprovider", "-q", "--rootdir", str(SUITES), "-c", str(SUITES / "pytest.ini")]
@@ -187,3 +190,22 @@ def grade(path, device="cpu", limits=None, components=None):
                 component.notes.append(f"not found in your submission: {', '.join(missing)}")
         results.append(component)
     return Report(str(path), results, notes, time.monotonic() - started)
+
+
+def submissions_in(folder):
+    """Each student's submission in a class folder: its subfolders, notebooks and .py files, by name."""
+    return sorted(
+        p for p in Path(folder).iterdir()
+        if not p.name.startswith((".", "_")) and (p.is_dir() or p.suffix in (".py", ".ipynb"))
+    )
+
+
+def grade_all(folder, device="cpu", limits=None):
+    """Grade every submission in folder with one sandbox; yields (path, Report) as each is done."""
+    limits = limits or Limits()
+    sandbox = Sandbox(device, limits)
+    try:
+        for path in submissions_in(folder):
+            yield path, grade(path, device, limits, sandbox=sandbox)
+    finally:
+        sandbox.close()

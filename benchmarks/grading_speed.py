@@ -2,14 +2,17 @@
 
 Reports:
 - grading one complete submission (the reference) against `python -c "import torch"`: target <= 3x;
+- grading a class with `grade-all` (one sandbox for every submission): seconds per submission;
 - the kit's own test suite (`make test` runs exactly this): target under 10 minutes on 2 cores.
 
 Usage: python benchmarks/grading_speed.py [--repeat N] [--skip-tests]
 """
 import argparse
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -25,6 +28,7 @@ def seconds(command, cwd=KIT):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=5, help="runs of each timing; the median is reported")
+    parser.add_argument("--class-size", type=int, default=20, help="copies of the reference graded by grade-all")
     parser.add_argument("--skip-tests", action="store_true", help="do not time the test suite")
     args = parser.parse_args()
 
@@ -36,6 +40,11 @@ def main():
     print(f"python -c 'import torch'           {base:6.2f} s  (median of {args.repeat})")
     print(f"python -m autograder grade solutions {grade:6.2f} s  (median of {args.repeat})")
     print(f"ratio                                {grade / base:6.2f}x  (target: at most 3x)")
+    with tempfile.TemporaryDirectory() as folder:
+        for i in range(args.class_size):
+            shutil.copytree(KIT / "solutions", Path(folder) / f"student{i:03d}")
+        batch = seconds([sys.executable, "-m", "autograder", "grade-all", folder])
+    print(f"grade-all, {args.class_size} submissions        {batch / args.class_size:6.2f} s per submission")
     if not args.skip_tests:
         tests = seconds([sys.executable, "-m", "pytest", "-q"])
         print(f"test suite (make test)               {tests / 60:6.2f} min (target: under 10 min)")

@@ -1,4 +1,5 @@
 """The command line, as SPEC fixes it: grade (table, results.json, exit 0) and check-solutions."""
+import csv
 import json
 import subprocess
 import sys
@@ -38,3 +39,16 @@ def test_grade_exits_zero_for_a_broken_submission(tmp_path):
     run = cli("grade", tmp_path / "broken.py", "--component", "masking")
     assert run.returncode == 0 and "Traceback" not in run.stdout + run.stderr
     assert "syntax error on line 1" in run.stdout
+
+
+def test_grade_all_writes_a_row_and_a_report_per_submission(tmp_path):
+    folder = tmp_path / "class"
+    submission(folder / "alice")
+    submission(folder / "bob", [("layernorm", "torch.sqrt(var + self.eps)", "(torch.sqrt(var) + self.eps)")])
+    (folder / ".ipynb_checkpoints").mkdir()
+    run = cli("grade-all", folder, "--csv", tmp_path / "grades.csv", "--json-dir", tmp_path / "reports")
+    assert run.returncode == 0, run.stderr
+    rows = list(csv.DictReader((tmp_path / "grades.csv").open()))
+    assert [(r["submission"], float(r["total"])) for r in rows] == [("alice", 100.0), ("bob", 95 + round(5 * 9 / 11, 2))]
+    assert float(rows[1]["layernorm"]) == round(5 * 9 / 11, 2) and float(rows[1]["encoder"]) == 15
+    assert sorted(p.name for p in (tmp_path / "reports").iterdir()) == ["alice.json", "bob.json"]
