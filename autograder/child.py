@@ -5,6 +5,7 @@ the student's source, and the reference source of the other components it may us
 grades). It sends back only arrays and text.
 """
 import contextlib
+import ctypes
 import os
 import resource
 import signal
@@ -236,7 +237,15 @@ def readable_by_others(paths):
     return True
 
 
+def _die_with_zygote():
+    """When the judge is killed, its zygote exits; a child looping in student code must not run on."""
+    if sys.platform.startswith("linux"):
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 def main(sock):
+    _die_with_zygote()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # student prints must not reach the grader's output

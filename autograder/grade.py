@@ -102,7 +102,7 @@ class Report:
             score = f"{c.score:6.2f} / {c.points:<3g}" if c.id in spec.BY_ID else "not scored"
             mark = "ok" if c.status == "passed" else "FAILED" if c.fatal or not c.passed else ""
             lines.append(f"{c.id:<13} {score:>15}   {c.passed:>3}/{len(c.tests):<3} {mark}")
-        lines.append(f"{'total':<13} {self.score:6.2f} / {self.max_score:<3g}")
+        lines.append(f"{'total':<13} {f'{self.score:6.2f} / {self.max_score:<3g}':>15}")
         lines += [f"note: {note}" for note in self.notes]
         for c in self.components:
             if c.status != "passed":

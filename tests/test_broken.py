@@ -1,4 +1,9 @@
 """A broken submission is a normal event: it gets a score and a message, never a grader traceback."""
+import os
+import subprocess
+import sys
+import time
+
 import pytest
 
 from autograder import spec
@@ -148,3 +153,33 @@ def test_wrong_output_dtype_is_named_before_values(tmp_path):
     layernorm = results["layernorm"]
     assert {t.name.endswith("float64]") for t in layernorm.tests if not t.passed} == {True}
     assert "output has dtype float32, expected float64 (the dtype of the inputs)" in layernorm.feedback()
+
+
+def test_children_do_not_outlive_a_killed_grader(tmp_path):
+    """A grader killed from outside (a platform timeout) leaves no student code running."""
+    path = submission(tmp_path / "s", [("masking", "return torch.ones(size, size, dtype=torch.bool, device=device).tril()", "while True:\n        pass")])
+    script = (
+        "import sys, numpy\n"
+        "from autograder import loader, sandbox\n"
+        f"child = sandbox.Sandbox().start('masking', loader.load({str(path)!r}))\n"
+        "print(child.pid, flush=True)\n"
+        "child.call('causal_mask', 3)\n"
+    )
+    judge = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=spec.KIT_ROOT)
+    pid = int(judge.stdout.readline())
+    time.sleep(1)  # the child is now looping in student code
+    os.kill(pid, 0)
+    judge.kill()
+    judge.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _alive(pid):
+        time.sleep(0.1)
+    assert not _alive(pid), "student code kept running after the grader was killed"
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split()[2] != "Z"  # a zombie has already stopped running
+    except FileNotFoundError:
+        return False
