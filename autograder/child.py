@@ -86,7 +86,7 @@ class Server:
             torch.backends.cuda.matmul.allow_tf32 = False  # float32 means float32, as on the CPU
             torch.backends.cudnn.allow_tf32 = False
         _confine(setup["memory_limit"], self.device)
-        modules, problems = runtime.load_modules(setup["submission"]["units"])
+        modules, problems = runtime.load_modules(setup["submission"]["units"], keep=True)
         student = runtime.collect(modules, setup["submission"]["owners"], setup["graded_names"])
         runtime.patch_names(modules, references)
         self.names = {**references, **student}

@@ -55,26 +55,30 @@ class SourceImporter(importlib.abc.MetaPathFinder, importlib.abc.Loader):
                 self.problems.append(describe(error))
 
 
-def load_modules(units):
-    """Import every module of the units; returns {module name: module} and the problems met."""
+def load_modules(units, keep=False):
+    """Import every module of the units; returns {module name: module} and the problems met.
+
+    Module names are the submission's own file names. Unless keep is set they are forgotten again,
+    so that the next load (the student's after the reference's) can use the same names. The child
+    keeps the student's, for code that imports its own modules inside a function.
+    """
     importer = SourceImporter(units)
     names = list(importer.units)
     saved = {name: sys.modules.pop(name) for name in names if name in sys.modules}
     sys.meta_path.insert(0, importer)
+    modules = {}
     try:
-        modules = {}
         for name in names:
             try:
                 modules[name] = importlib.import_module(name)
             except BaseException as error:  # noqa: BLE001
                 importer.problems.append(f"{name}: {describe(error)}")
     finally:
-        sys.meta_path.remove(importer)
-        # Module names are the submission's own file names; forgetting them lets the next load
-        # (the student's after the reference's) use the same names without seeing these.
-        for name in names:
-            sys.modules.pop(name, None)
-        sys.modules.update(saved)
+        if not keep:
+            sys.meta_path.remove(importer)
+            for name in names:
+                sys.modules.pop(name, None)
+            sys.modules.update(saved)
     return modules, importer.problems
 
 
