@@ -34,7 +34,13 @@ def main(argv=None):
 
     args = parser.parse_args(argv)
     commands = {"grade": run_grade, "grade-all": run_grade_all, "check-solutions": run_check, "generate": run_generate}
-    return commands[args.command](args)
+    from autograder.grade import GraderError
+
+    try:
+        return commands[args.command](args)
+    except GraderError as error:  # the kit itself is broken (an install, not a submission): say so and fail
+        print(f"the grader could not run: {error}")
+        return 2
 
 
 def _limits(parser):
@@ -69,6 +75,9 @@ def run_grade_all(args):
 
     from autograder.grade import grade_all
 
+    if not Path(args.folder).is_dir():
+        print(f"{args.folder} is not a folder: grade-all takes a folder with one submission per subfolder or file")
+        return 2
     ids = [c.id for c in spec.COMPONENTS]
     rows = []
     if args.json_dir:

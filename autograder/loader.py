@@ -74,15 +74,17 @@ def _module_name(file):
 def _notebook_units(file, module, notes):
     try:
         cells = json.loads(file.read_text(errors="replace"))["cells"]
+        if not isinstance(cells, list):
+            raise TypeError("its cells are not a list")
     except (ValueError, KeyError, TypeError) as error:
         notes.append(f"{file.name} is not a readable notebook ({error}); it was skipped")
         return []
     units = []
     for number, cell in enumerate(cells, start=1):
-        if cell.get("cell_type") != "code":
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
+        source = "".join(map(str, source)) if isinstance(source, list) else str(source)
         if _is_test_cell(cell, source):
             continue
         code = _without_magics(source)
@@ -92,8 +94,9 @@ def _notebook_units(file, module, notes):
 
 
 def _is_test_cell(cell, source):
-    nbgrader = cell.get("metadata", {}).get("nbgrader", {})
-    if nbgrader.get("grade") and not nbgrader.get("solution"):
+    metadata = cell.get("metadata")
+    nbgrader = metadata.get("nbgrader") if isinstance(metadata, dict) else None
+    if isinstance(nbgrader, dict) and nbgrader.get("grade") and not nbgrader.get("solution"):
         return True
     return bool(re.search(r"^\s*(from|import)\s+autograder\b", source, re.MULTILINE))
 

@@ -52,3 +52,8 @@ def test_grade_all_writes_a_row_and_a_report_per_submission(tmp_path):
     assert [(r["submission"], float(r["total"])) for r in rows] == [("alice", 100.0), ("bob", 95 + round(5 * 9 / 11, 2))]
     assert float(rows[1]["layernorm"]) == round(5 * 9 / 11, 2) and float(rows[1]["encoder"]) == 15
     assert sorted(p.name for p in (tmp_path / "reports").iterdir()) == ["alice.json", "bob.json"]
+
+
+def test_grade_all_refuses_a_missing_folder(tmp_path):
+    run = cli("grade-all", tmp_path / "nowhere")
+    assert run.returncode == 2 and "is not a folder" in run.stdout and "Traceback" not in run.stderr

@@ -78,3 +78,15 @@ def test_files_import_each_other_by_name(tmp_path):
     (tmp_path / "second.py").write_text("from first import VALUE\nANSWER = VALUE + 1\n")
     modules, problems = runtime.load_modules(loader.load(tmp_path).as_message()["units"])
     assert problems == [] and vars(modules["second"])["ANSWER"] == 42
+
+
+@pytest.mark.parametrize(
+    "content",
+    ['{"cells": 3}', '{"cells": [1, "x", {"cell_type": "code", "metadata": 5, "source": ["X = ", 1]}]}'],
+    ids=["cells-not-a-list", "odd-cells"],
+)
+def test_malformed_notebooks_are_read_as_far_as_they_go(tmp_path, content):
+    (tmp_path / "odd.ipynb").write_text(content)
+    submission = loader.load(tmp_path / "odd.ipynb")
+    assert [u.code for u in submission.units] in ([], ["X = 1"])
+    assert submission.units or "is not a readable notebook" in submission.notes[0]
