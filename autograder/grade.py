@@ -72,7 +72,8 @@ class ComponentResult:
             shown.add(first)
             lines.append(f"- {name}: {len(failed)} of {len(tests)} cases fail; {detail}")
         if limit is not None and len(failing) > limit:
-            lines.append(f"- and {len(failing) - limit} more failing (see the JSON report)")
+            more = len(failing) - limit
+            lines.append(f"- and {more} more failing test{'s' if more > 1 else ''} (grade with --json FILE to see every one)")
         return "\n".join(lines)
 
 
