@@ -4,6 +4,7 @@ Used to build fixtures, to check the reference, and for pretrained parity; never
 ordinary submission, since importing transformers alone costs more than grading does.
 """
 import re
+from types import SimpleNamespace
 
 import torch
 from transformers import BertConfig
@@ -71,6 +72,12 @@ def bert_config(**overrides):
 def spec_config(config):
     """The SPEC's view of a BertConfig: plain data, as it crosses to the child."""
     return {key: getattr(config, key) for key in SPEC_CONFIG_KEYS}
+
+
+def spec_shapes(module_class, *configs):
+    """{SPEC name: shape} of a SPEC module class built from these BertConfigs, for to_spec to check against."""
+    module = module_class(*(SimpleNamespace(**spec_config(config)) for config in configs))
+    return {k: tuple(v.shape) for k, v in module.state_dict().items()}
 
 
 def randomize(model, seed):

@@ -6,7 +6,6 @@ the encoder's tag and is never scored: courses differ in which checkpoint, if an
 """
 import os
 from pathlib import Path
-from types import SimpleNamespace
 
 from autograder import loader
 from autograder.fixtures import FLOATS, Case
@@ -38,7 +37,7 @@ def pretrained_case(checkpoint):
     batch = tokenizer(list(SENTENCES), padding=True, return_tensors="pt")
     reference = runtime.load_reference(loader.load(spec.SOLUTIONS).as_message(), ["TransformerEncoder"])["TransformerEncoder"]
     config = hf.spec_config(model.config)
-    shapes = {k: tuple(v.shape) for k, v in reference(SimpleNamespace(**config)).state_dict().items()}
+    shapes = hf.spec_shapes(reference, model.config)
     params = {k: v.float().numpy() for k, v in hf.to_spec(model.state_dict(), shapes).items()}
     inputs = {k: batch[k].numpy() for k in ("input_ids", "attention_mask", "token_type_ids") if k in batch}
     with torch.no_grad():
