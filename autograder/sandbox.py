@@ -115,7 +115,6 @@ class Child:
         self.fatal = None  # the message that ended this component, if one did
         self.problems = []  # what went wrong while loading the submission
         self.defined = []
-        self.used = 0.0
 
     def setup(self, message):
         protocol.send(self.sock, message)
@@ -165,9 +164,7 @@ class Child:
                 "(a crash, sys.exit/os._exit, or running out of memory)"
             )
         finally:
-            elapsed = time.monotonic() - started
-            self.used += elapsed
-            self.remaining -= elapsed
+            self.remaining -= time.monotonic() - started
 
     def _end(self, message):
         self.fatal = message

@@ -7,8 +7,6 @@ class Grading:
     """What one pytest run grades, and what happened to each component's child."""
 
     def __init__(self, path, device, limits, sandbox=None):
-        self.device = device
-        self.limits = limits
         self.error = None
         self.owns_sandbox = sandbox is None
         try:
