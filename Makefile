@@ -1,10 +1,11 @@
 # `make check`: the instructor check (reference at full marks, untouched release at zero).
-# `make test`: the kit's own tests. Both install what they need into .venv on first use.
+# `make test`: the kit's own tests. `make bundle`: what students receive, as dist/students.zip.
+# Each installs what it needs into .venv on first use, with the Jupyter kernel the notebooks ask for.
 VENV := .venv
 PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 
-.PHONY: check test generate benchmark
+.PHONY: check test generate benchmark bundle
 
 check: $(INSTALLED)
 	$(PYTHON) -m autograder check-solutions
@@ -18,8 +19,13 @@ generate: $(INSTALLED)
 benchmark: $(INSTALLED)
 	$(PYTHON) benchmarks/grading_speed.py
 
+bundle: $(INSTALLED)
+	rm -f dist/students.zip && mkdir -p dist
+	$(PYTHON) -m autograder bundle dist/students.zip
+
 $(INSTALLED): requirements.txt
 	python3 -m venv $(VENV)
 	$(PYTHON) -m pip install --quiet --upgrade pip
 	$(PYTHON) -m pip install --quiet -r requirements.txt
+	$(PYTHON) -m autograder kernel
 	touch $@

@@ -7,12 +7,23 @@ from pathlib import Path
 from autograder import sandbox, spec
 
 
+# The student bundle has no hidden suites: there, `grade` runs the public checks and nothing else exists.
+FULL_KIT = (Path(__file__).resolve().parent / "suites").is_dir()
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
 
     grade = commands.add_parser("grade", help="grade one submission (a notebook, a .py file or a folder)")
     grade.add_argument("path")
+    kernel = commands.add_parser("kernel", help="install the Jupyter kernel the course notebooks ask for")
+    kernel.add_argument("--user", action="store_true", help="for this user (default: this environment)")
+    if not FULL_KIT:
+        args = parser.parse_args(argv)
+        return {"grade": run_public, "kernel": run_kernel}[args.command](args)
+
+    grade.add_argument("--public", action="store_true", help="only the public checks, as in the student bundle")
     grade.add_argument("--json", metavar="FILE", help="also write a Gradescope results.json here")
     grade.add_argument("--component", action="append", choices=[c.id for c in spec.COMPONENTS] + [spec.INTEGRATION],
                        help="grade only this component (repeatable)")
@@ -29,11 +40,15 @@ def main(argv=None):
     check = commands.add_parser("check-solutions", help="the reference scores full marks, the release zero")
     _limits(check)
 
-    generate = commands.add_parser("generate", help="rebuild the student stubs and the fixtures from the reference")
+    generate = commands.add_parser("generate", help="rebuild the stubs, fixtures and course notebooks from the reference")
     generate.add_argument("--check", action="store_true", help="only report whether they are up to date")
 
+    bundle = commands.add_parser("bundle", help="build what students receive: release notebooks and public checks")
+    bundle.add_argument("out", help="a new folder, or a path ending in .zip")
+
     args = parser.parse_args(argv)
-    commands = {"grade": run_grade, "grade-all": run_grade_all, "check-solutions": run_check, "generate": run_generate}
+    commands = {"grade": run_grade, "grade-all": run_grade_all, "check-solutions": run_check, "generate": run_generate,
+                "bundle": run_bundle, "kernel": run_kernel}
     from autograder.grade import GraderError
 
     try:
@@ -55,7 +70,39 @@ def _grade_args(args):
     return dict(device=args.device, limits=sandbox.Limits(args.time_limit, int(args.memory_limit * 2**30)))
 
 
+def run_public(args):
+    from autograder.loader import SubmissionError
+    from autograder.public import progress
+
+    try:
+        print(progress(args.path))
+    except SubmissionError as error:
+        print(f"nothing to check: {error}")
+        return 2
+    return 0
+
+
+def run_kernel(args):
+    from autograder.notebook import KERNEL_NAME, install_kernel
+
+    print(f"installed the Jupyter kernel {KERNEL_NAME} in {install_kernel(args.user)}")
+    return 0
+
+
+def run_bundle(args):
+    from autograder import bundle
+
+    try:
+        print(f"student bundle written to {bundle.build(args.out)}")
+    except FileExistsError as error:
+        print(error)
+        return 2
+    return 0
+
+
 def run_grade(args):
+    if args.public:
+        return run_public(args)
     from autograder.grade import grade
 
     report = grade(args.path, components=args.component, **_grade_args(args))
@@ -123,7 +170,7 @@ def run_generate(args):
         print("generated files are up to date" if not drift else "out of date: " + ", ".join(drift) + " (run: python -m autograder generate)")
         return 1 if drift else 0
     generated.write()
-    print("stubs and fixtures regenerated")
+    print("stubs, fixtures and course notebooks regenerated")
     return 0
 
 

@@ -30,17 +30,18 @@ def outputs(result, names, target, where):
 
 def close(value, expected, name, where, dtype, hint=""):
     """A float tensor of the expected shape, in the run's dtype, within the tolerance of expected."""
-    return _close(*tensor(value, name, where), expected, name, where, dtype, hint)
+    return compare(*tensor(value, name, where), expected, name, where, dtype, hint)
 
 
 def same(value, reference, name, where, dtype, hint="", select=()):
     """Two results of the student's own code agree at the selected elements (a property, not a value check)."""
     expected = tensor(reference, name, where)[0][select].astype(np.float64)
     actual, actual_dtype = tensor(value, name, where)
-    return _close(actual[select], actual_dtype, expected, name, where, dtype, hint)
+    return compare(actual[select], actual_dtype, expected, name, where, dtype, hint)
 
 
-def _close(actual, actual_dtype, expected, name, where, dtype, hint):
+def compare(actual, actual_dtype, expected, name, where, dtype, hint=""):
+    """An array (with the dtype name the student's tensor had) within dtype's tolerance of expected."""
     _shape(actual, expected, name, where)
     if dtype is not None and actual_dtype != dtype:
         raise StudentError(

@@ -1,10 +1,13 @@
-"""Everything generated from the reference, written and checked by one command: `python -m autograder generate`."""
+"""Everything generated from the reference, written and checked by one command: `python -m autograder generate`.
+
+The student stubs, the hidden suites' fixtures, and the course notebooks (source and nbgrader release).
+"""
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from autograder import stubs
+from autograder import course, stubs
 from autograder.fixtures import HERE as FIXTURES
 
 # float64 BLAS kernels differ between CPUs in the last bits; any real change moves values far more.
@@ -16,6 +19,7 @@ def write():
 
     stubs.write()
     build(FIXTURES)
+    course.write()
 
 
 def drift():
@@ -25,7 +29,7 @@ def drift():
     with tempfile.TemporaryDirectory() as tmp:
         build(Path(tmp))
         changed = [p.name for p in sorted(Path(tmp).iterdir()) if not _same(p, FIXTURES / p.name)]
-    return stubs.drift() + changed
+    return stubs.drift() + changed + course.drift()
 
 
 def _same(built, committed):

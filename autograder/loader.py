@@ -2,7 +2,8 @@
 
 Nothing here runs student code: the judge parses, the child executes. A unit is one file, or one code
 cell of a notebook, made safe to exec: IPython magics and shell lines become `pass`, and test cells
-(nbgrader's autograded test cells, or cells that call the kit's checks) are left out.
+(nbgrader's autograded test cells, cells that call the kit's checks, and the course notebooks' worked
+examples, tagged "demo") are left out.
 """
 import ast
 import json
@@ -14,6 +15,8 @@ from autograder.spec import ALL_NAMES
 
 MAGIC = re.compile(r"^\s*(%|!|\w+\s*=\s*[!%])")
 RUNNABLE_CELL_MAGICS = ("%%time", "%%timeit", "%%capture")
+# The course notebooks tag their worked examples: they run the student's code for show, never to define it.
+DEMO_TAG = "demo"
 
 
 class SubmissionError(Exception):
@@ -97,6 +100,9 @@ def _is_test_cell(cell, source):
     metadata = cell.get("metadata")
     nbgrader = metadata.get("nbgrader") if isinstance(metadata, dict) else None
     if isinstance(nbgrader, dict) and nbgrader.get("grade") and not nbgrader.get("solution"):
+        return True
+    tags = metadata.get("tags") if isinstance(metadata, dict) else None
+    if isinstance(tags, list) and DEMO_TAG in tags:
         return True
     return bool(re.search(r"^\s*(from|import)\s+autograder\b", source, re.MULTILINE))
 

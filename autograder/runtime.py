@@ -100,16 +100,22 @@ def load_reference(submission_message, wanted):
     return collect(modules, submission_message["owners"], wanted)
 
 
-def describe(error):
-    """One line naming the exception and the student's line it came from."""
+def student_frame(error):
+    """The innermost frame of student code in the error's traceback, or None."""
     # Student code is compiled under labels such as "multihead.py"; library and kit frames have absolute paths.
     frames = [f for f in traceback.extract_tb(error.__traceback__) if not os.path.isabs(f.filename)]
+    return frames[-1] if frames else None
+
+
+def describe(error):
+    """One line naming the exception and the student's line it came from."""
+    frame = student_frame(error)
     where = ""
-    if frames:
-        line = frames[-1].line or ""
+    if frame:
+        line = frame.line or ""
         # A `raise` line only repeats the message; any other line shows what failed.
         quoted = f": {line}" if line and not line.startswith("raise") else ""
-        where = f" ({frames[-1].filename}, line {frames[-1].lineno}{quoted})"
+        where = f" ({frame.filename}, line {frame.lineno}{quoted})"
     message = str(error).strip().splitlines()
     text = f"{type(error).__name__}: {message[0] if message else ''}".rstrip(": ")
     return text + where

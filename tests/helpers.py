@@ -42,3 +42,18 @@ def full_marks_except(results, *component_ids):
         for c in results.values()
         if c.id not in component_ids and c.id != spec.INTEGRATION and c.score != c.points
     ]
+
+
+def tiny_checkpoint(folder, sentences):
+    """A small BERT checkpoint with seeded weights and a WordPiece tokenizer covering the sentences' words."""
+    from transformers import BertModel, BertTokenizerFast
+
+    from autograder import hf
+
+    special = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    words = sorted({w.strip(".,").lower() for s in sentences for w in s.split()} | {".", ","})
+    (folder / "vocab.txt").write_text("\n".join(special + words) + "\n")
+    BertTokenizerFast(vocab_file=str(folder / "vocab.txt"), do_lower_case=True).save_pretrained(folder)
+    config = hf.bert_config(vocab_size=len(special) + len(words), max_position_embeddings=32)
+    hf.randomize(BertModel(config), seed=7).save_pretrained(folder)
+    return folder

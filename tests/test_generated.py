@@ -27,3 +27,12 @@ def test_every_solution_region_becomes_a_hinted_raise():
 def test_malformed_markers_are_refused(source, problem):
     with pytest.raises(stubs.MarkerError, match=problem):
         stubs.stub_source(source)
+
+
+def test_pyproject_pins_what_requirements_txt_pins():
+    import tomllib
+
+    project = tomllib.loads((spec.KIT_ROOT / "pyproject.toml").read_text())["project"]
+    pinned = project["dependencies"] + [p for extra in project["optional-dependencies"].values() for p in extra if "==" in p]
+    lines = (spec.KIT_ROOT / "requirements.txt").read_text().splitlines()
+    assert sorted(pinned) == sorted(line for line in lines if line and not line.startswith("#"))

@@ -90,3 +90,9 @@ def test_malformed_notebooks_are_read_as_far_as_they_go(tmp_path, content):
     submission = loader.load(tmp_path / "odd.ipynb")
     assert [u.code for u in submission.units] in ([], ["X = 1"])
     assert submission.units or "is not a readable notebook" in submission.notes[0]
+
+
+def test_course_demo_cells_are_not_student_code(tmp_path):
+    demo = {"cell_type": "code", "metadata": {"tags": [loader.DEMO_TAG]}, "source": "out = f(x)", "outputs": []}
+    path = notebook(tmp_path / "nb.ipynb", demo, code("X = 1"))
+    assert [u.code for u in loader.load(path).units] == ["X = 1"]

@@ -1,24 +1,14 @@
 """Pretrained parity on a small BERT checkpoint and tokenizer that the test saves itself."""
 import pytest
-from transformers import BertModel, BertTokenizerFast
 
-from autograder import hf
 from autograder.pretrained import SENTENCES, check_pretrained
 from autograder import spec
-from helpers import submission
-
-SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+from helpers import submission, tiny_checkpoint
 
 
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("tiny-bert")
-    words = sorted({w.strip(".,").lower() for s in SENTENCES for w in s.split()} | {".", ","})
-    (folder / "vocab.txt").write_text("\n".join(SPECIAL + words) + "\n")
-    BertTokenizerFast(vocab_file=str(folder / "vocab.txt"), do_lower_case=True).save_pretrained(folder)
-    config = hf.bert_config(vocab_size=len(SPECIAL) + len(words), max_position_embeddings=32)
-    hf.randomize(BertModel(config), seed=7).save_pretrained(folder)
-    return folder
+    return tiny_checkpoint(tmp_path_factory.mktemp("tiny-bert"), SENTENCES)
 
 
 def test_reference_encoder_matches_the_checkpoint(checkpoint):

@@ -1,0 +1,83 @@
+"""Course notebooks for the kit's tests: a kernel Jupyter can find, execution, student submissions."""
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import nbformat
+from nbclient import NotebookClient
+
+from autograder import course, notebook
+
+
+def install_test_kernel(folder):
+    """A JUPYTER_PATH folder holding the kit's kernelspec for this Python; returns the environment to use it."""
+    notebook.kernelspec(folder / "kernels")
+    # nbgrader runs `alembic` from PATH: with the environment activated, as the README says, it is there.
+    path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
+    return dict(os.environ, JUPYTER_PATH=str(folder), PATH=path)
+
+
+def execute(path, env):
+    """Run a notebook top to bottom in a fresh kernel (its own folder as cwd); returns the executed notebook."""
+    nb = nbformat.read(path, as_version=4)
+    saved = os.environ.copy()
+    os.environ.update(env)
+    try:
+        NotebookClient(nb, timeout=300, allow_errors=True, resources={"metadata": {"path": str(path.parent)}}).execute()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return nb
+
+
+def outputs(nb, kind):
+    return [(index, output) for index, cell in enumerate(nb.cells) if cell.cell_type == "code"
+            for output in cell.outputs if output.output_type == kind]
+
+
+def completed(release, source, folder, edits=(), kernel=None):
+    """A student's submission: the release notebooks with every exercise cell as the source has it.
+
+    edits: (text, replacement) pairs applied to exactly one exercise cell each; kernel: a kernelspec
+    name to put in the notebooks' metadata, as a student who switched kernels would.
+    """
+    folder.mkdir(parents=True)
+    pending = list(edits)
+    for path in sorted(release.glob("*.ipynb")):
+        nb = json.loads(path.read_text())
+        answers = {c["metadata"]["nbgrader"]["grade_id"]: c["source"] for c in
+                   json.loads((source / path.name).read_text())["cells"] if c["metadata"].get("nbgrader", {}).get("solution")}
+        for cell in nb["cells"]:
+            grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id")
+            if grade_id in answers:
+                cell["source"] = answers[grade_id]
+                for old, new in list(pending):
+                    if old in cell["source"]:
+                        cell["source"] = cell["source"].replace(old, new)
+                        pending.remove((old, new))
+        if kernel:
+            nb["metadata"]["kernelspec"] = copy.deepcopy(course.KERNELSPEC) | {"name": kernel}
+        (folder / path.name).write_text(json.dumps(nb))
+    assert not pending, f"edits that matched no exercise cell: {pending}"
+    return folder
+
+
+def nbgrader(course_root, env, *args):
+    return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course_root, env=env, capture_output=True, text=True)
+
+
+def new_course(root, env, students, notebooks=None):
+    """A course directory at root with the kit's source (or only the named notebooks), the students and the
+    assignment in its gradebook, and the release generated: the README's first steps. Returns the release folder."""
+    shutil.copy(course.COURSE / "nbgrader_config.py", root)
+    shutil.copytree(course.SOURCE, root / "source" / course.ASSIGNMENT,
+                    ignore=None if notebooks is None else lambda _, names: [n for n in names if n not in notebooks])
+    steps = [("db", "student", "add", s) for s in students]
+    steps += [("db", "assignment", "add", course.ASSIGNMENT), ("generate_assignment", course.ASSIGNMENT, "--force")]
+    for step in steps:
+        run = nbgrader(root, env, *step)
+        assert run.returncode == 0, f"nbgrader {' '.join(step)}:\n{run.stdout}{run.stderr}"
+    return root / "release" / course.ASSIGNMENT

@@ -1,0 +1,87 @@
+"""The student bundle: exactly what students receive, with no solution, hidden test or reference data,
+and a local loop (public checks, `python -m autograder grade`) that works inside it alone."""
+import os
+import re
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from autograder import bundle, course, notebook, spec
+from course_helpers import completed, execute, outputs
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    return bundle.build(tmp_path_factory.mktemp("bundle") / "students")
+
+
+def files(folder):
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+
+
+def student_cli(folder, *args):
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the bundle's own autograder, not the kit's
+    return subprocess.run([sys.executable, "-m", "autograder", *map(str, args)], cwd=folder, env=env,
+                          capture_output=True, text=True)
+
+
+def solution_lines():
+    """Every line of code inside a solution region of the reference, long enough to be distinctive."""
+    for component in spec.COMPONENTS:
+        inside = False
+        for line in component.reference.read_text().splitlines():
+            if "### BEGIN SOLUTION" in line or "### END SOLUTION" in line:
+                inside = "BEGIN" in line
+            elif inside and len(line.strip()) > 16 and not line.strip().startswith("#"):
+                yield component.id, line.split("  #")[0].strip()
+
+
+def test_bundle_holds_the_release_the_student_modules_a_readme_and_requirements(built):
+    expected = [f"{course.ASSIGNMENT}/{p.name}" for p in course.RELEASE.glob("*.ipynb")]
+    expected += [f"autograder/{name}" for name in bundle.STUDENT_MODULES] + ["README.md", "requirements.txt"]
+    assert files(built) == sorted(expected)
+    assert not re.search(r"^(nbgrader|pytest)", (built / "requirements.txt").read_text(), re.MULTILINE)
+    assert "torch==" in (built / "requirements.txt").read_text()
+
+
+def test_bundle_holds_no_solution_no_hidden_test_and_no_reference_data(built):
+    texts = {name: (built / name).read_text() for name in files(built)}
+    for name, text in texts.items():
+        for secret in ("BEGIN SOLUTION", "BEGIN HIDDEN TESTS"):
+            assert secret not in text, f"{secret} in {name}"
+    leaked = [(c, line, name) for c, line in solution_lines() for name, text in texts.items() if line in text]
+    assert leaked == [], leaked
+    assert not any(p.suffix in (".npz", ".json") for p in built.rglob("*"))
+
+
+def test_students_grade_their_folder_with_the_public_checks(built, tmp_path):
+    untouched = student_cli(built, "grade", course.ASSIGNMENT)
+    assert untouched.returncode == 0, untouched.stdout + untouched.stderr
+    assert untouched.stdout.count("not started") == len(spec.COMPONENTS)
+    mine = completed(built / course.ASSIGNMENT, course.SOURCE, tmp_path / "mine")
+    done = student_cli(built, "grade", mine)
+    assert f"{len(spec.COMPONENTS)} of {len(spec.COMPONENTS)} components pass every public check" in done.stdout, done.stdout
+
+
+def test_instructor_commands_are_not_in_the_bundle(built):
+    run = student_cli(built, "grade-all", course.ASSIGNMENT)
+    assert run.returncode == 2 and "invalid choice" in run.stderr
+
+
+def test_a_completed_notebook_runs_in_the_bundle_alone(built, tmp_path):
+    folder = completed(built / course.ASSIGNMENT, course.SOURCE, tmp_path / "work")
+    notebook.kernelspec(tmp_path / "jupyter" / "kernels", kit_root=built)
+    nb = execute(folder / "05_encoder_heads.ipynb", dict(os.environ, JUPYTER_PATH=str(tmp_path / "jupyter")))
+    assert outputs(nb, "error") == []
+    assert any("all 3 public checks passed" in o.get("text", "") for _, o in outputs(nb, "stream"))
+    assert any("image/png" in o.get("data", {}) for _, o in outputs(nb, "display_data")), "the attention heatmaps"
+
+
+def test_bundle_as_zip_and_refuses_to_overwrite(built, tmp_path):
+    archive = bundle.build(tmp_path / "students.zip")
+    with zipfile.ZipFile(archive) as file:
+        assert sorted(n.removeprefix("students/") for n in file.namelist()) == files(built)
+    with pytest.raises(FileExistsError):
+        bundle.build(built)

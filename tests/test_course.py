@@ -1,0 +1,89 @@
+"""The course notebooks: built from the parts and the reference, graded cells worth the SPEC's points,
+every notebook runs top to bottom, and the release holds no solution and no hidden test."""
+import json
+
+import pytest
+
+from autograder import course, spec
+from course_helpers import execute, install_test_kernel, outputs
+
+
+def cells(folder):
+    for path in sorted(folder.glob("*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            source = cell["source"]
+            yield path.name, {**cell, "source": "".join(source) if isinstance(source, list) else source}
+
+
+def nbgrader_meta(cell):
+    return cell["metadata"].get("nbgrader", {})
+
+
+@pytest.fixture(scope="module")
+def kernel_env(tmp_path_factory):
+    return install_test_kernel(tmp_path_factory.mktemp("jupyter"))
+
+
+def test_every_component_has_one_graded_cell_worth_its_points():
+    graded = [(name, nbgrader_meta(c)) for name, c in cells(course.SOURCE) if nbgrader_meta(c).get("grade")]
+    points = {meta["grade_id"].removeprefix("grade-"): meta["points"] for _, meta in graded}
+    assert len(graded) == len(spec.COMPONENTS)
+    assert points == {c.id: c.points for c in spec.COMPONENTS}
+    assert sum(points.values()) == spec.TOTAL_POINTS
+
+
+def test_every_spec_name_is_an_exercise_exactly_once():
+    exercises = [c["source"] for _, c in cells(course.SOURCE) if nbgrader_meta(c).get("solution")]
+    for name in spec.ALL_NAMES:
+        defining = [s for s in exercises if f"def {name}(" in s or f"class {name}(" in s]
+        assert len(defining) == 1, f"{name} is an exercise {len(defining)} times"
+
+
+@pytest.mark.parametrize("folder", [course.SOURCE, course.RELEASE], ids=["source", "release"])
+def test_notebooks_ask_for_the_kits_kernel(folder):
+    for path in folder.glob("*.ipynb"):
+        assert json.loads(path.read_text())["metadata"]["kernelspec"]["name"] == course.KERNEL_NAME, path.name
+
+
+def test_release_holds_no_solution_and_no_hidden_test():
+    for name, cell in cells(course.RELEASE):
+        for secret in ("BEGIN SOLUTION", "BEGIN HIDDEN TESTS", "grade_here"):
+            assert secret not in cell["source"], f"{name}: {secret}"
+        if nbgrader_meta(cell).get("solution"):
+            assert "raise NotImplementedError()" in cell["source"] and "# Hint:" in cell["source"], name
+
+
+def test_source_notebooks_run_clean_and_score_full_marks(kernel_env):
+    scored = {}
+    for path in sorted(course.SOURCE.glob("*.ipynb")):
+        nb = execute(path, kernel_env)
+        problems = outputs(nb, "error") + [(i, o) for i, o in outputs(nb, "stream") if o["name"] == "stderr"]
+        assert problems == [], f"{path.name}: {problems}"
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if meta.get("grade"):
+                (result,) = [o for o in cell.outputs if o.output_type == "execute_result"]
+                scored[meta["grade_id"]] = float(result["data"]["text/plain"])
+    assert scored == {f"grade-{c.id}": c.points for c in spec.COMPONENTS}
+
+
+def test_release_notebooks_fail_only_where_an_exercise_is_unwritten(kernel_env):
+    for path in sorted(course.RELEASE.glob("*.ipynb")):
+        nb = execute(path, kernel_env)
+        errors = {o["ename"] for _, o in outputs(nb, "error")}
+        assert errors <= {"NotImplementedError", "NotStarted"}, f"{path.name}: {errors}"
+        assert not [o for _, o in outputs(nb, "stream") if o["name"] == "stderr"], path.name
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("```javascript\nx\n```\n", "unknown block"),
+    ("```python\nx = 1\n", "never closed"),
+    ("```graded\n```\n", "takes one component id"),
+    ("```exercise NotASpecName\n```\n```graded attention\n```\n", "not a SPEC name"),
+    ("```exercise scaled_dot_product_attention\n```\n", "no ```graded block for attention"),
+])
+def test_malformed_parts_are_refused(tmp_path, text, problem):
+    part = tmp_path / "99_part.md"
+    part.write_text(text)
+    with pytest.raises(course.PartError, match=problem):
+        course.source_notebook(part)

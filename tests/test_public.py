@@ -1,0 +1,97 @@
+"""Public checks (what students run): pass on every correct solution, catch every cataloged mistake,
+report stubs as not started. Plus the notebooks' helpers: earlier parts, pictures, the kernelspec."""
+import json
+import sys
+
+import pytest
+import torch
+
+from autograder import notebook, pictures, public, spec
+from helpers import submission, tiny_checkpoint
+from mutations import MUTATIONS
+
+CORRECT = [spec.SOLUTIONS, spec.KIT_ROOT / "tests" / "submissions" / "loop_style",
+           spec.KIT_ROOT / "tests" / "submissions" / "einsum_style.ipynb"]
+
+
+def check(component_id, names, quiet=True):
+    return getattr(public, f"check_{component_id}")(*(names[n] for n in spec.BY_ID[component_id].names), quiet=quiet)
+
+
+@pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.name)
+def test_public_checks_pass_on_correct_solutions(path):
+    names, problems = notebook.load_names(path)
+    assert problems == []
+    for component in spec.COMPONENTS:
+        assert check(component.id, names) > 0
+
+
+@pytest.mark.parametrize("component, mistake, edits", [pytest.param(c, m, e, id=f"{c}-{m.replace(' ', '-')}") for c, m, e in MUTATIONS])
+def test_public_checks_catch_the_mistake(tmp_path, component, mistake, edits):
+    names, _ = notebook.load_names(submission(tmp_path / "mutant", [(component, old, new) for old, new in edits]))
+    with pytest.raises(public.Failed) as failure:
+        check(component, names)
+    assert failure.value.failures, f"'{mistake}' passed every public check of {component}"
+
+
+def test_stubs_are_not_started_and_say_where():
+    names, _ = notebook.load_names(spec.ASSIGNMENTS)
+    with pytest.raises(public.NotStarted, match=r"attention\.py, line \d+ raises NotImplementedError"):
+        check("attention", names)
+
+
+def test_a_crash_is_a_failed_check_with_the_students_line(tmp_path, capsys):
+    path = submission(tmp_path / "s", [("layernorm", "mean = x.mean(dim=-1, keepdim=True)", "mean = x.mean(dim=5)")])
+    names, _ = notebook.load_names(path)
+    with pytest.raises(public.Failed, match="your code raised IndexError"):
+        check("layernorm", names, quiet=False)
+    assert "✗" in capsys.readouterr().out
+
+
+def test_progress_lists_every_component(tmp_path):
+    path = submission(tmp_path / "s", [("masking", ".tril()", ".triu()")], drop=["seq2seq"])
+    report = public.progress(path)
+    assert "masking       2/3   FAILED" in report and "True at [i, j] where j <= i" in report
+    assert "seq2seq       not found: Seq2SeqTransformer, greedy_decode" in report
+    # The decoder builds its causal mask with the student's causal_mask, so it fails with it.
+    assert "decoder       2/3   FAILED" in report and "7 of 10 components pass every public check" in report
+
+
+def test_use_notebooks_binds_names_across_notebooks(tmp_path):
+    from autograder import course
+
+    namespace = {}
+    notebook.use_notebooks(namespace, *(str(p) for p in sorted(course.SOURCE.glob("0[1-4]*.ipynb"))))
+    config = public.config()
+    output, weights = namespace["MultiHeadAttention"](config)(torch.randn(1, 3, 16))  # uses attention from 01
+    assert weights.shape == (1, 4, 3, 3)
+    assert set(namespace) == {n for c in ("attention", "masking", "multihead", "layernorm", "feedforward", "embeddings")
+                              for n in spec.BY_ID[c].names}
+
+
+def test_attention_maps_catch_every_layer_and_head():
+    names, _ = notebook.load_names(spec.SOLUTIONS)
+    tokens, maps = pictures.attention_maps(names["TransformerEncoder"], "Time flies like an arrow.")
+    assert tokens == ["[CLS]", "time", "flies", "like", "an", "arrow", "[SEP]"]
+    assert len(maps) == pictures.TOY_CONFIG["num_hidden_layers"]
+    assert all(m.shape == (4, 7, 7) and torch.allclose(m.sum(-1), torch.ones(4, 7)) for m in maps)
+
+
+def test_attention_maps_with_a_checkpoint_match_hugging_face(tmp_path):
+    from transformers import BertModel, BertTokenizerFast
+
+    folder = tiny_checkpoint(tmp_path, ["Time flies like an arrow."])
+    names, _ = notebook.load_names(spec.SOLUTIONS)
+    tokens, maps = pictures.attention_maps(names["TransformerEncoder"], "Time flies like an arrow.", str(folder))
+    model = BertModel.from_pretrained(folder, attn_implementation="eager").eval()
+    ids = BertTokenizerFast.from_pretrained(folder)("Time flies like an arrow.", return_tensors="pt")["input_ids"]
+    expected = model(ids, output_attentions=True).attentions
+    assert tokens[0] == "[CLS]" and tokens[-1] == "[SEP]" and len(maps) == len(expected)
+    for got, want in zip(maps, expected):
+        torch.testing.assert_close(got, want[0], atol=1e-5, rtol=1e-4)
+
+
+def test_kernelspec_runs_this_python_with_the_kit_importable(tmp_path):
+    kernel = json.loads((notebook.kernelspec(tmp_path) / "kernel.json").read_text())
+    assert kernel["argv"][:3] == [sys.executable, "-m", "ipykernel_launcher"]
+    assert kernel["env"]["PYTHONPATH"] == str(spec.KIT_ROOT)
