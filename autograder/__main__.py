@@ -146,19 +146,27 @@ def run_grade_all(args):
 
 
 def run_check(args):
+    from autograder import course
     from autograder.grade import grade
 
     solutions = grade(spec.SOLUTIONS, **_grade_args(args))
     release = grade(spec.ASSIGNMENTS, **_grade_args(args))
+    # The course notebooks hold the same exercises: their source must score full marks, their release zero.
+    notebooks = grade(course.SOURCE, **_grade_args(args))
+    handout = grade(course.RELEASE, **_grade_args(args))
     print(solutions.table(), "", release.table(), sep="\n")
-    problems = [f"reference {c.id}: {c.score:g}/{c.points:g}" for c in solutions.components if c.status != "passed"]
-    problems += [f"release {c.id}: {c.score:g} points, expected 0" for c in release.scored if c.score]
+    problems = []
+    for name, report in (("reference", solutions), ("source notebooks", notebooks)):
+        problems += [f"{name} {c.id}: {c.score:g}/{c.points:g}" for c in report.components if c.status != "passed"]
+    for name, report in (("release", release), ("release notebooks", handout)):
+        problems += [f"{name} {c.id}: {c.score:g} points, expected 0" for c in report.scored if c.score]
     print()
     if problems:
         print("check-solutions FAILED: " + "; ".join(problems))
         return 1
     print(f"check-solutions passed: reference {solutions.score:g}/{solutions.max_score:g} "
-          f"(integration check passing), untouched release {release.score:g}/{release.max_score:g}")
+          f"(integration check passing), untouched release {release.score:g}/{release.max_score:g}; "
+          f"course notebooks: source {notebooks.score:g}/{notebooks.max_score:g}, release {handout.score:g}/{handout.max_score:g}")
     return 0
 
 

@@ -88,7 +88,9 @@ class Server:
         _confine(setup["memory_limit"], self.device)
         modules, problems = runtime.load_modules(setup["submission"]["units"], keep=True)
         student = runtime.collect(modules, setup["submission"]["owners"], setup["graded_names"])
-        runtime.patch_names(modules, references)
+        # Notebooks do not import each other: a class in one finds the others' names only if they are bound
+        # there. The graded names are the student's own; every other name is the reference's.
+        runtime.patch_names(modules, {**references, **student})
         self.names = {**references, **student}
         return {"pid": os.getpid(), "problems": problems, "defined": sorted(student)}
 
