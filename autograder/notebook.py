@@ -51,8 +51,8 @@ def grade_here(component_id, notebook):
     """The hidden test cell: grade one component of this notebook (the saved file) with the kit's grader.
 
     Returns the score, which nbgrader reads as the cell's partial credit, after printing the feedback;
-    a score of 0 raises AssertionError, so the cell fails. Everything the grader writes is captured and
-    only the feedback reaches this cell's output: nbgrader gives 0 to a cell that writes to stderr.
+    a score of 0 goes to fail_cell. Everything the grader writes is captured and only the feedback
+    reaches this cell's output: nbgrader gives 0 to a cell that writes to stderr.
     """
     component = spec.BY_ID[component_id]
     with tempfile.TemporaryDirectory() as tmp:
@@ -62,18 +62,30 @@ def grade_here(component_id, notebook):
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(spec.KIT_ROOT), os.environ.get("PYTHONPATH")])))
         run = subprocess.run(command, env=env, capture_output=True, text=True)
         if run.returncode or not report_file.exists():
-            _kit_failed(f"the grader exited with code {run.returncode}:\n{run.stdout}{run.stderr}")
+            kit_failed(f"the grader exited with code {run.returncode}:\n{run.stdout}{run.stderr}")
         report = json.loads(report_file.read_text())
     result = next(t for t in report["tests"] if t["tags"] == [component_id])
     notes = report.get("output", "")
     feedback = result["output"] + (f"\n{notes}" if notes else "")
     if result["score"] <= 0:
-        raise AssertionError(f"{component_id}: 0 of {component.points} points.\n{feedback}")
+        return fail_cell(f"{component_id}: 0 of {component.points} points.\n{feedback}")
     print(f"{component_id}: {result['score']:g} of {component.points} points.\n{feedback}")
     return result["score"]
 
 
-def _kit_failed(reason):
+def fail_cell(feedback):
+    """Give a hidden test cell 0 points with this feedback, and no traceback.
+
+    nbgrader gives 0 to a cell that writes to stderr. Raising would too, but IPython's traceback quotes
+    the cell's source lines, hidden tests included, and nbgrader's feedback keeps the cell's outputs
+    (ClearHiddenTests clears only its source), so the student would read the hidden test.
+    """
+    sys.stdout.flush()
+    sys.stderr.write(feedback.rstrip() + "\n")
+    sys.stderr.flush()
+
+
+def kit_failed(reason):
     """Stop the autograde of this submission loudly, rather than let nbgrader record a zero.
 
     Under `nbgrader autograde` an exception would only fail the cell (a silent zero for every student),
