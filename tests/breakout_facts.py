@@ -1,0 +1,231 @@
+"""What the breakout questions' numeric answers (and value-type options) are, computed from real modules.
+
+A question names one of these with `verified_by`. Each computes the value from the kit's reference
+implementation and, where BERT has the same part, from a Hugging Face model built offline, asserts the
+two agree, and returns the value; tests/test_breakout.py compares it with the answer in the bank.
+"""
+import math
+from functools import cache
+
+import torch
+from torch.nn import functional as F
+from transformers import BertConfig, BertModel
+from transformers.activations import ACT2FN
+from transformers.models.bert.modeling_bert import BertLayer
+
+from autograder import notebook, spec
+
+FACTS = {}
+
+
+def fact(function):
+    FACTS[function.__name__] = function
+    return function
+
+
+@cache
+def reference():
+    """The reference's SPEC names, loaded in this process."""
+    names, problems = notebook.load_names(spec.SOLUTIONS)
+    assert not problems, problems
+    return names
+
+
+def bert_base(**overrides):
+    """BERT-base's configuration (BertConfig's defaults), with eager attention so weights come back."""
+    return BertConfig(attn_implementation="eager", **overrides)
+
+
+def parameters(module):
+    return sum(p.numel() for p in module.parameters())
+
+
+def agree(ours, theirs, what):
+    assert ours == theirs, f"{what}: the reference gives {ours}, Hugging Face {theirs}"
+    return ours
+
+
+@cache
+def hf_bert_base_layer():
+    return BertLayer(bert_base())
+
+
+@fact
+def dot_product_variance_64():
+    # 200,000 seeded samples: the estimate's standard error is about 0.2, a fifth of the question's tolerance.
+    generator = torch.Generator().manual_seed(0)
+    q, k = (torch.randn(200_000, 64, generator=generator, dtype=torch.float64) for _ in range(2))
+    return (q * k).sum(-1).var().item()
+
+
+@fact
+def scores_per_head_512():
+    x = torch.randn(512, 64)
+    _, weights = reference()["scaled_dot_product_attention"](x, x, x)
+    config = bert_base(num_hidden_layers=1, num_attention_heads=1, hidden_size=64, intermediate_size=64)
+    with torch.no_grad():
+        hf = BertModel(config).eval()(torch.zeros(1, 512, dtype=torch.long), output_attentions=True).attentions[0]
+    return agree(weights.numel(), hf[0, 0].numel(), "weights of one head over 512 tokens")
+
+
+@fact
+def causal_mask_6_blocked():
+    return (~reference()["causal_mask"](6)).sum().item()
+
+
+@fact
+def padding_mask_shape_4_9():
+    return tuple(reference()["padding_mask"](torch.ones(4, 9, dtype=torch.long)).shape)
+
+
+@fact
+def multihead_parameters_bert_base():
+    ours = parameters(reference()["MultiHeadAttention"](bert_base()))
+    attention = hf_bert_base_layer().attention
+    return agree(ours, parameters(attention.self) + parameters(attention.output.dense), "MultiHeadAttention parameters")
+
+
+@fact
+def cross_attention_weights_shape():
+    config = bert_base(hidden_size=16, num_attention_heads=4, intermediate_size=32, num_hidden_layers=1, vocab_size=10,
+                       is_decoder=True, add_cross_attention=True)
+    attention = reference()["MultiHeadAttention"](config).eval()
+    _, weights = attention(torch.randn(2, 3, 16), key_value_states=torch.randn(2, 5, 16))
+    with torch.no_grad():
+        hf = BertModel(config).eval()(torch.zeros(2, 3, dtype=torch.long), encoder_hidden_states=torch.randn(2, 5, 16),
+                                      output_attentions=True).cross_attentions[0]
+    return agree(tuple(weights.shape), tuple(hf.shape), "cross-attention weights shape")
+
+
+@fact
+def feedforward_parameters_bert_base():
+    ours = parameters(reference()["FeedForward"](bert_base()))
+    layer = hf_bert_base_layer()
+    return agree(ours, parameters(layer.intermediate.dense) + parameters(layer.output.dense), "FeedForward parameters")
+
+
+@fact
+def layernorm_parameters_768():
+    return agree(parameters(reference()["LayerNorm"](768)), parameters(hf_bert_base_layer().output.LayerNorm),
+                 "LayerNorm(768) parameters")
+
+
+@fact
+def layernorm_last_entry():
+    x = torch.tensor([[1.0, 2.0, 3.0, 4.0]], dtype=torch.float64)
+    ours = reference()["LayerNorm"](4).double()(x)[0, -1].item()
+    theirs = torch.nn.LayerNorm(4, eps=1e-12).double()(x)[0, -1].item()
+    assert math.isclose(ours, theirs, rel_tol=1e-12), (ours, theirs)
+    return ours
+
+
+@fact
+def gelu_of_one():
+    one = torch.tensor(1.0, dtype=torch.float64)
+    ours, theirs = F.gelu(one).item(), ACT2FN[bert_base().hidden_act](one).item()
+    assert math.isclose(ours, theirs, rel_tol=1e-12), (ours, theirs)
+    return ours
+
+
+@fact
+def embeddings_parameters_bert_base():
+    with torch.device("meta"):  # only shapes are counted: no 23M-entry tables to fill
+        ours = parameters(reference()["Embeddings"](bert_base()))
+        theirs = parameters(BertModel(bert_base()).embeddings)
+    return agree(ours, theirs, "Embeddings parameters")
+
+
+@fact
+def sinusoidal_position_1_dimension_0():
+    return reference()["sinusoidal_positional_encoding"](8, 16)[1, 0].item()
+
+
+@fact
+def encoder_layer_parameters_bert_base():
+    return agree(parameters(reference()["TransformerEncoderLayer"](bert_base())), parameters(hf_bert_base_layer()),
+                 "TransformerEncoderLayer parameters")
+
+
+@fact
+def encoder_parameters_bert_base():
+    with torch.device("meta"):
+        ours = parameters(reference()["TransformerEncoder"](bert_base()))
+        theirs = parameters(BertModel(bert_base(), add_pooling_layer=False))
+    return agree(ours, theirs, "TransformerEncoder parameters")
+
+
+@fact
+def attention_weights_bert_base_512():
+    """Counted from real forward passes: the reference encoder's attention modules, and BertModel's attentions."""
+    torch.manual_seed(0)
+    encoder = reference()["TransformerEncoder"](bert_base()).eval()
+    counted = []
+    hooks = [layer.attention.register_forward_hook(lambda module, args, out: counted.append(out[1].numel()))
+             for layer in encoder.layers]
+    input_ids = torch.randint(0, 30522, (1, 512))
+    with torch.no_grad():
+        encoder(input_ids)
+        hf = BertModel(bert_base(), add_pooling_layer=False).eval()(input_ids, output_attentions=True).attentions
+    for hook in hooks:
+        hook.remove()
+    return agree(sum(counted), sum(a.numel() for a in hf), "attention weights of BERT-base over 512 tokens")
+
+
+@fact
+def cross_entropy_of_logits():
+    logits = torch.tensor([[2.0, 0.5, -1.0]], dtype=torch.float64)
+    loss = F.cross_entropy(logits, torch.tensor([0])).item()
+    assert math.isclose(loss, -torch.log_softmax(logits, -1)[0, 0].item(), rel_tol=1e-12)
+    return loss
+
+
+@fact
+def decoder_layer_parameters_bert_base():
+    config = bert_base(is_decoder=True, add_cross_attention=True)
+    return agree(parameters(reference()["TransformerDecoderLayer"](config)), parameters(BertLayer(config)),
+                 "TransformerDecoderLayer parameters")
+
+
+def _combined_mask():
+    names = reference()
+    return names["causal_mask"](6) & names["padding_mask"](torch.tensor([[1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 1, 1]]))
+
+
+@fact
+def combined_mask_shape_2_6():
+    return tuple(_combined_mask().shape)
+
+
+@fact
+def combined_mask_true_entries():
+    return _combined_mask()[0].sum().item()
+
+
+def _greedy_runs(max_new_tokens=10):
+    """(length of the result, encoder runs, decoder runs) of the reference greedy_decode on a seeded model,
+    with an end token outside the vocabulary, so that no row ever finishes."""
+    names = reference()
+    config = bert_base(vocab_size=20, hidden_size=16, num_attention_heads=4, intermediate_size=32, num_hidden_layers=1)
+    torch.manual_seed(0)
+    model = names["Seq2SeqTransformer"](config, config).eval()
+    runs = {"encoder": 0, "decoder": 0}
+    for part in runs:
+        getattr(model, part).register_forward_hook(lambda module, args, out, part=part: runs.__setitem__(part, runs[part] + 1))
+    tokens = names["greedy_decode"](model, torch.randint(2, 20, (3, 7)), bos_token_id=1, eos_token_id=20, pad_token_id=0,
+                                    max_new_tokens=max_new_tokens)
+    return tokens.shape[1], runs["encoder"], runs["decoder"]
+
+
+@fact
+def greedy_decode_length_without_eos():
+    return _greedy_runs()[0]
+
+
+@fact
+def greedy_decode_encoder_runs():
+    return _greedy_runs()[1]
+
+
+@fact
+def greedy_decode_decoder_runs():
+    return _greedy_runs()[2]
