@@ -218,44 +218,46 @@ def expected_sources():
     return {SOURCE / notebook_name(part): dumps(source_notebook(part)) for part in parts()}
 
 
-def build_release(source_dir, course_root):
+def build_release(source_dir, course_root, assignment=ASSIGNMENT):
     """Run nbgrader generate_assignment on source_dir, in a course directory at course_root.
 
     Returns the release folder. No gradebook is touched (--no-db), so this may run anywhere.
     """
-    shutil.copytree(source_dir, course_root / "source" / ASSIGNMENT, dirs_exist_ok=True)
+    shutil.copytree(source_dir, course_root / "source" / assignment, dirs_exist_ok=True)
     shutil.copy(COURSE / "nbgrader_config.py", course_root / "nbgrader_config.py")
-    command = [sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--no-db", "--force",
+    command = [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--no-db", "--force",
                f"--CourseDirectory.root={course_root}", "--log-level=ERROR"]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(spec.KIT_ROOT), os.environ.get("PYTHONPATH")])))
     run = subprocess.run(command, cwd=course_root, env=env, capture_output=True, text=True)
     if run.returncode:
         raise RuntimeError(f"nbgrader generate_assignment failed:\n{run.stdout}{run.stderr}")
-    return course_root / "release" / ASSIGNMENT
+    return course_root / "release" / assignment
 
 
-def write():
-    shutil.rmtree(SOURCE, ignore_errors=True)
-    SOURCE.mkdir(parents=True)
-    for path, text in expected_sources().items():
+def write(assignment=ASSIGNMENT, sources=None):
+    """Write an assignment's source notebooks ({path: text}; the course's own by default), then its release."""
+    source, release = COURSE / "source" / assignment, COURSE / "release" / assignment
+    shutil.rmtree(source, ignore_errors=True)
+    source.mkdir(parents=True)
+    for path, text in (sources or expected_sources()).items():
         path.write_text(text)
     with tempfile.TemporaryDirectory() as tmp:
-        release = build_release(SOURCE, Path(tmp))
-        shutil.rmtree(RELEASE, ignore_errors=True)
-        shutil.copytree(release, RELEASE)
+        built = build_release(source, Path(tmp), assignment)
+        shutil.rmtree(release, ignore_errors=True)
+        shutil.copytree(built, release)
 
 
-def drift():
-    """Course files that differ from what write() would produce."""
-    changed = [str(p.relative_to(COURSE)) for p, text in expected_sources().items()
-               if not p.exists() or p.read_text() != text]
-    stale = {p for p in SOURCE.glob("*")} - set(expected_sources())
-    changed += [str(p.relative_to(COURSE)) for p in sorted(stale)]
-    if changed or not SOURCE.exists():
-        return changed or ["source"]
+def drift(assignment=ASSIGNMENT, sources=None):
+    """An assignment's course files that differ from what write() would produce."""
+    source, release = COURSE / "source" / assignment, COURSE / "release" / assignment
+    sources = sources or expected_sources()
+    changed = [str(p.relative_to(COURSE)) for p, text in sources.items() if not p.exists() or p.read_text() != text]
+    changed += [str(p.relative_to(COURSE)) for p in sorted(set(source.glob("*")) - set(sources))]
+    if changed or not source.exists():
+        return changed or [f"source/{assignment}"]
     with tempfile.TemporaryDirectory() as tmp:
-        release = build_release(SOURCE, Path(tmp))
-        comparison = filecmp.dircmp(release, RELEASE) if RELEASE.exists() else None
-        if comparison is None:
-            return ["release"]
-        return [f"release/{ASSIGNMENT}/{n}" for n in comparison.diff_files + comparison.left_only + comparison.right_only]
+        built = build_release(source, Path(tmp), assignment)
+        if not release.exists():
+            return [f"release/{assignment}"]
+        comparison = filecmp.dircmp(built, release)
+        return [f"release/{assignment}/{n}" for n in comparison.diff_files + comparison.left_only + comparison.right_only]

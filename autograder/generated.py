@@ -1,13 +1,14 @@
 """Everything generated from the reference, written and checked by one command: `python -m autograder generate`.
 
-The student stubs, the hidden suites' fixtures, and the course notebooks (source and nbgrader release).
+The student stubs, the hidden suites' fixtures, the course notebooks (source and nbgrader release), and
+the breakout quiz notebooks and handout made from the question bank.
 """
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from autograder import course, stubs
+from autograder import breakout, breakout_notebooks, course, stubs
 from autograder.fixtures import HERE as FIXTURES
 
 # float64 BLAS kernels differ between CPUs in the last bits; any real change moves values far more.
@@ -17,9 +18,11 @@ DRIFT_TOLERANCE = 1e-12
 def write():
     from autograder.fixtures.build import build
 
+    parts = breakout.load()  # a malformed question bank stops here, before anything is written
     stubs.write()
     build(FIXTURES)
     course.write()
+    breakout_notebooks.write(parts)
 
 
 def drift():
@@ -29,7 +32,7 @@ def drift():
     with tempfile.TemporaryDirectory() as tmp:
         build(Path(tmp))
         changed = [p.name for p in sorted(Path(tmp).iterdir()) if not _same(p, FIXTURES / p.name)]
-    return stubs.drift() + changed + course.drift()
+    return stubs.drift() + changed + course.drift() + breakout_notebooks.drift()
 
 
 def _same(built, committed):

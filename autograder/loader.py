@@ -3,7 +3,7 @@
 Nothing here runs student code: the judge parses, the child executes. A unit is one file, or one code
 cell of a notebook, made safe to exec: IPython magics and shell lines become `pass`, and test cells
 (nbgrader's autograded test cells, cells that call the kit's checks, and the course notebooks' worked
-examples, tagged "demo") are left out.
+examples, tagged "demo") are left out, and so are the breakout quiz notebooks.
 """
 import ast
 import json
@@ -17,6 +17,8 @@ MAGIC = re.compile(r"^\s*(%|!|\w+\s*=\s*[!%])")
 RUNNABLE_CELL_MAGICS = ("%%time", "%%timeit", "%%capture")
 # The course notebooks tag their worked examples: they run the student's code for show, never to define it.
 DEMO_TAG = "demo"
+# The breakout quiz notebooks carry this notebook metadata key: a student's folder may hold them too.
+QUIZ_METADATA = "breakout_quiz"
 
 
 class SubmissionError(Exception):
@@ -76,12 +78,16 @@ def _module_name(file):
 
 def _notebook_units(file, module, notes):
     try:
-        cells = json.loads(file.read_text(errors="replace"))["cells"]
+        notebook = json.loads(file.read_text(errors="replace"))
+        cells = notebook["cells"]
         if not isinstance(cells, list):
             raise TypeError("its cells are not a list")
     except (ValueError, KeyError, TypeError) as error:
         notes.append(f"{file.name} is not a readable notebook ({error}); it was skipped")
         return []
+    metadata = notebook.get("metadata")
+    if isinstance(metadata, dict) and QUIZ_METADATA in metadata:
+        return []  # a breakout quiz holds answers, not code to grade
     units = []
     for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":

@@ -96,3 +96,17 @@ def test_course_demo_cells_are_not_student_code(tmp_path):
     demo = {"cell_type": "code", "metadata": {"tags": [loader.DEMO_TAG]}, "source": "out = f(x)", "outputs": []}
     path = notebook(tmp_path / "nb.ipynb", demo, code("X = 1"))
     assert [u.code for u in loader.load(path).units] == ["X = 1"]
+
+
+def test_breakout_quizzes_in_a_students_folder_are_not_code(tmp_path):
+    """A blank quiz's answer cells raise NotImplementedError at top level: loaded as code, every one would be a note."""
+    import shutil
+
+    from autograder import breakout_notebooks, course
+
+    shutil.copytree(course.SOURCE, tmp_path / course.ASSIGNMENT)
+    shutil.copytree(breakout_notebooks.RELEASE, tmp_path / breakout_notebooks.ASSIGNMENT)
+    submission = loader.load(tmp_path)
+    assert submission.notes == []
+    assert submission.owners and not any("rnn_sequential" in u.code for u in submission.units)
+    assert loader.load(tmp_path / breakout_notebooks.ASSIGNMENT).units == []

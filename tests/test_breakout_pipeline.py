@@ -1,0 +1,106 @@
+"""The breakout quizzes through the real nbgrader, as the README's pipeline runs them.
+
+ada answers every question as the bank does; ben hands in the release untouched; cy gets one choice
+question wrong. ada's short answers are then graded by hand through the gradebook, as formgrader would.
+"""
+import csv
+import shutil
+
+import pytest
+
+from autograder import breakout, breakout_notebooks
+from course_helpers import completed, install_test_kernel, nbgrader, new_course
+
+ASSIGNMENT = breakout_notebooks.ASSIGNMENT
+PARTS = breakout.load()
+QUESTIONS = [q for p in PARTS for q in p.questions]
+TOTAL = sum(q.points for q in QUESTIONS)
+WRONG = next(q for q in QUESTIONS if q.kind == "choice" and not q.several)
+WRONG_LETTER = next(letter for letter in WRONG.options if letter not in WRONG.answer)
+
+
+@pytest.fixture(scope="module")
+def pipeline(tmp_path_factory):
+    root = tmp_path_factory.mktemp("course")
+    env = install_test_kernel(tmp_path_factory.mktemp("jupyter"))
+    release = new_course(root, env, ["ada", "ben", "cy"], assignment=ASSIGNMENT)
+    source, submitted = root / "source" / ASSIGNMENT, root / "submitted"
+    completed(release, source, submitted / "ada" / ASSIGNMENT)
+    shutil.copytree(release, submitted / "ben" / ASSIGNMENT)
+    edit = (f"{WRONG.id} = {WRONG.written_answer()!r}", f"{WRONG.id} = {WRONG_LETTER!r}")
+    completed(release, source, submitted / "cy" / ASSIGNMENT, [edit])
+    runs = [nbgrader(root, env, *step) for step in [("autograde", ASSIGNMENT), ("generate_feedback", ASSIGNMENT)]]
+    for run in runs:
+        assert run.returncode == 0, run.stdout + run.stderr
+    return root, env
+
+
+def grades(root, student):
+    """{grade_id: (auto score, manual score, needs manual grade)} of a student's quiz."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        submission = gradebook.find_submission(ASSIGNMENT, student)
+        return {g.name: (g.auto_score, g.manual_score, g.needs_manual_grade) for nb in submission.notebooks for g in nb.grades}
+
+
+def grade_by_hand(root, student, score):
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        for question in QUESTIONS:
+            if not question.autograded:
+                grade = gradebook.find_grade(f"answer-{question.id}", question.part, ASSIGNMENT, student)
+                grade.manual_score = score(question)
+        gradebook.db.commit()
+
+
+def exported(root, env):
+    run = nbgrader(root, env, "export")
+    assert run.returncode == 0, run.stdout + run.stderr
+    with open(root / "grades.csv") as file:
+        return {row["student_id"]: float(row["score"]) for row in csv.DictReader(file)}
+
+
+def test_every_question_has_one_grade_worth_its_points(pipeline):
+    root, _ = pipeline
+    names = {f"check-{q.id}" if q.autograded else f"answer-{q.id}" for q in QUESTIONS}
+    assert set(grades(root, "ada")) == names
+
+
+def test_full_answers_score_every_autograded_point_and_await_the_hand_graded_ones(pipeline):
+    root, _ = pipeline
+    ada = grades(root, "ada")
+    for question in QUESTIONS:
+        if question.autograded:
+            assert ada[f"check-{question.id}"][0] == question.points, question.id
+        else:
+            assert ada[f"answer-{question.id}"][2], f"{question.id} should wait for a grader"
+
+
+def test_blank_sheet_scores_zero_everywhere(pipeline):
+    root, _ = pipeline
+    ben = grades(root, "ben")
+    assert all(auto == 0 and not needs for auto, _, needs in ben.values()), ben
+
+
+def test_one_wrong_answer_loses_exactly_its_points(pipeline):
+    root, _ = pipeline
+    cy, ada = grades(root, "cy"), grades(root, "ada")
+    assert cy[f"check-{WRONG.id}"][0] == 0
+    assert {k: v for k, v in cy.items() if k != f"check-{WRONG.id}"} == {k: v for k, v in ada.items() if k != f"check-{WRONG.id}"}
+
+
+def test_export_after_hand_grading_gives_full_marks_zero_and_one_loss(pipeline):
+    root, env = pipeline
+    grade_by_hand(root, "ada", lambda q: q.points)
+    grade_by_hand(root, "cy", lambda q: q.points)
+    scores = exported(root, env)
+    assert scores == {"ada": TOTAL, "ben": 0, "cy": TOTAL - WRONG.points}
+
+
+def test_feedback_explains_without_showing_hidden_tests(pipeline):
+    root, _ = pipeline
+    html = (root / "feedback" / "cy" / ASSIGNMENT / f"{WRONG.part}.html").read_text()
+    assert "BEGIN HIDDEN TESTS" not in html and "grade_here" not in html and "----&gt;" not in html  # the line marker of an IPython traceback
+    assert f"the answer is {WRONG.key()}" in html and WRONG.explanation.split()[0] in html
