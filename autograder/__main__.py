@@ -9,6 +9,7 @@ from autograder import sandbox, spec
 
 # The student bundle has no hidden suites: there, `grade` runs the public checks and nothing else exists.
 FULL_KIT = (Path(__file__).resolve().parent / "suites").is_dir()
+BANK_HERE = (Path(__file__).resolve().parent.parent / "breakout_questions").is_dir()
 
 
 def main(argv=None):
@@ -19,9 +20,12 @@ def main(argv=None):
     grade.add_argument("path")
     kernel = commands.add_parser("kernel", help="install the Jupyter kernel the course notebooks ask for")
     kernel.add_argument("--user", action="store_true", help="for this user (default: this environment)")
+    if FULL_KIT or BANK_HERE:  # a student bundle has the question bank only when the instructor chose to include it
+        quiz = commands.add_parser("quiz", help="the breakout questions, for self-study in a terminal")
+        quiz.add_argument("part", nargs="?", help="a part's number or name, such as 2 or multihead (default: every part)")
     if not FULL_KIT:
         args = parser.parse_args(argv)
-        return {"grade": run_public, "kernel": run_kernel}[args.command](args)
+        return {"grade": run_public, "kernel": run_kernel, "quiz": run_quiz}[args.command](args)
 
     grade.add_argument("--public", action="store_true", help="only the public checks, as in the student bundle")
     grade.add_argument("--json", metavar="FILE", help="also write a Gradescope results.json here")
@@ -45,10 +49,13 @@ def main(argv=None):
 
     bundle = commands.add_parser("bundle", help="build what students receive: release notebooks and public checks")
     bundle.add_argument("out", help="a new folder, or a path ending in .zip")
+    bundle.add_argument("--quiz", action="store_true",
+                        help="also include the question bank, answers and all, for `python -m autograder quiz` "
+                             "(only where the breakout notebooks are not graded)")
 
     args = parser.parse_args(argv)
     commands = {"grade": run_grade, "grade-all": run_grade_all, "check-solutions": run_check, "generate": run_generate,
-                "bundle": run_bundle, "kernel": run_kernel}
+                "bundle": run_bundle, "kernel": run_kernel, "quiz": run_quiz}
     from autograder.grade import GraderError
 
     try:
@@ -93,10 +100,24 @@ def run_bundle(args):
     from autograder import bundle
 
     try:
-        print(f"student bundle written to {bundle.build(args.out)}")
+        print(f"student bundle written to {bundle.build(args.out, quiz=args.quiz)}")
     except FileExistsError as error:
         print(error)
         return 2
+    return 0
+
+
+def run_quiz(args):
+    from autograder import breakout, quiz
+
+    try:
+        parts = breakout.load()
+        if args.part:
+            parts = (breakout.find_part(parts, args.part),)
+    except breakout.BankError as error:
+        print(error)
+        return 2
+    quiz.run(parts)
     return 0
 
 
@@ -160,25 +181,44 @@ def run_check(args):
         problems += [f"{name} {c.id}: {c.score:g}/{c.points:g}" for c in report.components if c.status != "passed"]
     for name, report in (("release", release), ("release notebooks", handout)):
         problems += [f"{name} {c.id}: {c.score:g} points, expected 0" for c in report.scored if c.score]
+    problems += _bank_problems()
     print()
     if problems:
         print("check-solutions FAILED: " + "; ".join(problems))
         return 1
     print(f"check-solutions passed: reference {solutions.score:g}/{solutions.max_score:g} "
           f"(integration check passing), untouched release {release.score:g}/{release.max_score:g}; "
-          f"course notebooks: source {notebooks.score:g}/{notebooks.max_score:g}, release {handout.score:g}/{handout.max_score:g}")
+          f"course notebooks: source {notebooks.score:g}/{notebooks.max_score:g}, release {handout.score:g}/{handout.max_score:g}; "
+          f"breakout questions: every key graded correct")
     return 0
 
 
-def run_generate(args):
-    from autograder import generated
+def _bank_problems():
+    """The question bank loads, and each autograded question's own key is graded correct."""
+    from autograder import breakout
 
-    if args.check:
-        drift = generated.drift()
-        print("generated files are up to date" if not drift else "out of date: " + ", ".join(drift) + " (run: python -m autograder generate)")
-        return 1 if drift else 0
-    generated.write()
-    print("stubs, fixtures and course notebooks regenerated")
+    try:
+        parts = breakout.load()
+    except breakout.BankError as error:
+        return [f"breakout questions: {error}"]
+    questions = [q for p in parts for q in p.questions if q.autograded]
+    return [f"breakout question {q.number} ({q.id}): its own answer is graded {verdict.status}"
+            for q in questions if (verdict := breakout.judge(q, q.written_answer())).status != "correct"]
+
+
+def run_generate(args):
+    from autograder import breakout, generated
+
+    try:
+        if args.check:
+            drift = generated.drift()
+            print("generated files are up to date" if not drift else "out of date: " + ", ".join(drift) + " (run: python -m autograder generate)")
+            return 1 if drift else 0
+        generated.write()
+    except breakout.BankError as error:  # an instructor's edit to breakout_questions/: say where, change nothing more
+        print(f"the question bank cannot be used: {error}")
+        return 2
+    print("stubs, fixtures, course notebooks, quiz notebooks and handout regenerated")
     return 0
 
 

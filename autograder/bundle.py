@@ -1,21 +1,24 @@
 """The student bundle: exactly what students receive, built by `python -m autograder bundle OUT`.
 
-It holds the release notebooks, the modules they and the student's local loop need (public checks,
-pictures, loading), a README and the requirements. No reference, no hidden suite, no fixture: the
-modules are listed here one by one, and the kit's tests check the result.
+It holds the release notebooks (the coding parts and the breakout quizzes), the modules they and the
+student's local loop need (public checks, pictures, loading, the quiz's format check), a README and the
+requirements. No reference, no hidden suite, no fixture, no quiz answer: the modules are listed here
+one by one, and the kit's tests check the result. With `quiz=True` it also holds the question bank,
+answers included, for `python -m autograder quiz`: for courses that do not grade the breakouts.
 """
 import shutil
 import tempfile
 import zipfile
 from pathlib import Path
 
-from autograder import course, spec
+from autograder import breakout, breakout_notebooks, course, spec
 
 PACKAGE = spec.KIT_ROOT / "autograder"
-# What the notebooks import (public, pictures, notebook, hf for a checkpoint) and what those import in turn.
+# What the notebooks import (public, pictures, notebook, hf for a checkpoint, breakout for the quizzes'
+# format check), what those import in turn, and the terminal quiz (offered only where the bank is).
 STUDENT_MODULES = (
-    "__init__.py", "__main__.py", "checks.py", "hf.py", "loader.py", "notebook.py", "pictures.py", "protocol.py",
-    "public.py", "runtime.py", "sandbox.py", "spec.py", "tolerances.py",
+    "__init__.py", "__main__.py", "breakout.py", "checks.py", "hf.py", "loader.py", "notebook.py", "pictures.py",
+    "protocol.py", "public.py", "quiz.py", "runtime.py", "sandbox.py", "spec.py", "tolerances.py",
 )
 # requirements.txt lists what students need first; from this line on, what only instructors need.
 INSTRUCTOR_ONLY = "# Instructor-only"
@@ -27,14 +30,19 @@ def requirements():
     return text[: text.index(INSTRUCTOR_ONLY)]
 
 
-def build(out):
+def build(out, quiz=False):
     """Write the bundle to the folder out (which must not exist yet), or to a .zip archive; returns out."""
     out = Path(out)
     if out.suffix == ".zip":
-        return _zip(out)
+        return _zip(out, quiz)
     if out.exists():
         raise FileExistsError(f"{out} already exists; give a new folder or a .zip path")
     shutil.copytree(course.RELEASE, out / course.ASSIGNMENT)
+    shutil.copytree(breakout_notebooks.RELEASE, out / breakout_notebooks.ASSIGNMENT)
+    if quiz:
+        (out / breakout.BANK.name).mkdir()
+        for path in sorted(breakout.BANK.glob("*.yaml")):
+            shutil.copy(path, out / breakout.BANK.name / path.name)
     (out / "autograder").mkdir()
     for name in STUDENT_MODULES:
         shutil.copy(PACKAGE / name, out / "autograder" / name)
@@ -43,9 +51,9 @@ def build(out):
     return out
 
 
-def _zip(archive):
+def _zip(archive, quiz):
     with tempfile.TemporaryDirectory() as tmp:
-        folder = build(Path(tmp) / archive.stem)
+        folder = build(Path(tmp) / archive.stem, quiz)
         with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as file:
             for path in sorted(p for p in folder.rglob("*") if p.is_file()):
                 file.write(path, path.relative_to(folder.parent))

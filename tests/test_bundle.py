@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from autograder import bundle, course, notebook, spec
+from autograder import breakout, breakout_notebooks, bundle, course, notebook, spec
 from course_helpers import completed, execute, outputs
 
 
@@ -40,6 +40,7 @@ def solution_lines():
 
 def test_bundle_holds_the_release_the_student_modules_a_readme_and_requirements(built):
     expected = [f"{course.ASSIGNMENT}/{p.name}" for p in course.RELEASE.glob("*.ipynb")]
+    expected += [f"{breakout_notebooks.ASSIGNMENT}/{p.name}" for p in breakout_notebooks.RELEASE.glob("*.ipynb")]
     expected += [f"autograder/{name}" for name in bundle.STUDENT_MODULES] + ["README.md", "requirements.txt"]
     assert files(built) == sorted(expected)
     assert not re.search(r"^(nbgrader|pytest)", (built / "requirements.txt").read_text(), re.MULTILINE)
@@ -53,7 +54,19 @@ def test_bundle_holds_no_solution_no_hidden_test_and_no_reference_data(built):
             assert secret not in text, f"{secret} in {name}"
     leaked = [(c, line, name) for c, line in solution_lines() for name, text in texts.items() if line in text]
     assert leaked == [], leaked
-    assert not any(p.suffix in (".npz", ".json") for p in built.rglob("*"))
+    assert not any(p.suffix in (".npz", ".json", ".yaml") for p in built.rglob("*"))
+
+
+def test_bundle_holds_no_quiz_answer(built):
+    """Explanations and model answers say what the answer is; neither may reach students who are graded."""
+    texts = "\n".join((built / name).read_text() for name in files(built))
+    for question in (q for part in breakout.load() for q in part.questions):
+        for secret in (question.explanation, question.model_answer):
+            first_line = secret.splitlines()[0] if secret else ""
+            assert not first_line or first_line not in texts, f"{question.id}: {first_line}"
+        if question.autograded:
+            assert f"{question.id} = {question.written_answer()!r}" not in texts, question.id
+    assert "invalid choice: 'quiz'" in student_cli(built, "quiz").stderr  # no bank, so no quiz command
 
 
 def test_students_grade_their_folder_with_the_public_checks(built, tmp_path):
@@ -77,6 +90,16 @@ def test_a_completed_notebook_runs_in_the_bundle_alone(built, tmp_path):
     assert outputs(nb, "error") == []
     assert any("all 3 public checks passed" in o.get("text", "") for _, o in outputs(nb, "stream"))
     assert any("image/png" in o.get("data", {}) for _, o in outputs(nb, "display_data")), "the attention heatmaps"
+
+
+def test_bundle_with_the_quiz_runs_it_alone(tmp_path):
+    with_quiz = bundle.build(tmp_path / "students", quiz=True)
+    assert sorted(p.name for p in (with_quiz / "breakout_questions").iterdir()) == sorted(p.name for p in breakout.BANK.glob("*.yaml"))
+    part = breakout.load()[0]
+    run = subprocess.run([sys.executable, "-m", "autograder", "quiz", "1"], cwd=with_quiz, capture_output=True, text=True,
+                         input=f"{part.questions[0].written_answer()}\nquit\n",
+                         env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert run.returncode == 0 and "Correct." in run.stdout and "Score: 1 of 1 points" in run.stdout, run.stdout + run.stderr
 
 
 def test_bundle_as_zip_and_refuses_to_overwrite(built, tmp_path):

@@ -1,0 +1,66 @@
+"""`python -m autograder quiz`, driven by scripted input as a student would type it."""
+import subprocess
+import sys
+
+import pytest
+
+from autograder import breakout
+
+PARTS = breakout.load()
+MULTIHEAD = breakout.find_part(PARTS, "multihead")
+
+
+def typed(question):
+    """The right answer as a student types it."""
+    if question.kind == "choice":
+        return ", ".join(sorted(question.answer))
+    return str(question.answer) if question.kind == "numeric" else "Heads are a view of the features, then a transpose."
+
+
+def quiz(*args, lines=()):
+    return subprocess.run([sys.executable, "-m", "autograder", "quiz", *args], input="".join(f"{x}\n" for x in lines),
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_right_answers_score_every_point_and_show_explanations():
+    run = quiz("2", lines=[typed(q) for q in MULTIHEAD.questions])
+    assert run.returncode == 0 and run.stderr == ""
+    autograded = [q for q in MULTIHEAD.questions if q.autograded]
+    assert f"Score: {sum(q.points for q in autograded):g} of {sum(q.points for q in autograded):g} points." in run.stdout
+    assert run.stdout.count("Correct.") == len(autograded)
+    short = next(q for q in MULTIHEAD.questions if not q.autograded)
+    assert short.model_answer.splitlines()[0] in run.stdout and short.rubric[0][1] in run.stdout
+
+
+def test_bad_answers_are_explained_and_asked_again():
+    first = MULTIHEAD.questions[0]  # numeric
+    second = MULTIHEAD.questions[1]  # one option
+    run = quiz("multihead", lines=["two million", "", typed(first), "Z", "A B", "skip", "quit"])
+    assert run.returncode == 0 and run.stderr == ""
+    assert "'two million' is not a number. Give a number." in run.stdout
+    assert "No answer given." in run.stdout
+    assert f"There is no option Z: the options are {', '.join(second.options)}" in run.stdout
+    assert "Only one option is correct here" in run.stdout
+    assert f"Skipped. The answer: {second.key()}" in run.stdout
+    assert "Stopped. Score: 1 of 2 points on the questions you reached." in run.stdout
+
+
+def test_a_wrong_answer_gets_the_key_and_no_points():
+    question = MULTIHEAD.questions[1]
+    wrong = next(letter for letter in question.options if letter not in question.answer)
+    run = quiz("2", lines=[typed(MULTIHEAD.questions[0]), wrong])
+    assert f"Not correct: the answer is {question.key()}." in run.stdout
+    assert "Stopped. Score: 1 of 2 points" in run.stdout
+
+
+def test_end_of_input_stops_cleanly_with_the_score_so_far():
+    run = quiz(lines=[])
+    assert run.returncode == 0 and run.stderr == ""
+    assert f"{sum(len(p.questions) for p in PARTS)} questions." in run.stdout
+    assert "Stopped. Score: 0 of 0 points" in run.stdout
+
+
+@pytest.mark.parametrize("part, message", [("12", "no part '12'; the parts are 01_attention"), ("e", "could be")])
+def test_an_unknown_part_is_a_message(part, message):
+    run = quiz(part)
+    assert run.returncode == 2 and message in run.stdout and "Traceback" not in run.stdout + run.stderr
