@@ -19,7 +19,7 @@ Discuss each question in your group, then answer it in the cell below it.
 
 - **Choice questions**: set the variable to the letter of your option in quotes, such as `"B"`.
   Where several options are correct (the question says so), give a list, such as `["A", "C"]`.
-- **Numeric questions**: set the variable to a number, such as `2362368` or `0.25`.
+- **Numeric questions**: set the variable to a number, such as `1000` or `0.25`.
 - **Short answers**: write a few sentences in the text cell; your instructor grades them by hand.
 
 Run the cell after each answer: it tells you whether your answer can be graded (not whether it is right).
@@ -109,9 +109,7 @@ def handout(parts=None):
         lines += [f"## Breakout {part.number}: {part.title}", "",
                   f"After notebook `{part.name}`. {len(part.questions)} questions, {part.points:g} points.", ""]
         for question in part.questions:
-            lines += [f"### {_heading(question)}", "", question.text, ""]
-            if question.kind == "choice":
-                lines += [f"- **{letter}.** {text}" for letter, text in question.options.items()] + [""]
+            lines += [_question_markdown(question), ""]
             if question.kind == "short":
                 lines += ["**Model answer.** " + question.model_answer, "", "**Rubric.**", ""]
                 lines += [f"- {points:g} point{'s' if points != 1 else ''}: {criterion}" for points, criterion in question.rubric]
@@ -124,11 +122,11 @@ def handout(parts=None):
 
 def write(parts=None):
     parts = parts or breakout.load()
-    course.write(ASSIGNMENT, expected_sources(parts))
+    course.write_assignment(ASSIGNMENT, expected_sources(parts))
     HANDOUT.write_text(handout(parts))
 
 
 def drift():
     parts = breakout.load()
     stale = [] if HANDOUT.exists() and HANDOUT.read_text() == handout(parts) else [str(HANDOUT.relative_to(breakout.BANK.parent))]
-    return stale + course.drift(ASSIGNMENT, expected_sources(parts))
+    return stale + course.assignment_drift(ASSIGNMENT, expected_sources(parts))

@@ -234,12 +234,21 @@ def build_release(source_dir, course_root, assignment=ASSIGNMENT):
     return course_root / "release" / assignment
 
 
-def write(assignment=ASSIGNMENT, sources=None):
-    """Write an assignment's source notebooks ({path: text}; the course's own by default), then its release."""
+def write():
+    write_assignment(ASSIGNMENT, expected_sources())
+
+
+def drift():
+    """The coding notebooks' files that differ from what write() would produce."""
+    return assignment_drift(ASSIGNMENT, expected_sources())
+
+
+def write_assignment(assignment, sources):
+    """Write an assignment's source notebooks ({path: text}), then its release through nbgrader."""
     source, release = COURSE / "source" / assignment, COURSE / "release" / assignment
     shutil.rmtree(source, ignore_errors=True)
     source.mkdir(parents=True)
-    for path, text in (sources or expected_sources()).items():
+    for path, text in sources.items():
         path.write_text(text)
     with tempfile.TemporaryDirectory() as tmp:
         built = build_release(source, Path(tmp), assignment)
@@ -247,10 +256,9 @@ def write(assignment=ASSIGNMENT, sources=None):
         shutil.copytree(built, release)
 
 
-def drift(assignment=ASSIGNMENT, sources=None):
-    """An assignment's course files that differ from what write() would produce."""
+def assignment_drift(assignment, sources):
+    """An assignment's course files that differ from what write_assignment(assignment, sources) would produce."""
     source, release = COURSE / "source" / assignment, COURSE / "release" / assignment
-    sources = sources or expected_sources()
     changed = [str(p.relative_to(COURSE)) for p, text in sources.items() if not p.exists() or p.read_text() != text]
     changed += [str(p.relative_to(COURSE)) for p in sorted(set(source.glob("*")) - set(sources))]
     if changed or not source.exists():
