@@ -9,6 +9,7 @@ import keyword
 import math
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from autograder import spec
@@ -243,6 +244,11 @@ def _is_number(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
+def points_text(points):
+    """1 point, 2 points, 0.5 points."""
+    return f"{points:g} point{'' if points == 1 else 's'}"
+
+
 def _number(value):
     return f"{value:,}" if isinstance(value, int) else f"{value:g}"
 
@@ -253,16 +259,14 @@ def _number(value):
 def read_answer(question, answer):
     """The answer in its question's form: (letters as a frozenset, or a float, or None) and a message.
 
-    `answer` is what the student wrote: text typed at the terminal, or a Python value in a notebook
+    Only for autograded questions. `answer` is what the student wrote: text typed at the terminal, or a Python value in a notebook
     ("B", ["A", "C"], "A, C", 2362368, "2,362,368"). The message says what is wrong with its form.
     """
     if answer is None or (isinstance(answer, str) and not answer.strip()):
         return None, "No answer given. " + question.instruction()
     if question.kind == "choice":
         return _read_letters(question, answer)
-    if question.kind == "numeric":
-        return _read_number(question, answer)
-    return str(answer).strip(), ""
+    return _read_number(question, answer)
 
 
 def _read_letters(question, answer):
@@ -348,12 +352,18 @@ def grade_here(part_name, question_id, namespace):
     from autograder.notebook import fail_cell, kit_failed
 
     try:
-        part = next(p for p in load() if p.name == part_name)
+        part = next(p for p in _graded_bank() if p.name == part_name)
         question = next(q for q in part.questions if q.id == question_id)
     except (BankError, StopIteration) as error:
         return kit_failed(f"question {question_id} of {part_name} is not in the bank at {BANK}: {error}")
     verdict = judge(question, namespace.get(question.id))
-    points = f"{question.points:g} point{'s' if question.points != 1 else ''}"
+    points = points_text(question.points)
     if verdict.status != "correct":
         return fail_cell(f"question {question.number} ({points}), 0 points. {verdict.message}")
     print(f"question {question.number} ({points}): {verdict.message}")
+
+
+@cache
+def _graded_bank():
+    """The bank, read once per kernel: each of a quiz notebook's test cells would otherwise parse every file."""
+    return load()

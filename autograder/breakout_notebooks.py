@@ -55,7 +55,7 @@ def source_notebook(part):
 
 def _heading(question):
     kind = {"choice": "choice", "numeric": "numeric", "short": "short answer, graded by hand"}[question.kind]
-    return f"Question {question.number} ({kind}, {question.points:g} point{'s' if question.points != 1 else ''})"
+    return f"Question {question.number} ({kind}, {breakout.points_text(question.points)})"
 
 
 def _question_markdown(question):
@@ -112,7 +112,7 @@ def handout(parts=None):
             lines += [_question_markdown(question), ""]
             if question.kind == "short":
                 lines += ["**Model answer.** " + question.model_answer, "", "**Rubric.**", ""]
-                lines += [f"- {points:g} point{'s' if points != 1 else ''}: {criterion}" for points, criterion in question.rubric]
+                lines += [f"- {breakout.points_text(points)}: {criterion}" for points, criterion in question.rubric]
                 lines += [""]
             else:
                 lines += [f"**Answer: {question.key()}.**", ""]

@@ -35,7 +35,7 @@ def run(parts, read=input, write=print):
 
 
 def _ask(question, read, write):
-    write(f"\nQuestion {question.number} ({question.kind}, {question.points:g} point{'s' if question.points != 1 else ''})")
+    write(f"\nQuestion {question.number} ({question.kind}, {breakout.points_text(question.points)})")
     write(question.text)
     for letter, text in question.options.items():
         write(f"  {letter}. {text}")
@@ -49,7 +49,7 @@ def _ask(question, read, write):
             if not answer:
                 write(f"Write a few sentences (or '{SKIP}').")
                 continue
-            rubric = "\n".join(f"  - {points:g}: {criterion}" for points, criterion in question.rubric)
+            rubric = "\n".join(f"  - {breakout.points_text(points)}: {criterion}" for points, criterion in question.rubric)
             write(f"Model answer: {question.model_answer}\nRubric:\n{rubric}\n{question.explanation}")
             return 0
         verdict = breakout.judge(question, answer)

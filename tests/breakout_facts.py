@@ -201,6 +201,7 @@ def combined_mask_true_entries():
     return _combined_mask()[0].sum().item()
 
 
+@cache
 def _greedy_runs(max_new_tokens=10):
     """(length of the result, encoder runs, decoder runs) of the reference greedy_decode on a seeded model,
     with an end token outside the vocabulary, so that no row ever finishes."""
