@@ -53,15 +53,29 @@ def compare(actual, actual_dtype, expected, name, where, dtype, hint=""):
     tolerance = TOLERANCES[dtype] if dtype else ANY_FLOAT
     actual = actual.astype(np.float64)
     difference = np.abs(actual - expected)
-    bad = ~(difference <= tolerance.atol + tolerance.rtol * np.abs(expected))  # NaN counts as bad
+    bad = ~_within(difference, expected, tolerance)  # NaN counts as bad
     if bad.any():
         index = _worst(difference, bad)
+        if dtype == "float64" and _within(difference, expected, TOLERANCES["float32"]).all():
+            hint = FLOAT32_ONLY
         raise StudentError(
             f"{where}: {name}: {bad.sum()} of {bad.size} elements differ from the expected values "
             f"(allowed: {tolerance}). {_where_worst(actual, expected, difference, index)}"
             + (f"\nHint: {hint}" if hint else "")
         )
     return actual
+
+
+FLOAT32_ONLY = (
+    "the values agree with the expected ones to float32 precision, but not to float64's: somewhere your code "
+    "computes in float32 when the inputs are float64. Usual causes: a constant or buffer made in float32 "
+    "(torch.tensor(x) or torch.ones(...) without dtype=, a registered 1/sqrt(Dh) scale), a .float() call, or "
+    "a number rounded to float32 precision. Make new tensors with dtype=input.dtype, or use Python floats (math.sqrt)."
+)
+
+
+def _within(difference, expected, tolerance):
+    return difference <= tolerance.atol + tolerance.rtol * np.abs(expected)
 
 
 def equal(value, expected, name, where, hint=""):
@@ -96,7 +110,14 @@ def _worst(difference, bad):
 def _where_worst(actual, expected, difference, index):
     if np.isnan(actual[index]):
         return f"The first NaN is at {list(index)} (expected {expected[index]:.6g})."
-    return (
-        f"The greatest difference is {difference[index]:.3g} at {list(index)}: "
-        f"got {actual[index]:.6g}, expected {expected[index]:.6g}."
-    )
+    got, want = _distinct(actual[index], expected[index])
+    return f"The greatest difference is {difference[index]:.3g} at {list(index)}: got {got}, expected {want}."
+
+
+def _distinct(actual, expected):
+    """Both numbers with the fewest significant digits (at least 6) that tell them apart."""
+    for digits in range(6, 18):
+        got, want = f"{actual:.{digits}g}", f"{expected:.{digits}g}"
+        if got != want:
+            break
+    return got, want

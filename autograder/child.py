@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from torch.overrides import TorchFunctionMode
 
-from autograder import protocol, runtime
+from autograder import isolation, protocol, runtime, spec
 
 NOBODY = 65534
 FLOAT_DTYPES = {"float32": torch.float32, "float64": torch.float64}
@@ -86,12 +86,16 @@ class Server:
             torch.backends.cuda.matmul.allow_tf32 = False  # float32 means float32, as on the CPU
             torch.backends.cudnn.allow_tf32 = False
         _confine(setup["memory_limit"], self.device)
-        modules, problems = runtime.load_modules(setup["submission"]["units"], keep=True)
-        student = runtime.collect(modules, setup["submission"]["owners"], setup["graded_names"])
+        owners = setup["submission"]["owners"]
+        modules, problems = runtime.load_modules(setup["submission"]["units"], keep=True, shared_names=spec.ALL_NAMES)
+        student = runtime.collect(modules, owners, setup["graded_names"])
+        own = runtime.collect(modules, owners, references)
+        others = {name: isolation.extend(obj, own[name]) if name in own else obj for name, obj in references.items()}
         # Notebooks do not import each other: a class in one finds the others' names only if they are bound
-        # there. The graded names are the student's own; every other name is the reference's.
-        runtime.patch_names(modules, {**references, **student})
-        self.names = {**references, **student}
+        # there. The graded names are the student's own; every other name is the reference's, with the
+        # student's own additions to it (isolation.py).
+        runtime.patch_names(modules, {**others, **student})
+        self.names = {**others, **student}
         return {"pid": os.getpid(), "problems": problems, "defined": sorted(student)}
 
     def serve(self):

@@ -21,6 +21,8 @@ SPEC_CONFIG_KEYS = (
     "type_vocab_size",
     "layer_norm_eps",
     "num_labels",
+    # Not in the SPEC's list, but BertConfig has it, and a student copying BERT's embeddings may read it.
+    "pad_token_id",
 )
 
 # (HF name pattern, SPEC name) in BertModel's own terms; a prefix is added per model below.

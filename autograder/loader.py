@@ -1,13 +1,16 @@
 """Turn a submission (a notebook, a .py file, or a folder of them) into plain source units.
 
 Nothing here runs student code: the judge parses, the child executes. A unit is one file, or one code
-cell of a notebook, made safe to exec: IPython magics and shell lines become `pass`, and test cells
-(nbgrader's autograded test cells, cells that call the kit's checks, and the course notebooks' worked
-examples, tagged "demo") are left out, and so are the breakout quiz notebooks.
+cell of a notebook, made safe to exec: IPython magics and shell lines become `pass`. Left out: test
+cells (nbgrader's autograded test cells, and the course notebooks' worked examples, tagged "demo"), the
+breakout quiz notebooks, the statements of a cell or file that use the kit itself (a self-check line
+beside an exercise: `from autograder.public import check_multihead; check_multihead(MultiHeadAttention)`),
+and .py files named like a module the grader runs on (`torch.py`), which would hide the real one.
 """
 import ast
 import json
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +22,14 @@ RUNNABLE_CELL_MAGICS = ("%%time", "%%timeit", "%%capture")
 DEMO_TAG = "demo"
 # The breakout quiz notebooks carry this notebook metadata key: a student's folder may hold them too.
 QUIZ_METADATA = "breakout_quiz"
+# Statements that import these (and the statements that use what they bound) are the kit's, not the student's.
+KIT_MODULES = ("autograder", "solutions")
+# A student's file by one of these names would hide the module that the grader, or the student's own
+# code, imports: the standard library, what a submission may import, and what grading runs on.
+LIBRARY_MODULES = frozenset(sys.stdlib_module_names) | {
+    "torch", "numpy", "autograder", "solutions", "pytest", "_pytest", "pluggy", "transformers", "matplotlib",
+    "IPython", "ipykernel", "nbgrader", "yaml", "sympy", "scipy", "pandas", "typing_extensions",
+}
 
 
 class SubmissionError(Exception):
@@ -57,9 +68,16 @@ def load(path):
     for file in sorted(files, key=lambda p: (p.suffix == ".ipynb", str(p))):
         module = _module_name(file)
         if file.suffix == ".py":
-            units.append(Unit(module, file.name, file.read_text(errors="replace")))
+            if module in LIBRARY_MODULES:
+                notes.append(
+                    f"{file.name} was not graded: a file of that name hides the module {module} that your code "
+                    f"and the grader import (the grader uses the real {module}); rename it to grade what it defines"
+                )
+                continue
+            units.append(Unit(module, file.name, _without_kit(file.read_text(errors="replace")) or ""))
         else:
-            units.extend(_notebook_units(file, module, notes))
+            # A notebook is never imported by name, so it may be called torch.ipynb: its module is renamed.
+            units.extend(_notebook_units(file, f"{module}_ipynb" if module in LIBRARY_MODULES else module, notes))
     owners = _owners(units, notes)
     if not files:
         notes.append(f"no .py or .ipynb file found in {path}")
@@ -94,23 +112,71 @@ def _notebook_units(file, module, notes):
             continue
         source = cell.get("source", "")
         source = "".join(map(str, source)) if isinstance(source, list) else str(source)
-        if _is_test_cell(cell, source):
+        if _is_test_cell(cell):
             continue
-        code = _without_magics(source)
+        code = _without_kit(_without_magics(source))
         if code is not None:
             units.append(Unit(module, f"{file.name}, cell {number}", code))
     return units
 
 
-def _is_test_cell(cell, source):
+def _is_test_cell(cell):
     metadata = cell.get("metadata")
     nbgrader = metadata.get("nbgrader") if isinstance(metadata, dict) else None
     if isinstance(nbgrader, dict) and nbgrader.get("grade") and not nbgrader.get("solution"):
         return True
     tags = metadata.get("tags") if isinstance(metadata, dict) else None
-    if isinstance(tags, list) and DEMO_TAG in tags:
-        return True
-    return bool(re.search(r"^\s*(from|import)\s+autograder\b", source, re.MULTILINE))
+    return isinstance(tags, list) and DEMO_TAG in tags
+
+
+def _without_kit(code):
+    """The code less its top-level statements that import the kit or use what such an import bound.
+
+    Each is replaced by `pass` on its own lines, so line numbers stay the student's; None when nothing
+    else is left. Definitions stay whatever they mention: only running them could tell. Code that does
+    not parse is left as it is, for the child to report with its line.
+    """
+    if code is None:
+        return None
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return code
+    kit_names, dropped = set(), []
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if _imports_kit(statement) or {n.id for n in ast.walk(statement) if isinstance(n, ast.Name)} & kit_names:
+            kit_names |= _bound_names(statement)
+            dropped.append(statement)
+    if not dropped:
+        return code
+    if len(dropped) == len(tree.body):
+        return None
+    kept_lines = {n for s in tree.body if s not in dropped for n in range(s.lineno, s.end_lineno + 1)}
+    if any(n in kept_lines for s in dropped for n in range(s.lineno, s.end_lineno + 1)):
+        # A kept statement shares a line with a dropped one (`f(); check(f)`): rebuilt from the tree.
+        tree.body = [ast.Pass() if s in dropped else s for s in tree.body]
+        return ast.unparse(tree)
+    lines = code.splitlines()
+    for statement in dropped:
+        lines[statement.lineno - 1 : statement.end_lineno] = ["pass"] + [""] * (statement.end_lineno - statement.lineno)
+    return "\n".join(lines)
+
+
+def _imports_kit(statement):
+    if isinstance(statement, ast.Import):
+        return any(alias.name.split(".")[0] in KIT_MODULES for alias in statement.names)
+    return isinstance(statement, ast.ImportFrom) and (statement.module or "").split(".")[0] in KIT_MODULES
+
+
+def _bound_names(statement):
+    """Every name a top-level statement binds: import aliases and assignment targets, wherever they are."""
+    names = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    for node in ast.walk(statement):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+    return names
 
 
 def _without_magics(source):

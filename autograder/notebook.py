@@ -28,7 +28,7 @@ def load_names(*paths):
         units += submission.as_message()["units"]
         owners.update(submission.owners)
         notes += submission.notes
-    modules, problems = runtime.load_modules(units)
+    modules, problems = runtime.load_modules(units, shared_names=spec.ALL_NAMES)
     found = runtime.collect(modules, owners, spec.ALL_NAMES)
     runtime.patch_names(modules, found)
     return found, notes + problems

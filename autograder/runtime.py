@@ -1,10 +1,12 @@
 """Execute source units as modules and collect the SPEC names they define.
 
 Used in the child for student code (and for the references it may hold), and in-process by the kit's
-own trusted tools. Each top-level statement runs on its own, so one broken statement costs only what it
-defines. Bare expressions and asserts at top level are skipped: in a notebook they are demonstrations
-and self-checks whose only effect is output, and skipping them keeps loading fast in every child.
+own trusted tools. A unit runs as Python runs it: its `from __future__` imports hold for all of it (and,
+as in IPython, for the notebook's later cells), and a module's name is never "__main__". The one
+difference is forgiveness: each top-level statement runs on its own, so one broken statement costs only
+what it defines, where Python would stop at it.
 """
+import __future__
 import ast
 import importlib.abc
 import importlib.util
@@ -15,14 +17,26 @@ import traceback
 import types
 
 
-class SourceImporter(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Serves modules from source units, so `from attention import ...` finds the submission's own file."""
+# The label prefix of the kit's own code when a child loads it: tracebacks never quote it (see describe).
+REFERENCE_LABEL = "<kit> "
+FUTURE_FLAGS = {name: getattr(__future__, name).compiler_flag for name in __future__.all_feature_names}
 
-    def __init__(self, units):
+
+class SourceImporter(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Serves modules from source units, so `from attention import ...` finds the submission's own file.
+
+    A notebook's module starts with the names of the SPEC that the modules loaded before it defined, as
+    the course notebooks' setup cell gives it the student's earlier parts: a quick test of an earlier
+    class then runs here as it did in Jupyter.
+    """
+
+    def __init__(self, units, shared_names=()):
         self.units = {}
         for unit in units:
             self.units.setdefault(unit["module"], []).append(unit)
         self.problems = []
+        self.shared_names = frozenset(shared_names)
+        self.shared = {}
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname in self.units:
@@ -33,36 +47,57 @@ class SourceImporter(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def exec_module(self, module):
-        for unit in self.units[module.__name__]:
-            self._run(unit, module.__dict__)
+        units = self.units[module.__name__]
+        if any(unit["label"].split(",")[0].endswith(".ipynb") for unit in units):
+            vars(module).update(self.shared)
+        flags = 0
+        for unit in units:
+            flags = self._run(unit, module.__dict__, flags)
+        self.shared.update({n: v for n, v in vars(module).items() if n in self.shared_names and n not in self.shared})
 
-    def _run(self, unit, namespace):
-        # Tracebacks and messages can then quote the student's own line.
-        lines = unit["code"].splitlines(keepends=True)
-        linecache.cache[unit["label"]] = (len(unit["code"]), None, lines, unit["label"])
+    def _run(self, unit, namespace, flags):
+        """Run one unit statement by statement under the future flags in force; returns them, updated."""
+        if not unit["label"].startswith(REFERENCE_LABEL):
+            # Tracebacks and messages can then quote the student's own line (and never the kit's).
+            lines = unit["code"].splitlines(keepends=True)
+            linecache.cache[unit["label"]] = (len(unit["code"]), None, lines, unit["label"])
         try:
             tree = ast.parse(unit["code"], filename=unit["label"])
+            flags |= _future_flags(tree)
+            # The whole unit is compiled once for the errors only Python's compiler finds: a __future__
+            # import after other code, `return` outside a function.
+            compile(tree, unit["label"], "exec", flags=flags, dont_inherit=True)
         except SyntaxError as error:
             self.problems.append(f"{unit['label']}: syntax error on line {error.lineno}: {error.msg}")
-            return
+            return flags
         for statement in tree.body:
-            if isinstance(statement, (ast.Expr, ast.Assert)):
-                continue
-            code = compile(ast.Module([statement], type_ignores=[]), unit["label"], "exec")
+            code = compile(ast.Module([statement], type_ignores=[]), unit["label"], "exec", flags=flags, dont_inherit=True)
             try:
                 exec(code, namespace)
             except BaseException as error:  # noqa: BLE001 - SystemExit at import is a student bug too
                 self.problems.append(describe(error))
+        return flags
 
 
-def load_modules(units, keep=False):
+def _future_flags(tree):
+    """The compiler flags of the unit's `from __future__ import ...` statements."""
+    flags = 0
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            for alias in node.names:
+                flags |= FUTURE_FLAGS.get(alias.name, 0)
+    return flags
+
+
+def load_modules(units, keep=False, shared_names=()):
     """Import every module of the units; returns {module name: module} and the problems met.
 
     Module names are the submission's own file names. Unless keep is set they are forgotten again,
     so that the next load (the student's after the reference's) can use the same names. The child
-    keeps the student's, for code that imports its own modules inside a function.
+    keeps the student's, for code that imports its own modules inside a function. shared_names are
+    the names a notebook's module starts with, from the modules loaded before it.
     """
-    importer = SourceImporter(units)
+    importer = SourceImporter(units, shared_names)
     names = list(importer.units)
     saved = {name: sys.modules.pop(name) for name in names if name in sys.modules}
     sys.meta_path.insert(0, importer)
@@ -100,22 +135,29 @@ def load_reference(submission_message, wanted):
     return collect(modules, submission_message["owners"], wanted)
 
 
+def _is_student(filename):
+    # Student code is compiled under labels such as "multihead.py"; library and kit frames have absolute
+    # paths, and the kit's code that a child loads has labels starting with REFERENCE_LABEL.
+    return not os.path.isabs(filename) and not filename.startswith(REFERENCE_LABEL)
+
+
 def student_frame(error):
     """The innermost frame of student code in the error's traceback, or None."""
-    # Student code is compiled under labels such as "multihead.py"; library and kit frames have absolute paths.
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if not os.path.isabs(f.filename)]
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if _is_student(f.filename)]
     return frames[-1] if frames else None
 
 
 def describe(error):
-    """One line naming the exception and the student's line it came from."""
+    """One line naming the exception and the student's line it came from; never a line of the kit's code."""
     frame = student_frame(error)
     where = ""
     if frame:
         line = frame.line or ""
         # A `raise` line only repeats the message; any other line shows what failed.
         quoted = f": {line}" if line and not line.startswith("raise") else ""
-        where = f" ({frame.filename}, line {frame.lineno}{quoted})"
+        inner = traceback.extract_tb(error.__traceback__)[-1].filename
+        called = ", inside another part, the kit's, that this line calls" if inner.startswith(REFERENCE_LABEL) else ""
+        where = f" ({frame.filename}, line {frame.lineno}{quoted}{called})"
     message = str(error).strip().splitlines()
     text = f"{type(error).__name__}: {message[0] if message else ''}".rstrip(": ")
     return text + where

@@ -11,7 +11,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from autograder import protocol, spec
+from autograder import protocol, runtime, spec
 from autograder.protocol import PID
 
 DEFAULT_TIME_LIMIT = 60.0  # seconds of student code per component, loading included
@@ -100,7 +100,7 @@ class Sandbox:
 def reference_source(components):
     """The reference's source for just these components, as the child loads it."""
     return {
-        "units": [{"module": c.id, "label": f"reference {c.id}.py", "code": c.reference.read_text()} for c in components],
+        "units": [{"module": c.id, "label": f"{runtime.REFERENCE_LABEL}{c.id}.py", "code": c.reference.read_text()} for c in components],
         "owners": {name: c.id for c in components for name in c.names},
     }
 

@@ -59,4 +59,27 @@ MUTATIONS = [
     ("seq2seq", "finished rows not padded", [("next_token = next_token.masked_fill(finished, pad_token_id)", "next_token = next_token")]),
     ("seq2seq", "decoding never stops early", [("        if finished.all():\n            break\n", "")]),
     ("seq2seq", "next token read from the first position", [("hidden_states[:, -1]", "hidden_states[:, 0]")]),
+    # Right to float32 precision only: float32 runs pass, float64 runs must not.
+    ("attention", "scale rounded to float32", [("/ math.sqrt(query.size(-1))", "/ torch.tensor(math.sqrt(query.size(-1)), dtype=torch.float32)")]),
+    ("multihead", "1/sqrt(Dh) kept as a float32 tensor attribute", [
+        ("from torch import nn", "import torch\nfrom torch import nn"),
+        ("self.dropout = nn.Dropout(config.attention_probs_dropout_prob)", "self.dropout = nn.Dropout(config.attention_probs_dropout_prob)\n        self.scale = torch.tensor(self.head_dim ** -0.5)"),
+        ("_, weights = scaled_dot_product_attention(q, k, v, mask)", "scores = q @ k.transpose(-2, -1) * self.scale\n        weights = (scores if mask is None else scores.masked_fill(~mask, float('-inf'))).softmax(-1)"),
+    ]),
+    ("layernorm", "variance computed in float32", [("var = (x - mean).pow(2).mean(dim=-1, keepdim=True)", "var = (x - mean).float().pow(2).mean(dim=-1, keepdim=True).to(x.dtype)")]),
+    ("feedforward", "GELU computed in float32", [("F.gelu(self.linear1(x))", "F.gelu(self.linear1(x).float()).to(x.dtype)")]),
+    ("encoder", "residual summed in float32", [("self.attention_norm(hidden_states + self.dropout(attended))", "self.attention_norm((hidden_states.float() + self.dropout(attended).float()).to(hidden_states.dtype))")]),
+    ("heads", "pooler's tanh in float32", [("torch.tanh(self.pooler(hidden_states[:, 0]))", "torch.tanh(self.pooler(hidden_states[:, 0]).float()).to(hidden_states.dtype)")]),
+    # A config value ignored: right only for a config with the usual sizes (fixtures/build.py, ODD_CONFIG).
+    ("multihead", "head count hard-coded", [("self.num_heads = config.num_attention_heads", "self.num_heads = 4"), ("self.head_dim = config.hidden_size // config.num_attention_heads", "self.head_dim = config.hidden_size // 4")]),
+    ("multihead", "head size hard-coded", [("self.head_dim = config.hidden_size // config.num_attention_heads", "self.head_dim = 8")]),
+    ("feedforward", "intermediate size hard-coded", [("nn.Linear(config.hidden_size, config.intermediate_size)", "nn.Linear(config.hidden_size, 64)"), ("nn.Linear(config.intermediate_size, config.hidden_size)", "nn.Linear(64, config.hidden_size)")]),
+    ("embeddings", "layer norm built without config.layer_norm_eps", [("LayerNorm(config.hidden_size, eps=config.layer_norm_eps)", "LayerNorm(config.hidden_size)")]),
+    ("embeddings", "two token types hard-coded", [("nn.Embedding(config.type_vocab_size, config.hidden_size)", "nn.Embedding(2, config.hidden_size)")]),
+    ("encoder", "layer norm built without config.layer_norm_eps", [("self.attention_norm = LayerNorm(config.hidden_size, eps=config.layer_norm_eps)", "self.attention_norm = LayerNorm(config.hidden_size)")]),
+    ("encoder", "two layers hard-coded", [("for _ in range(config.num_hidden_layers)", "for _ in range(2)")]),
+    ("decoder", "output norm built without config.layer_norm_eps", [("self.output_norm = LayerNorm(config.hidden_size, eps=config.layer_norm_eps)", "self.output_norm = LayerNorm(config.hidden_size)")]),
+    ("decoder", "two layers hard-coded", [("for _ in range(config.num_hidden_layers)", "for _ in range(2)")]),
+    ("heads", "LM head's layer norm built without config.layer_norm_eps", [("LayerNorm(config.hidden_size, eps=config.layer_norm_eps)", "LayerNorm(config.hidden_size)")]),
+    ("heads", "three labels hard-coded", [("nn.Linear(config.hidden_size, config.num_labels)", "nn.Linear(config.hidden_size, 3)")]),
 ]

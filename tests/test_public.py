@@ -63,8 +63,8 @@ def test_use_notebooks_binds_names_across_notebooks(tmp_path):
     namespace = {}
     notebook.use_notebooks(namespace, *(str(p) for p in sorted(course.SOURCE.glob("0[1-4]*.ipynb"))))
     config = public.config()
-    output, weights = namespace["MultiHeadAttention"](config)(torch.randn(1, 3, 16))  # uses attention from 01
-    assert weights.shape == (1, 4, 3, 3)
+    output, weights = namespace["MultiHeadAttention"](config)(torch.randn(1, 3, config.hidden_size))  # uses attention from 01
+    assert weights.shape == (1, config.num_attention_heads, 3, 3)
     assert set(namespace) == {n for c in ("attention", "masking", "multihead", "layernorm", "feedforward", "embeddings")
                               for n in spec.BY_ID[c].names}
 

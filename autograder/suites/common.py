@@ -3,6 +3,13 @@ import numpy as np
 
 from autograder import checks
 
+# The hint of every suite's test on a config unlike the others (fixtures/build.py, ODD_CONFIG).
+CONFIG_HINT = (
+    "read every size from the config you are given, none hard-coded: num_attention_heads (and "
+    "Dh = hidden_size // num_attention_heads), intermediate_size, max_position_embeddings, type_vocab_size, "
+    "num_hidden_layers, num_labels, and pass eps=config.layer_norm_eps to every LayerNorm."
+)
+
 
 def run(student, case, dtype, inputs=None, return_inputs=False):
     """Build the case's target (with its weights) if it is a class, call it, and name the outputs.
@@ -31,6 +38,11 @@ def build(student, target, init, params):
 def check_case(student, case, dtype, hints):
     """The case's outputs against its expected values: exact for masks and tokens, within tolerance otherwise."""
     outputs = run(student, case, dtype)
+    check_outputs(outputs, case, dtype, hints)
+    return outputs
+
+
+def check_outputs(outputs, case, dtype, hints):
     where = case.describe(dtype)
     failures = []
     # Every output is checked, weights first, so that the message starts where the mistake does
@@ -46,11 +58,26 @@ def check_case(student, case, dtype, hints):
             failures.append(str(error))
     if failures:
         raise checks.StudentError("\n".join(failures))
-    return outputs
+
+
+def run_right(student, case, dtype="float32", return_inputs=False):
+    """run() on the case's own inputs, whose outputs must have the expected values.
+
+    A property (determinism, inputs left alone, causality, padding invariance) earns its points only where
+    the values are right: a constant, a copy of the input or a replay of the last result has every property.
+    """
+    result = run(student, case, dtype, return_inputs=return_inputs)
+    try:
+        check_outputs(result[0] if return_inputs else result, case, dtype, {})
+    except checks.StudentError as error:
+        raise checks.StudentError(
+            f"this property is scored only where the values are right, and on this case they are not: {error}"
+        ) from None
+    return result
 
 
 def check_inputs_unchanged(student, case, dtype="float32"):
-    _, after = run(student, case, dtype, return_inputs=True)
+    _, after = run_right(student, case, dtype, return_inputs=True)
     sent, _ = case.call_args(dtype)
     for position, (before, value) in enumerate(zip(sent, after)):
         if isinstance(before, np.ndarray):
@@ -63,7 +90,7 @@ def check_inputs_unchanged(student, case, dtype="float32"):
 
 
 def check_deterministic(student, case, dtype="float32"):
-    first = run(student, case, dtype)
+    first = run_right(student, case, dtype)
     second = run(student, case, dtype)
     for name in case.outputs:
         checks.same(
@@ -78,7 +105,7 @@ def check_unchanged(student, case, inputs, name, select, what, hint):
 
     what says how the inputs were changed and where the output is compared, for the message.
     """
-    first = run(student, case, "float32")[name]
+    first = run_right(student, case)[name]
     second = run(student, case, "float32", inputs=inputs)[name]
     checks.same(second, first, name, f"{case.describe('float32')}, {what}", "float32", hint, select)
 

@@ -2,7 +2,7 @@
 import pytest
 
 from autograder.fixtures import of_kind, with_dtypes
-from autograder.suites.common import check_case, check_deterministic
+from autograder.suites.common import CONFIG_HINT, check_case, check_deterministic
 
 COMPONENT = "embeddings"
 HINT = (
@@ -32,3 +32,8 @@ def test_sinusoidal_table_matches_paper(student, case, dtype):
         "table": "PE[p, 2i] = sin(p / 10000^(2i/d_model)) in even columns and PE[p, 2i+1] = cos(same angle) "
         "in odd columns; the exponent uses 2i (the even column index), not the column index itself.",
     })
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "config"))
+def test_embeddings_follow_the_config(student, case, dtype):
+    check_case(student, case, dtype, {name: CONFIG_HINT for name in case.outputs})
