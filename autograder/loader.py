@@ -18,6 +18,8 @@ from autograder.spec import ALL_NAMES
 
 MAGIC = re.compile(r"^\s*(%|!|\w+\s*=\s*[!%])")
 RUNNABLE_CELL_MAGICS = ("%%time", "%%timeit", "%%capture")
+# A top-level `%run FILE` line, as _as_pass leaves it.
+RUN_MAGIC = re.compile(r"^pass  # %run\s+(?:-\S+\s+)*(\S+)\s*$", re.MULTILINE)
 # The course notebooks tag their worked examples: they run the student's code for show, never to define it.
 DEMO_TAG = "demo"
 # The breakout quiz notebooks carry this notebook metadata key: a student's folder may hold them too.
@@ -78,6 +80,7 @@ def load(path):
         else:
             # A notebook is never imported by name, so it may be called torch.ipynb: its module is renamed.
             units.extend(_notebook_units(file, f"{module}_ipynb" if module in LIBRARY_MODULES else module, notes))
+    _with_runs(units)
     owners = _owners(units, notes)
     if not files:
         notes.append(f"no .py or .ipynb file found in {path}")
@@ -118,6 +121,19 @@ def _notebook_units(file, module, notes):
         if code is not None:
             units.append(Unit(module, f"{file.name}, cell {number}", code))
     return units
+
+
+def _with_runs(units):
+    """`%run other.ipynb` (or .py) of a file in the submission brings that file's names, as in Jupyter."""
+    modules = {unit.module for unit in units}
+    for unit in units:
+        def imported(match):
+            module = _module_name(Path(match.group(1).strip("'\"")))
+            if module not in modules or module == unit.module:
+                return match.group(0)
+            return f"from {module} import *  # %run {match.group(1)}"
+
+        unit.code = RUN_MAGIC.sub(imported, unit.code)
 
 
 def _is_test_cell(cell):

@@ -25,18 +25,18 @@ FUTURE_FLAGS = {name: getattr(__future__, name).compiler_flag for name in __futu
 class SourceImporter(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Serves modules from source units, so `from attention import ...` finds the submission's own file.
 
-    A notebook's module starts with the names of the SPEC that the modules loaded before it defined, as
-    the course notebooks' setup cell gives it the student's earlier parts: a quick test of an earlier
-    class then runs here as it did in Jupyter.
+    A notebook's module starts with the SPEC names that the modules loaded before it defined (over the
+    given ones), as the course notebooks' setup cell gives it the student's earlier parts: a quick test
+    of an earlier class then runs here as it did in Jupyter.
     """
 
-    def __init__(self, units, shared_names=()):
+    def __init__(self, units, shared_names=(), given=None):
         self.units = {}
         for unit in units:
             self.units.setdefault(unit["module"], []).append(unit)
         self.problems = []
         self.shared_names = frozenset(shared_names)
-        self.shared = {}
+        self.shared = dict(given or {})
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname in self.units:
@@ -48,12 +48,13 @@ class SourceImporter(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module):
         units = self.units[module.__name__]
-        if any(unit["label"].split(",")[0].endswith(".ipynb") for unit in units):
-            vars(module).update(self.shared)
+        namespace = vars(module)
+        seeded = dict(self.shared) if any(unit["label"].split(",")[0].endswith(".ipynb") for unit in units) else {}
+        namespace.update(seeded)
         flags = 0
         for unit in units:
-            flags = self._run(unit, module.__dict__, flags)
-        self.shared.update({n: v for n, v in vars(module).items() if n in self.shared_names and n not in self.shared})
+            flags = self._run(unit, namespace, flags)
+        self.shared.update({n: v for n, v in namespace.items() if n in self.shared_names and seeded.get(n) is not v})
 
     def _run(self, unit, namespace, flags):
         """Run one unit statement by statement under the future flags in force; returns them, updated."""
@@ -89,15 +90,15 @@ def _future_flags(tree):
     return flags
 
 
-def load_modules(units, keep=False, shared_names=()):
+def load_modules(units, keep=False, shared_names=(), given=None):
     """Import every module of the units; returns {module name: module} and the problems met.
 
     Module names are the submission's own file names. Unless keep is set they are forgotten again,
     so that the next load (the student's after the reference's) can use the same names. The child
     keeps the student's, for code that imports its own modules inside a function. shared_names are
-    the names a notebook's module starts with, from the modules loaded before it.
+    the names a notebook's module starts with, from the modules loaded before it, or else from given.
     """
-    importer = SourceImporter(units, shared_names)
+    importer = SourceImporter(units, shared_names, given)
     names = list(importer.units)
     saved = {name: sys.modules.pop(name) for name in names if name in sys.modules}
     sys.meta_path.insert(0, importer)

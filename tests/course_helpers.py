@@ -65,6 +65,35 @@ def completed(release, source, folder, edits=(), kernel=None):
     return folder
 
 
+def notebook_student(folder):
+    """Rewrite a completed submission as a student who works in the notebooks' own way would hand it in.
+
+    Every notebook starts with a future import; each exercise cell gets a helper cell with a cell magic
+    before it, debug prints, a line magic and its own public check at its end (a self-check line), and a
+    quick test after it that calls the attention of notebook 1, as the notebook's setup cell provides it.
+    """
+    quick = ("x = torch.randn(1, 3, 8)\nout, weights = scaled_dot_product_attention(x, x, x)\n"
+             "print('quick test:', tuple(out.shape), weights.sum(-1))")
+    for path in sorted(folder.glob("*.ipynb")):
+        nb = json.loads(path.read_text())
+        cells = [_code_cell("from __future__ import annotations\nprint('notebook', __name__)")]
+        for index, cell in enumerate(nb["cells"]):
+            if not cell["metadata"].get("nbgrader", {}).get("solution"):
+                cells.append(cell)
+                continue
+            check = next("".join(c["source"]) for c in nb["cells"][index:] if "check_" in "".join(c["source"]))
+            cells.append(_code_cell("%%time\nDEBUG = True\n\ndef shape_of(t) -> tuple:\n    return tuple(t.shape)"))
+            cell["source"] = f"print('debug: defining')\n%time _ = 1\n{''.join(cell['source'])}\n\n{check}\n"
+            cells += [cell, _code_cell(quick)]
+        nb["cells"] = cells
+        path.write_text(json.dumps(nb))
+    return folder
+
+
+def _code_cell(source):
+    return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source}
+
+
 def nbgrader(course_root, env, *args):
     return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course_root, env=env, capture_output=True, text=True)
 

@@ -2,7 +2,8 @@
 
 alice completes every exercise; bob hands in the release untouched; carol has one bug (layer norm's eps
 outside the square root), a correct feed-forward block that writes to stderr on every call, and her
-notebooks ask for the `python3` kernel.
+notebooks ask for the `python3` kernel; dave is right, and works in the notebooks his own way: future
+imports, helper cells, magics, debug prints, self-check lines in his exercise cells, quick tests.
 """
 import csv
 import shutil
@@ -11,7 +12,7 @@ import pytest
 
 from autograder import bundle, course, notebook, spec
 from autograder.grade import grade
-from course_helpers import completed, install_test_kernel, nbgrader, new_course
+from course_helpers import completed, install_test_kernel, nbgrader, new_course, notebook_student
 
 BUG = ("torch.sqrt(var + self.eps)", "(torch.sqrt(var) + self.eps)")
 NOISE = ('        ### BEGIN SOLUTION\n        return self.dropout(',
@@ -23,11 +24,12 @@ NOISE = ('        ### BEGIN SOLUTION\n        return self.dropout(',
 def pipeline(tmp_path_factory):
     root = tmp_path_factory.mktemp("course")
     env = install_test_kernel(tmp_path_factory.mktemp("jupyter"))
-    release = new_course(root, env, ["alice", "bob", "carol"])
+    release = new_course(root, env, ["alice", "bob", "carol", "dave"])
     source, submitted = root / "source" / course.ASSIGNMENT, root / "submitted"
     completed(release, source, submitted / "alice" / course.ASSIGNMENT)
     shutil.copytree(release, submitted / "bob" / course.ASSIGNMENT)
     carol = completed(release, source, submitted / "carol" / course.ASSIGNMENT, [BUG, NOISE], kernel="python3")
+    notebook_student(completed(release, source, submitted / "dave" / course.ASSIGNMENT))
     runs = {step: nbgrader(root, env, *step) for step in [
         ("autograde", course.ASSIGNMENT), ("generate_feedback", course.ASSIGNMENT), ("export",)]}
     return root, env, runs, carol
@@ -55,7 +57,7 @@ def test_pipeline_commands_succeed(pipeline):
 def test_export_gives_full_marks_zero_and_one_bugs_loss(pipeline):
     root, _, _, carol = pipeline
     exported = grades(root)
-    assert exported["alice"] == spec.TOTAL_POINTS
+    assert exported["alice"] == exported["dave"] == spec.TOTAL_POINTS
     assert exported["bob"] == 0
     # The kit's own grader on carol's notebook says what the bug costs; nbgrader must agree exactly.
     kit = grade(carol / "03_feedforward_layernorm.ipynb", components=["layernorm"]).components[0].score
@@ -66,7 +68,7 @@ def test_export_gives_full_marks_zero_and_one_bugs_loss(pipeline):
 def test_every_grade_cell_scores_what_its_component_scores(pipeline):
     root, _, _, _ = pipeline
     points = {f"grade-{c.id}": c.points for c in spec.COMPONENTS}
-    assert cell_scores(root, "alice") == points
+    assert cell_scores(root, "alice") == cell_scores(root, "dave") == points
     assert cell_scores(root, "bob") == dict.fromkeys(points, 0)
     carol = cell_scores(root, "carol")
     assert {k: v for k, v in carol.items() if k != "grade-layernorm"} == {k: v for k, v in points.items() if k != "grade-layernorm"}, \

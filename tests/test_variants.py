@@ -1,18 +1,92 @@
-"""Correct implementations in styles unlike the reference get full marks: grading is fair to them."""
+"""Correct implementations in styles unlike the reference get full marks: grading is fair to them.
+
+Each submission in tests/submissions was written independently of the reference, in a style students
+really use; the notebook student is built from the release by course_helpers.notebook_student. Every
+one must score 100 through `grade`, through `grade-all`, and (for notebooks) through the hidden cells
+that nbgrader runs, with no note: a note on a correct submission is a false alarm.
+"""
+import csv
+import json
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from autograder import course, notebook, spec
+from course_helpers import completed, notebook_student
 from helpers import scores, submission
 
 SUBMISSIONS = Path(__file__).parent / "submissions"
+STYLES = [
+    "loop_style",  # a loop over heads, additive masks, hand-written softmax and GELU
+    "einsum_style.ipynb",  # einsum, finfo.min masks, magics, %%time, nbgrader test cells, demo cells
+    "typed_future.py",  # future annotations, forward references, a dataclass config defined last, NamedTuples
+    "package_style",  # several files importing each other by module name; HF's transpose_for_scores; bmm
+    "annotated_style.py",  # The Annotated Transformer: attention(dropout=...), -1e9 fill, deepcopy clones
+    "functional_style.py",  # torch.where, rsqrt, nn.Sequential feed-forward, -1e4 additive masks
+    "oop_chunks.py",  # a base class of its own, a decorator on forward, heads by chunk, frozen dataclass config
+    "run_magic",  # two notebooks of its own, the second starting with %run of the first
+]
 
 
-@pytest.mark.parametrize("name", ["loop_style", "einsum_style.ipynb"])
-def test_correct_variant_gets_full_marks(name):
-    results, report = scores(SUBMISSIONS / name)
+@pytest.fixture(scope="module")
+def notebook_student_folder(tmp_path_factory):
+    """The course notebooks as a student working in them their own way hands them in."""
+    return notebook_student(completed(course.RELEASE, course.SOURCE, tmp_path_factory.mktemp("dave") / "transformer"))
+
+
+def full_marks(path):
+    results, report = scores(path)
     assert report.score == report.max_score == 100, report.table()
     assert results["integration"].status == "passed", report.table()
+    assert report.notes == [], report.table()
+
+
+@pytest.mark.parametrize("name", STYLES)
+def test_correct_style_gets_full_marks_without_a_note(name):
+    full_marks(SUBMISSIONS / name)
+
+
+def test_notebook_student_gets_full_marks_without_a_note(notebook_student_folder):
+    full_marks(notebook_student_folder)
+
+
+def test_every_style_gets_full_marks_from_grade_all(tmp_path, notebook_student_folder):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name in STYLES:
+        (shutil.copytree if (SUBMISSIONS / name).is_dir() else shutil.copy)(SUBMISSIONS / name, folder / name)
+    shutil.copytree(notebook_student_folder, folder / "dave")
+    grades = tmp_path / "grades.csv"
+    run = subprocess.run([sys.executable, "-m", "autograder", "grade-all", str(folder), "--csv", str(grades)],
+                         capture_output=True, text=True, cwd=spec.KIT_ROOT)
+    assert run.returncode == 0, run.stdout + run.stderr
+    with open(grades) as file:
+        totals = {row["submission"]: float(row["total"]) for row in csv.DictReader(file)}
+    assert totals == dict.fromkeys([*STYLES, "dave"], 100.0), run.stdout
+
+
+def test_notebook_student_gets_every_hidden_cells_points(notebook_student_folder):
+    """What nbgrader's hidden cells run: each notebook graded alone, one component at a time."""
+    graded = [(path, cell["metadata"]["nbgrader"]["grade_id"].removeprefix("grade-"))
+              for path in sorted(notebook_student_folder.glob("*.ipynb")) for cell in json.loads(path.read_text())["cells"]
+              if cell["metadata"].get("nbgrader", {}).get("grade")]
+    assert sorted(component for _, component in graded) == sorted(spec.BY_ID)
+    for path, component in graded:
+        assert notebook.grade_here(component, str(path)) == spec.BY_ID[component].points, f"{component} in {path.name}"
+
+
+def test_files_named_like_libraries_are_ignored_and_named(tmp_path):
+    folder = tmp_path / "s"
+    shutil.copytree(SUBMISSIONS / "package_style", folder)
+    for name in ("torch", "numpy", "pytest", "autograder", "math"):
+        (folder / f"{name}.py").write_text("raise SystemExit('a scratch file that hides a library')\n")
+    results, report = scores(folder)
+    assert report.score == 100, report.table()
+    for name in ("torch", "numpy", "pytest", "autograder", "math"):
+        assert any(note.startswith(f"{name}.py was not graded") and f"the real {name}" in note for note in report.notes)
 
 
 def test_imports_inside_functions_find_the_submission(tmp_path):
