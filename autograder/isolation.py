@@ -5,7 +5,8 @@ is. A correct student who uses something of their own on another part (a `from_c
 helper method, an attribute their constructor sets, a keyword argument their function takes) must not
 lose points for it. The rule: the reference decides everything it has; whatever it lacks and the
 student's own definition has comes from the student's. So the student's additions work, and the
-student's version of what the reference does never runs. Imported only in the child (it needs torch).
+student's version of what the reference does runs only where the reference cannot run at all.
+Imported only in the child (it needs torch).
 """
 import functools
 import inspect
@@ -26,19 +27,22 @@ def extend(reference, student):
 
 
 def _extended_function(reference, student):
-    """The reference, except for a call that its signature cannot take: that one goes to the student's function.
-
-    A tuple it returns answers to the field names of the student's own result (a NamedTuple's).
+    """The reference, given the arguments it takes: an extra one of the student's (a `dropout=` module, which
+    does nothing in eval mode) is left out. Only a call it cannot run at all (keywords under other names)
+    goes to the student's own function. A tuple it returns answers to the field names of the student's own
+    result (a NamedTuple's).
     """
     signature = inspect.signature(reference)
+    positional = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in signature.parameters.values())
 
     @functools.wraps(reference)
     def call(*args, **kwargs):
+        taken = {name: value for name, value in kwargs.items() if name in signature.parameters}
         try:
-            signature.bind(*args, **kwargs)
+            signature.bind(*args[:positional], **taken)
         except TypeError:
             return student(*args, **kwargs)
-        result = reference(*args, **kwargs)
+        result = reference(*args[:positional], **taken)
         if type(result) is tuple:
             result = _Result(result)
             result.__dict__["_student_call"] = functools.partial(student, *args, **kwargs)

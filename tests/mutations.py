@@ -1,8 +1,15 @@
 """The mutation catalog: common student mistakes, each a small edit of the reference.
 
 Every mutant must lose points in its own component and keep full marks everywhere else (the isolation
-SPEC promises). Each entry: (component id, mistake, [(old text, new text), ...]).
+SPEC promises). Each entry: (component id, mistake, [(old text, new text), ...]); an edit of another
+component's file names it: (file's component id, old text, new text).
 """
+
+
+def edits(component, changes):
+    """The entry's changes as (file's component id, old text, new text), for helpers.submission."""
+    return [change if len(change) == 3 else (component, *change) for change in changes]
+
 
 MUTATIONS = [
     # attention
@@ -82,4 +89,24 @@ MUTATIONS = [
     ("decoder", "two layers hard-coded", [("for _ in range(config.num_hidden_layers)", "for _ in range(2)")]),
     ("heads", "LM head's layer norm built without config.layer_norm_eps", [("LayerNorm(config.hidden_size, eps=config.layer_norm_eps)", "LayerNorm(config.hidden_size)")]),
     ("heads", "three labels hard-coded", [("nn.Linear(config.hidden_size, config.num_labels)", "nn.Linear(config.hidden_size, 3)")]),
+    # A mistake in a part whose own additions another part uses: the other part keeps its points.
+    ("multihead", "heads merged without transposing back, built by a from_config the layers use", [
+        ("    def forward(self, hidden_states, mask=None, key_value_states=None):",
+         "    @classmethod\n    def from_config(cls, config):\n        return cls(config)\n\n"
+         "    def forward(self, hidden_states, mask=None, key_value_states=None):"),
+        ("context.transpose(1, 2).reshape(B, T, D)", "context.reshape(B, T, D)"),
+        ("encoder", "self.attention = MultiHeadAttention(config)", "self.attention = MultiHeadAttention.from_config(config)"),
+        ("decoder", "self.cross_attention = MultiHeadAttention(config)", "self.cross_attention = MultiHeadAttention.from_config(config)"),
+    ]),
+    ("attention", "scores not scaled, with a dropout argument multi-head attention passes", [
+        ("def scaled_dot_product_attention(query, key, value, mask=None):", "def scaled_dot_product_attention(query, key, value, mask=None, dropout=None):"),
+        (" / math.sqrt(query.size(-1))", ""),
+        ("multihead", "_, weights = scaled_dot_product_attention(q, k, v, mask)", "_, weights = scaled_dot_product_attention(q, k, v, mask, dropout=self.dropout)"),
+    ]),
+    ("layernorm", "unbiased variance, with a helper attribute the other parts read", [
+        ("        self.eps = eps\n", "        self.eps = eps\n        self.width = hidden_size\n"),
+        (".pow(2).mean(dim=-1, keepdim=True)", ".pow(2).sum(dim=-1, keepdim=True) / (x.size(-1) - 1)"),
+        ("encoder", "        return self.output_norm(hidden_states + self.feed_forward(hidden_states))",
+         "        assert self.output_norm.width == hidden_states.size(-1)\n        return self.output_norm(hidden_states + self.feed_forward(hidden_states))"),
+    ]),
 ]

@@ -1,12 +1,13 @@
 """A broken submission is a normal event: it gets a score and a message, never a grader traceback."""
 import os
+import re
 import subprocess
 import sys
 import time
 
 import pytest
 
-from autograder import spec
+from autograder import checks, spec
 from helpers import full_marks_except, scores, submission
 
 
@@ -183,3 +184,13 @@ def _alive(pid):
             return stat.read().split()[2] != "Z"  # a zombie has already stopped running
     except FileNotFoundError:
         return False
+
+
+def test_a_float64_only_mistake_shows_the_digits_that_differ_and_its_usual_causes(tmp_path):
+    path = submission(tmp_path / "s", [("attention", "/ math.sqrt(query.size(-1))", "/ torch.tensor(math.sqrt(query.size(-1)), dtype=torch.float32)")])
+    results, _ = scores(path, components=["attention"])
+    feedback = results["attention"].feedback()
+    assert all(test.name.endswith("float64]") for test in results["attention"].tests if not test.passed)
+    got, expected = re.search(r"got (\S+), expected (\S+)\.", feedback).groups()
+    assert got != expected, "the printed values must show the difference"
+    assert checks.FLOAT32_ONLY in feedback and "Hint: weights = softmax" not in feedback

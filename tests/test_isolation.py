@@ -29,3 +29,78 @@ def test_reference_is_not_in_memory_for_a_student_to_find(tmp_path):
     results, _ = scores(path, components=["multihead"])
     assert results["multihead"].score == 0
     assert "LookupError: no reference in memory" in results["multihead"].feedback()
+
+
+def test_the_reference_decides_what_it_has_and_the_students_additions_fill_the_rest():
+    from typing import NamedTuple
+
+    from torch import nn
+
+    from autograder import isolation
+
+    class Reference(nn.Module):
+        def __init__(self, size):
+            super().__init__()
+            self.size = size
+
+        def forward(self):
+            return "reference"
+
+    class Student(nn.Module):
+        def __init__(self, size):
+            super().__init__()
+            self.size = size
+            self.twice = 2 * size
+            self.drop = nn.Dropout(0.1)
+            self.extra = nn.Linear(2, 2)
+
+        @classmethod
+        def from_config(cls, config):
+            return cls(config)
+
+        def forward(self):
+            return "student"
+
+        def helper(self):
+            return self.twice + 1
+
+    extended = isolation.extend(Reference, Student)
+    obj = extended.from_config(3)
+    assert isinstance(obj, Reference) and type(obj).__name__ == "Reference"
+    assert obj() == "reference" and obj.helper() == 7 and isinstance(obj.drop, nn.Dropout)
+    assert [name for name, _ in obj.named_parameters()] == [], "weights load into the reference's modules only"
+    with pytest.raises(AttributeError):
+        obj.extra  # noqa: B018 - a module with weights of its own would hold weights that were never loaded
+
+    class Pair(NamedTuple):
+        output: int
+        weights: int
+
+    def reference_f(a, mask=None):
+        return a, -a
+
+    def student_f(a, mask=None, dropout=None):
+        return Pair(10 * a, dropout)
+
+    f = isolation.extend(reference_f, student_f)
+    assert f(1) == (1, -1) and f(1).weights == -1, "the reference's values, under the student's names"
+    assert f(1, None, "d") == f(1, dropout="d") == (1, -1), "the reference runs without what it does not take"
+    assert f(mask=None, a=2) == (2, -2)
+
+    def renamed(x, m=None):
+        return ("student", x)
+
+    assert isolation.extend(reference_f, renamed)(x=3) == ("student", 3), "a call the reference cannot run is the student's"
+
+
+def test_a_crash_inside_the_kits_code_quotes_the_students_line_and_none_of_the_kits(tmp_path):
+    """The student passes a float mask to the attention of the kit, which fails on it."""
+    path = submission(tmp_path / "s", [("encoder", "mask = None if attention_mask is None else padding_mask(attention_mask)",
+                                        "mask = None if attention_mask is None else attention_mask[:, None, None, :].float()")])
+    results, _ = scores(path, components=["encoder"])
+    feedback = results["encoder"].feedback()
+    assert "encoder.py, line 26: attended, _ = self.attention(hidden_states, mask)" in feedback
+    assert "inside another part, the kit's, that this line calls" in feedback
+    kit_code = [line.strip() for name in ("attention.py", "multihead.py")
+                for line in (spec.SOLUTIONS / name).read_text().splitlines() if len(line.strip()) > 12]
+    assert not [line for line in kit_code if line in feedback]

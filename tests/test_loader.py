@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from autograder import loader, runtime
+from autograder import loader, runtime, spec
 
 
 def notebook(path, *cells):
@@ -110,3 +110,74 @@ def test_breakout_quizzes_in_a_students_folder_are_not_code(tmp_path):
     assert submission.notes == []
     assert submission.owners and not any("rnn_sequential" in u.code for u in submission.units)
     assert loader.load(tmp_path / breakout_notebooks.ASSIGNMENT).units == []
+
+
+def loaded(path):
+    """Load a submission in this process: ({module: module}, problems, notes)."""
+    submission = loader.load(path)
+    modules, problems = runtime.load_modules(submission.as_message()["units"], shared_names=spec.ALL_NAMES)
+    return modules, problems, submission.notes
+
+
+def test_a_future_import_holds_for_the_whole_file_and_later_cells(tmp_path):
+    (tmp_path / "typed.py").write_text(
+        "from __future__ import annotations\n\nclass A:\n    def make(self) -> A:\n        return A()\n\n"
+        "def build(c: Config) -> A:\n    return A()\n\nclass Config:\n    pass\n")
+    notebook(tmp_path / "nb.ipynb", code("from __future__ import annotations"), code("def f(x: Later) -> Later:\n    return x"))
+    modules, problems, _ = loaded(tmp_path)
+    assert problems == []
+    assert modules["nb"].f(1) == 1 and isinstance(modules["typed"].build(None), modules["typed"].A)
+
+
+def test_a_late_future_import_is_a_syntax_error_of_its_file(tmp_path):
+    (tmp_path / "late.py").write_text("X = 1\nfrom __future__ import annotations\n")
+    _, problems, _ = loaded(tmp_path)
+    assert problems == ["late.py: syntax error on line 2: from __future__ imports must occur at the beginning of the file"]
+
+
+def test_a_main_block_does_not_run_and_top_level_expressions_do(tmp_path):
+    (tmp_path / "m.py").write_text("calls = []\ncalls.append('top')\nif __name__ == '__main__':\n    calls.append('main')\n")
+    modules, problems, _ = loaded(tmp_path)
+    assert problems == [] and modules["m"].calls == ["top"]
+
+
+def test_self_check_lines_leave_the_definitions_and_their_line_numbers(tmp_path):
+    cell = ("def causal_mask(size, device=None):\n    return size\n\n"
+            "from autograder.public import check_masking\nresult = check_masking(causal_mask, None)\nprint(result)\n"
+            "import torch\n")
+    (unit,) = loader.load(notebook(tmp_path / "nb.ipynb", code(cell))).units
+    assert unit.code.splitlines() == ["def causal_mask(size, device=None):", "    return size", "", "pass", "pass", "pass", "import torch"]
+
+
+def test_a_self_check_on_the_line_of_other_code_is_cut_from_it(tmp_path):
+    (unit,) = loader.load(notebook(tmp_path / "nb.ipynb", code("import autograder.public as p; X = 1; p.check_masking(X, X)"))).units
+    assert unit.code == "pass\nX = 1\npass"
+
+
+def test_a_cell_of_kit_calls_only_is_no_unit(tmp_path):
+    path = notebook(tmp_path / "nb.ipynb", code("from autograder.notebook import use_notebooks\nuse_notebooks(globals(), 'a.ipynb')"))
+    assert loader.load(path).units == []
+
+
+def test_run_magic_brings_the_other_notebooks_names(tmp_path):
+    notebook(tmp_path / "helpers.ipynb", code("def gelu(x):\n    return 2 * x"))
+    notebook(tmp_path / "main.ipynb", code("%run helpers.ipynb\n%run ../elsewhere.py\nY = gelu(3)"))
+    modules, problems, _ = loaded(tmp_path)
+    assert problems == [] and modules["main"].Y == 6
+
+
+def test_a_quick_test_of_an_earlier_notebooks_class_runs(tmp_path):
+    notebook(tmp_path / "a.ipynb", code("def causal_mask(size, device=None):\n    return size"))
+    notebook(tmp_path / "b.ipynb", code("quick = causal_mask(4)"))
+    modules, problems, _ = loaded(tmp_path)
+    assert problems == [] and modules["b"].quick == 4
+
+
+def test_files_named_like_libraries_are_left_out_with_a_note(tmp_path):
+    (tmp_path / "numpy.py").write_text("raise SystemExit\n")
+    (tmp_path / "mine.py").write_text("X = 1\n")
+    notebook(tmp_path / "torch.ipynb", code("Y = 2"))
+    submission = loader.load(tmp_path)
+    assert sorted(u.module for u in submission.units) == ["mine", "torch_ipynb"]
+    assert submission.notes == ["numpy.py was not graded: a file of that name hides the module numpy that your code "
+                                "and the grader import (the grader uses the real numpy); rename it to grade what it defines"]

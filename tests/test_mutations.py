@@ -2,6 +2,7 @@
 import pytest
 
 from autograder import spec
+import mutations
 from mutations import MUTATIONS
 from helpers import full_marks_except, scores, submission
 
@@ -16,7 +17,7 @@ def test_catalog_covers_every_component_with_thirty_mistakes():
     [pytest.param(c, m, e, id=f"{c}-{m.replace(' ', '-')}") for c, m, e in MUTATIONS],
 )
 def test_mutant_loses_points_only_in_its_component(tmp_path, component, mistake, edits):
-    path = submission(tmp_path / "mutant", [(component, old, new) for old, new in edits])
+    path = submission(tmp_path / "mutant", mutations.edits(component, edits))
     results, _ = scores(path)
     own = results[component]
     assert own.score < own.points, f"'{mistake}' kept full marks in {component}"

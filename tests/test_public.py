@@ -8,10 +8,11 @@ import torch
 
 from autograder import notebook, pictures, public, spec
 from helpers import submission, tiny_checkpoint
+import mutations
 from mutations import MUTATIONS
+from test_variants import STYLES
 
-CORRECT = [spec.SOLUTIONS, spec.KIT_ROOT / "tests" / "submissions" / "loop_style",
-           spec.KIT_ROOT / "tests" / "submissions" / "einsum_style.ipynb"]
+CORRECT = [spec.SOLUTIONS, *(spec.KIT_ROOT / "tests" / "submissions" / name for name in STYLES)]
 
 
 def check(component_id, names, quiet=True):
@@ -28,7 +29,7 @@ def test_public_checks_pass_on_correct_solutions(path):
 
 @pytest.mark.parametrize("component, mistake, edits", [pytest.param(c, m, e, id=f"{c}-{m.replace(' ', '-')}") for c, m, e in MUTATIONS])
 def test_public_checks_catch_the_mistake(tmp_path, component, mistake, edits):
-    names, _ = notebook.load_names(submission(tmp_path / "mutant", [(component, old, new) for old, new in edits]))
+    names, _ = notebook.load_names(submission(tmp_path / "mutant", mutations.edits(component, edits)))
     with pytest.raises(public.Failed) as failure:
         check(component, names)
     assert failure.value.failures, f"'{mistake}' passed every public check of {component}"
