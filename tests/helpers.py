@@ -29,8 +29,11 @@ def submission(folder, edits=(), files=None, drop=()):
     return folder
 
 
-def scores(path, time_limit=20.0, **kwargs):
-    """{component id: ComponentResult} for a graded submission."""
+TIME_LIMIT = 20.0  # seconds per component: the kit's tests grade small submissions
+
+
+def scores(path, time_limit=TIME_LIMIT, **kwargs):
+    """{component id: ComponentResult} for a graded submission (in the given sandbox, if one is)."""
     report = grade(path, limits=Limits(time=time_limit), **kwargs)
     return {c.id: c for c in report.components}, report
 

@@ -16,9 +16,9 @@ def test_catalog_covers_every_component_with_thirty_mistakes():
     "component, mistake, edits",
     [pytest.param(c, m, e, id=f"{c}-{m.replace(' ', '-')}") for c, m, e in MUTATIONS],
 )
-def test_mutant_loses_points_only_in_its_component(tmp_path, component, mistake, edits):
+def test_mutant_loses_points_only_in_its_component(tmp_path, sandbox, component, mistake, edits):
     path = submission(tmp_path / "mutant", mutations.edits(component, edits))
-    results, _ = scores(path)
+    results, _ = scores(path, sandbox=sandbox)
     own = results[component]
     assert own.score < own.points, f"'{mistake}' kept full marks in {component}"
     assert own.feedback().strip(), "a lost point needs a message"

@@ -8,8 +8,8 @@ from no_work import MODES, no_work_submission
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_made_up_answers_score_zero_in_every_component(tmp_path, mode):
-    results, report = scores(no_work_submission(tmp_path / mode, mode))
+def test_made_up_answers_score_zero_in_every_component(tmp_path, sandbox, mode):
+    results, report = scores(no_work_submission(tmp_path / mode, mode), sandbox=sandbox)
     assert {c.id: c.score for c in results.values() if c.id in spec.BY_ID} == dict.fromkeys(spec.BY_ID, 0.0), report.table()
 
 

@@ -28,6 +28,7 @@ STYLES = [
     "functional_style.py",  # torch.where, rsqrt, nn.Sequential feed-forward, -1e4 additive masks
     "oop_chunks.py",  # a base class of its own, a decorator on forward, heads by chunk, frozen dataclass config
     "run_magic",  # two notebooks of its own, the second starting with %run of the first
+    "nanogpt_style.py",  # one fused QKV projection from the SPEC's weights, split; an additive -inf mask
 ]
 
 
@@ -37,20 +38,20 @@ def notebook_student_folder(tmp_path_factory):
     return notebook_student(completed(course.RELEASE, course.SOURCE, tmp_path_factory.mktemp("dave") / "transformer"))
 
 
-def full_marks(path):
-    results, report = scores(path)
+def full_marks(path, sandbox):
+    results, report = scores(path, sandbox=sandbox)
     assert report.score == report.max_score == 100, report.table()
     assert results["integration"].status == "passed", report.table()
     assert report.notes == [], report.table()
 
 
 @pytest.mark.parametrize("name", STYLES)
-def test_correct_style_gets_full_marks_without_a_note(name):
-    full_marks(SUBMISSIONS / name)
+def test_correct_style_gets_full_marks_without_a_note(sandbox, name):
+    full_marks(SUBMISSIONS / name, sandbox)
 
 
-def test_notebook_student_gets_full_marks_without_a_note(notebook_student_folder):
-    full_marks(notebook_student_folder)
+def test_notebook_student_gets_full_marks_without_a_note(sandbox, notebook_student_folder):
+    full_marks(notebook_student_folder, sandbox)
 
 
 def test_every_style_gets_full_marks_from_grade_all(tmp_path, notebook_student_folder):
