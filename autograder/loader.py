@@ -28,8 +28,8 @@ QUIZ_METADATA = "breakout_quiz"
 KIT_MODULES = ("autograder", "solutions")
 # A student's file by one of these names would hide the module that the grader, or the student's own
 # code, imports: the standard library, what a submission may import, and what grading runs on.
-LIBRARY_MODULES = frozenset(sys.stdlib_module_names) | {
-    "torch", "numpy", "autograder", "solutions", "pytest", "_pytest", "pluggy", "transformers", "matplotlib",
+LIBRARY_MODULES = frozenset(sys.stdlib_module_names) | set(KIT_MODULES) | {
+    "torch", "numpy", "pytest", "_pytest", "pluggy", "transformers", "matplotlib",
     "IPython", "ipykernel", "nbgrader", "yaml", "sympy", "scipy", "pandas", "typing_extensions",
 }
 

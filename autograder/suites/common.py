@@ -45,10 +45,7 @@ def check_case(student, case, dtype, hints):
     """
     if all(_constant(case.expected[name]) for name in case.outputs):
         companion = next(c for c in of_kind(case.component, case.kind) if not all(map(_constant, c.expected.values())))
-        try:
-            check_outputs(run(student, companion, dtype), companion, dtype, hints)
-        except checks.StudentError as error:
-            raise checks.StudentError(f"{case.describe(dtype)} counts only with the other cases of its kind: {error}") from None
+        run_right(student, companion, dtype, hints=hints, why=f"{case.describe(dtype)} counts only with the other cases of its kind")
     outputs = run(student, case, dtype)
     check_outputs(outputs, case, dtype, hints)
     return outputs
@@ -76,19 +73,24 @@ def check_outputs(outputs, case, dtype, hints):
         raise checks.StudentError("\n".join(failures))
 
 
-def run_right(student, case, dtype="float32", return_inputs=False):
-    """run() on the case's own inputs, whose outputs must have the expected values.
+def check_follows_config(student, case, dtype):
+    """A case built from fixtures/build.py's ODD_CONFIG, with the hint that names every size to read."""
+    check_case(student, case, dtype, dict.fromkeys(case.outputs, CONFIG_HINT))
 
-    A property (determinism, inputs left alone, causality, padding invariance) earns its points only where
-    the values are right: a constant, a copy of the input or a replay of the last result has every property.
-    """
+
+# Why run_right's values must be right, by default: a property (determinism, inputs left alone, causality,
+# padding invariance) earns its points only there, since a constant, a copy of the input or a replay of
+# the last result has every property.
+PROPERTY = "this property is scored only where the values are right, and on this case they are not"
+
+
+def run_right(student, case, dtype="float32", return_inputs=False, hints=None, why=PROPERTY):
+    """run() on the case's own inputs, whose outputs must have the expected values, or fail saying why."""
     result = run(student, case, dtype, return_inputs=return_inputs)
     try:
-        check_outputs(result[0] if return_inputs else result, case, dtype, {})
+        check_outputs(result[0] if return_inputs else result, case, dtype, hints or {})
     except checks.StudentError as error:
-        raise checks.StudentError(
-            f"this property is scored only where the values are right, and on this case they are not: {error}"
-        ) from None
+        raise checks.StudentError(f"{why}: {error}") from None
     return result
 
 

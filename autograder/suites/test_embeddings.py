@@ -2,7 +2,7 @@
 import pytest
 
 from autograder.fixtures import of_kind, with_dtypes
-from autograder.suites.common import CONFIG_HINT, check_case, check_deterministic
+from autograder.suites.common import check_case, check_deterministic, check_follows_config
 
 COMPONENT = "embeddings"
 HINT = (
@@ -36,4 +36,4 @@ def test_sinusoidal_table_matches_paper(student, case, dtype):
 
 @pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "config"))
 def test_embeddings_follow_the_config(student, case, dtype):
-    check_case(student, case, dtype, {name: CONFIG_HINT for name in case.outputs})
+    check_follows_config(student, case, dtype)
