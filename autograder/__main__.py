@@ -33,12 +33,16 @@ def main(argv=None):
                        help="grade only this component (repeatable)")
     grade.add_argument("--pretrained", metavar="DIR",
                        help="also check the encoder with this local BERT checkpoint (save_pretrained layout)")
+    grade.add_argument("--accept-flagged", action="store_true",
+                       help="score components flagged for review: you have read their code and found it honest")
     _limits(grade)
 
     batch = commands.add_parser("grade-all", help="grade every submission in a class folder (one per subfolder or file)")
     batch.add_argument("folder")
     batch.add_argument("--csv", metavar="FILE", help="write the grades here: one row per submission, a column per component")
     batch.add_argument("--json-dir", metavar="DIR", help="write each submission's Gradescope results.json here, as NAME.json")
+    batch.add_argument("--accept-flagged", metavar="NAME", action="append", default=[],
+                       help="score this submission's flagged components: you have read its code (repeatable)")
     _limits(batch)
 
     check = commands.add_parser("check-solutions", help="the reference scores full marks, the release zero")
@@ -57,10 +61,11 @@ def main(argv=None):
     commands = {"grade": run_grade, "grade-all": run_grade_all, "check-solutions": run_check, "generate": run_generate,
                 "bundle": run_bundle, "kernel": run_kernel, "quiz": run_quiz}
     from autograder.grade import GraderError
+    from autograder.jail import JailUnavailable
 
     try:
         return commands[args.command](args)
-    except GraderError as error:  # the kit itself is broken (an install, not a submission): say so and fail
+    except (GraderError, JailUnavailable) as error:  # the kit cannot run here (an install, not a submission)
         print(f"the grader could not run: {error}")
         return 2
 
@@ -70,11 +75,16 @@ def _limits(parser):
     parser.add_argument("--time-limit", type=float, default=sandbox.DEFAULT_TIME_LIMIT,
                         help=f"seconds of student code per component (default {sandbox.DEFAULT_TIME_LIMIT:g})")
     parser.add_argument("--memory-limit", type=float, default=sandbox.DEFAULT_MEMORY_LIMIT / 2**30,
-                        help=f"GiB a child may use beyond torch itself (default {sandbox.DEFAULT_MEMORY_LIMIT / 2**30:g})")
+                        help=f"GiB a component's processes may use together beyond torch itself (default {sandbox.DEFAULT_MEMORY_LIMIT / 2**30:g})")
+    parser.add_argument("--total-time", type=float, default=sandbox.DEFAULT_TOTAL_TIME,
+                        help=f"seconds of student code per submission, all components (default {sandbox.DEFAULT_TOTAL_TIME:g})")
+    parser.add_argument("--unsafe-no-jail", action="store_true",
+                        help="run student code without the jail (where none can be built); every report says so")
 
 
 def _grade_args(args):
-    return dict(device=args.device, limits=sandbox.Limits(args.time_limit, int(args.memory_limit * 2**30)))
+    limits = sandbox.Limits(args.time_limit, int(args.memory_limit * 2**30), args.total_time, jail=not args.unsafe_no_jail)
+    return dict(device=args.device, limits=limits)
 
 
 def run_public(args):
@@ -126,7 +136,7 @@ def run_grade(args):
         return run_public(args)
     from autograder.grade import grade
 
-    report = grade(args.path, components=args.component, **_grade_args(args))
+    report = grade(args.path, components=args.component, accept_flagged=args.accept_flagged, **_grade_args(args))
     if args.pretrained:
         from autograder.pretrained import check_pretrained
 
@@ -150,16 +160,21 @@ def run_grade_all(args):
     rows = []
     if args.json_dir:
         Path(args.json_dir).mkdir(parents=True, exist_ok=True)
+    if args.unsafe_no_jail:
+        print(_grade_args(args)["limits"].unsafe_note())
     print(f"{'submission':<24} {'total':>7}  " + " ".join(f"{i[:8]:>8}" for i in ids))
-    for path, report in grade_all(args.folder, **_grade_args(args)):
+    for path, report in grade_all(args.folder, accept_flagged=args.accept_flagged, **_grade_args(args)):
         scores = {c.id: c.score for c in report.scored}
-        rows.append({"submission": path.name, "total": report.score, **scores})
-        print(f"{path.name[:24]:<24} {report.score:7.2f}  " + " ".join(f"{scores[i]:8.2f}" for i in ids), flush=True)
+        failed = [note for note in report.notes if note.startswith(("grading failed", "the submission could not be read"))]
+        rows.append({"submission": path.name, "total": report.score, **scores, "flags": " | ".join(report.flags),
+                     "problem": " | ".join(failed)})
+        mark = "  FLAGGED for review" if report.flags else f"  {failed[0][:80]}" if failed else ""
+        print(f"{path.name[:24]:<24} {report.score:7.2f}  " + " ".join(f"{scores[i]:8.2f}" for i in ids) + mark, flush=True)
         if args.json_dir:
             (Path(args.json_dir) / f"{path.stem}.json").write_text(json.dumps(report.gradescope(), indent=2) + "\n")
     if args.csv:
         with open(args.csv, "w", newline="") as file:
-            writer = csv.DictWriter(file, ["submission", "total", *ids])
+            writer = csv.DictWriter(file, ["submission", "total", *ids, "flags", "problem"])
             writer.writeheader()
             writer.writerows(rows)
         print(f"grades of {len(rows)} submissions written to {args.csv}")

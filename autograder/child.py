@@ -16,9 +16,8 @@ import numpy as np
 import torch
 from torch.overrides import TorchFunctionMode
 
-from autograder import isolation, protocol, runtime, spec
+from autograder import isolation, loader, protocol, runtime, scrutiny, spec
 
-NOBODY = 65534
 FLOAT_DTYPES = {"float32": torch.float32, "float64": torch.float64}
 # Module names the student may not import here: the kit itself holds reference code.
 BLOCKED_IMPORTS = ("autograder", "solutions")
@@ -85,7 +84,7 @@ class Server:
             torch.cuda.init()
             torch.backends.cuda.matmul.allow_tf32 = False  # float32 means float32, as on the CPU
             torch.backends.cudnn.allow_tf32 = False
-        _confine(setup["memory_limit"], self.device)
+        _confine(setup["memory_limit"], self.device, setup.get("processes"))
         owners = setup["submission"]["owners"]
         # A notebook's quick test of a part from another notebook runs with what grading binds there.
         modules, problems = runtime.load_modules(setup["submission"]["units"], keep=True, shared_names=spec.ALL_NAMES,
@@ -218,31 +217,15 @@ def _plain(value):
     return {"$other": type(value).__name__}
 
 
-def _confine(memory_limit, device):
-    """Limit memory, leave root, and hide the kit from imports, before any student code runs."""
+def _confine(memory_limit, device, processes=None):
+    """Limit memory and processes, and hide the kit from imports, before any student code runs (the jail
+    and the judge's watchdog do the rest)."""
     if memory_limit and device.type == "cpu":  # CUDA reserves address space far beyond any sane limit
         in_use = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
         resource.setrlimit(resource.RLIMIT_AS, (in_use + memory_limit, in_use + memory_limit))
-    if os.geteuid() == 0 and readable_by_others(sys.path):
-        # As root, student code could signal the judge or read the kit from disk; as nobody it cannot.
-        # (Where Python itself lives in a private home, nobody could not import anything new: stay.)
-        os.setgroups([])
-        os.setgid(NOBODY)
-        os.setuid(NOBODY)
+    if processes:  # counted per user in the jail's own user namespace: bwrap's init and the zygote are two
+        resource.setrlimit(resource.RLIMIT_NPROC, (processes + 2, processes + 2))
     sys.meta_path.insert(0, ImportBlocker())
-
-
-def readable_by_others(paths):
-    """True when a user other than the owner can import from every existing path (and its parents)."""
-    for path in filter(os.path.isdir, (p or "." for p in paths)):
-        path = os.path.abspath(path)
-        if not os.stat(path).st_mode & 0o004:
-            return False
-        while path != os.path.dirname(path):
-            if not os.stat(path).st_mode & 0o001:
-                return False
-            path = os.path.dirname(path)
-    return True
 
 
 def _die_with_zygote():
@@ -250,6 +233,18 @@ def _die_with_zygote():
     if sys.platform.startswith("linux"):
         PR_SET_PDEATHSIG = 1
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def parse(files, memory_limit):
+    """The submission's units and the static check's flags, from its files' text: no student code runs."""
+    _confine(memory_limit, torch.device("cpu"))
+    try:
+        submission = loader.load_files(files["name"], files["files"], files["notes"])
+    except loader.SubmissionError as error:
+        return {"error": str(error)}
+    except (RecursionError, MemoryError) as error:
+        return {"error": f"it is too large or too deeply nested to read ({type(error).__name__})"}
+    return {"submission": submission.as_message(), "notes": submission.notes, "flags": scrutiny.flags(submission)}
 
 
 def main(sock):
@@ -260,6 +255,9 @@ def main(sock):
     os.dup2(devnull, 2)
     torch.set_num_threads(1)
     setup = protocol.receive(sock)
+    if "parse" in setup:
+        protocol.send(sock, parse(setup["parse"], setup["memory_limit"]))
+        return
     server = Server(sock, setup)
     try:
         hello = server.load(setup)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import spec
+from autograder import loader, spec
 from autograder.sandbox import Limits, Sandbox
 from autograder.session import Grading
 
@@ -39,6 +39,13 @@ class ComponentResult:
     fatal: str | None = None
     notes: list = field(default_factory=list)
     tag: str | None = None  # the component id it reports under, when it is not its own id
+    flags: list = field(default_factory=list)  # why the static check flagged its code for review
+    accepted: bool = False  # an instructor read the flagged code and let it be scored
+
+    @property
+    def held(self):
+        """Flagged for review, and not yet accepted: it scores 0 until an instructor has looked."""
+        return bool(self.flags) and not self.accepted
 
     @property
     def passed(self):
@@ -46,16 +53,24 @@ class ComponentResult:
 
     @property
     def score(self):
-        if self.fatal or not self.tests:
+        if self.fatal or self.held or not self.tests:
             return 0.0
         return round(self.points * self.passed / len(self.tests), 2)
 
     @property
     def status(self):
-        return "passed" if self.tests and self.passed == len(self.tests) and not self.fatal else "failed"
+        return "passed" if self.tests and self.passed == len(self.tests) and not self.fatal and not self.held else "failed"
+
+    def flag_line(self):
+        if not self.flags:
+            return None
+        verdict = "accepted by the instructor after review" if self.accepted else "scores 0 until an instructor has reviewed it"
+        return f"FLAGGED for review ({verdict}): your code reaches for the grader's internals: " + "; ".join(self.flags)
 
     def feedback(self, limit=None):
         lines = [f"{self.passed}/{len(self.tests)} tests passed."]
+        if self.flags:
+            lines.append(self.flag_line())
         if self.fatal:
             lines.append(self.fatal)
         lines += self.notes
@@ -96,17 +111,22 @@ class Report:
     def max_score(self):
         return sum(c.points for c in self.scored)
 
+    @property
+    def flags(self):
+        """One line per flagged component, for the CSV: "multihead: reason; ..."."""
+        return [f"{c.id}: {'; '.join(c.flags)}" for c in self.components if c.flags]
+
     def table(self):
         lines = [f"Grading {self.submission}", ""]
         lines.append(f"{'component':<13} {'score':>15}   tests")
         for c in self.components:
             score = f"{c.score:6.2f} / {c.points:<3g}" if c.id in spec.BY_ID else "not scored"
-            mark = "ok" if c.status == "passed" else "FAILED" if c.fatal or not c.passed else ""
+            mark = "FLAGGED" if c.flags else "ok" if c.status == "passed" else "FAILED" if c.fatal or not c.passed else ""
             lines.append(f"{c.id:<13} {score:>15}   {c.passed:>3}/{len(c.tests):<3} {mark}")
         lines.append(f"{'total':<13} {f'{self.score:6.2f} / {self.max_score:<3g}':>15}")
         lines += [f"note: {note}" for note in self.notes]
         for c in self.components:
-            if c.status != "passed":
+            if c.status != "passed" or c.flags:
                 lines += ["", f"[{c.id}] " + c.feedback(SHOWN_FAILURES).replace("\n", "\n  ")]
         lines += ["", f"graded in {self.seconds:.1f} s"]
         return "\n".join(lines)
@@ -116,7 +136,7 @@ class Report:
             "score": self.score,
             "max_score": self.max_score,
             "execution_time": round(self.seconds, 2),
-            "output": "\n".join(self.notes),
+            "output": "\n".join(self.notes + [f"FLAGGED for review: {flag}" for flag in self.flags]),
             "tests": [
                 {
                     "name": c.id,
@@ -154,10 +174,11 @@ class Collector:
             self.results[item.module.COMPONENT].append(TestResult(item.name, report.passed, message))
 
 
-def grade(path, device="cpu", limits=None, components=None, sandbox=None):
+def grade(path, device="cpu", limits=None, components=None, sandbox=None, accept_flagged=False):
     """Grade one submission; components limits the run to those ids (the integration check included).
 
     A sandbox may be shared between submissions (grade_all does): its zygote is started once.
+    accept_flagged scores components the static check flagged, once an instructor has read their code.
     """
     started = time.monotonic()
     limits = limits or Limits()
@@ -174,23 +195,25 @@ def grade(path, device="cpu", limits=None, components=None, sandbox=None):
         grading.close()
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
         raise GraderError(f"the hidden suites did not run (pytest exit code {int(code)}):\n{output.getvalue()}")
-    notes = list(grading.submission.notes) if grading.submission else []
+    notes = [limits.unsafe_note()] if limits.unsafe_note() else []
+    notes += list(grading.submission.notes) if grading.submission else []
     if grading.error:
         notes.append(f"the submission could not be read: {grading.error}")
     results = []
     for i in ids:
         child = grading.children.get(i)
-        component = ComponentResult(i, spec.BY_ID[i].points if i in spec.BY_ID else 0, collector.results[i])
+        component = ComponentResult(i, spec.BY_ID[i].points if i in spec.BY_ID else 0, collector.results[i],
+                                    flags=grading.flags.get(i, []), accepted=accept_flagged)
         if child is not None:
             component.fatal = child.fatal
             # Every child loads the whole submission, so what went wrong there is said once, for all.
-            notes += [note for note in (f"while loading your code: {p}" for p in child.problems) if note not in notes]
+            notes += [f"while loading your code: {p}" for p in child.problems]
             wanted = spec.BY_ID[i].names if i in spec.BY_ID else ()
             missing = [name for name in wanted if name not in child.defined]
             if missing and not child.fatal:
                 component.notes.append(f"not found in your submission: {', '.join(missing)}")
         results.append(component)
-    return Report(str(path), results, notes, time.monotonic() - started)
+    return Report(str(path), results, loader.distinct(notes), time.monotonic() - started)
 
 
 def submissions_in(folder):
@@ -201,12 +224,22 @@ def submissions_in(folder):
     )
 
 
-def grade_all(folder, device="cpu", limits=None):
-    """Grade every submission in folder with one sandbox; yields (path, Report) as each is done."""
+def grade_all(folder, device="cpu", limits=None, accept_flagged=()):
+    """Grade every submission in folder with one sandbox; yields (path, Report) as each is done.
+
+    Every submission gets its report: one whose grading failed scores 0, with the reason in its notes.
+    accept_flagged names the submissions whose flagged code an instructor has reviewed.
+    """
     limits = limits or Limits()
     sandbox = Sandbox(device, limits)
     try:
         for path in submissions_in(folder):
-            yield path, grade(path, device, limits, sandbox=sandbox)
+            started = time.monotonic()
+            try:
+                yield path, grade(path, device, limits, sandbox=sandbox, accept_flagged=path.name in accept_flagged)
+            except Exception as error:  # noqa: BLE001 - one submission's failure must not cost the others their grades
+                components = [ComponentResult(c.id, c.points) for c in spec.COMPONENTS]
+                reason = f"grading failed ({type(error).__name__}: {str(error)[:500]}); the score is 0"
+                yield path, Report(str(path), components, [reason], time.monotonic() - started)
     finally:
         sandbox.close()

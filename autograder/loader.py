@@ -1,6 +1,7 @@
 """Turn a submission (a notebook, a .py file, or a folder of them) into plain source units.
 
-Nothing here runs student code: the judge parses, the child executes. A unit is one file, or one code
+Nothing here runs student code. The judge only reads the files, bounded (read_files); a child in the
+jail parses them (load_files) and another runs them. A unit is one file, or one code
 cell of a notebook, made safe to exec: IPython magics and shell lines become `pass`. Left out: test
 cells (nbgrader's autograded test cells, and the course notebooks' worked examples, tagged "demo"), the
 breakout quiz notebooks, the statements of a cell or file that use the kit itself (a self-check line
@@ -9,10 +10,12 @@ and .py files named like a module the grader runs on (`torch.py`), which would h
 """
 import ast
 import json
+import os
 import re
+import stat
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from autograder.spec import ALL_NAMES
 
@@ -55,19 +58,91 @@ class Submission:
         return {"units": [vars(u) for u in self.units], "owners": self.owners}
 
 
+# What the judge reads of a submission, at most: bigger or more is left out with a note. The judge
+# never parses these bytes; the jail does (child.parse).
+MAX_FILE_BYTES = 16 << 20
+MAX_TOTAL_BYTES = 64 << 20
+MAX_ENTRIES = 10_000  # folder entries walked
+MAX_NOTES = 50
+
+
 def load(path):
-    path = Path(path)
-    if not path.exists():
+    """The submission at path, read and parsed in this process: for the kit's own files and the student's own loop."""
+    return load_files(*read_files(path))
+
+
+def read_files(path):
+    """(name, [(relative path, text)], notes): the submission's .py and .ipynb files, read without trusting them.
+
+    Regular files only, each read once through a descriptor that cannot block or follow a link: a FIFO,
+    a device, a socket, a link that leaves the submission or a file over the limits is skipped with a
+    note, and the walk itself is bounded.
+    """
+    root = Path(path)
+    if not root.exists():
         raise SubmissionError(f"{path} does not exist")
-    if path.is_dir():
-        files = sorted(p for p in path.rglob("*") if p.suffix in (".py", ".ipynb") and _is_student_file(p, path))
-    elif path.suffix in (".py", ".ipynb"):
-        files = [path]
+    if root.is_dir():
+        candidates, notes = _walk(root)
+    elif root.suffix in (".py", ".ipynb"):
+        candidates, notes = [(root.name, root)], []
     else:
         raise SubmissionError(f"{path} is not a notebook (.ipynb), a Python file (.py) or a folder")
-    units, notes = [], []
+    files, total = [], 0
+    for relative, file in candidates:
+        text, problem = _read(file, root if root.is_dir() else root.parent, MAX_TOTAL_BYTES - total)
+        if problem:
+            notes.append(f"{relative} was skipped: {problem}")
+        else:
+            files.append((relative, text))
+            total += len(text)
+    return str(path), files, notes
+
+
+def _walk(root):
+    candidates, notes, seen = [], [], 0
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+        for name in sorted(names):
+            seen += 1
+            if seen > MAX_ENTRIES:
+                notes.append(f"the submission has more than {MAX_ENTRIES} files; the rest were not read")
+                return candidates, notes
+            if not name.startswith(".") and name.endswith((".py", ".ipynb")):
+                file = Path(folder) / name
+                candidates.append((file.relative_to(root).as_posix(), file))
+    return candidates, notes
+
+
+def _read(file, root, budget):
+    """(text, None), or (None, why it was not read)."""
+    try:
+        if file.is_symlink() and not _inside(file.resolve(), root.resolve()):
+            return None, "it is a link to a file outside the submission"
+        descriptor = os.open(file.resolve(), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as error:
+        return None, f"it cannot be read ({error.strerror})"
+    with os.fdopen(descriptor, "rb") as handle:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            return None, "it is not a regular file (a FIFO, a device or a socket)"
+        if info.st_size > min(MAX_FILE_BYTES, budget):
+            return None, f"it is larger than the {min(MAX_FILE_BYTES, budget) >> 20} MiB the grader reads"
+        data = handle.read(info.st_size + 1)
+    if len(data) > info.st_size:
+        return None, "it grew while it was read"
+    return data.decode("utf-8", errors="replace"), None
+
+
+def _inside(path, folder):
+    return path == folder or folder in path.parents
+
+
+def load_files(name, files, notes=()):
+    """The Submission that these (relative path, text) files make; nothing here runs them."""
+    files = [(PurePosixPath(relative), text) for relative, text in files]
+    units, notes = [], list(notes)
     # .py files first: notebooks import them, never the other way round.
-    for file in sorted(files, key=lambda p: (p.suffix == ".ipynb", str(p))):
+    for file, text in sorted(files, key=lambda f: (f[0].suffix == ".ipynb", str(f[0]))):
         module = _module_name(file)
         if file.suffix == ".py":
             if module in LIBRARY_MODULES:
@@ -76,20 +151,23 @@ def load(path):
                     f"and the grader import (the grader uses the real {module}); rename it to grade what it defines"
                 )
                 continue
-            units.append(Unit(module, file.name, _without_kit(file.read_text(errors="replace")) or ""))
+            units.append(Unit(module, file.name, _without_kit(text) or ""))
         else:
             # A notebook is never imported by name, so it may be called torch.ipynb: its module is renamed.
-            units.extend(_notebook_units(file, f"{module}_ipynb" if module in LIBRARY_MODULES else module, notes))
+            units.extend(_notebook_units(file, text, f"{module}_ipynb" if module in LIBRARY_MODULES else module, notes))
     _with_runs(units)
     owners = _owners(units, notes)
     if not files:
-        notes.append(f"no .py or .ipynb file found in {path}")
-    return Submission(units, owners, notes)
+        notes.append(f"no .py or .ipynb file found in {name}")
+    return Submission(units, owners, distinct(notes))
 
 
-def _is_student_file(file, root):
-    parts = file.relative_to(root).parts
-    return not any(part.startswith(".") or part == "__pycache__" for part in parts)
+def distinct(notes, limit=MAX_NOTES):
+    """The notes without repeats, in order, at most limit of them (linear time, whatever their number)."""
+    kept = list(dict.fromkeys(notes))
+    if len(kept) > limit:
+        kept = kept[: limit - 1] + [f"and {len(kept) - limit + 1} more notes"]
+    return kept
 
 
 def _module_name(file):
@@ -97,13 +175,13 @@ def _module_name(file):
     return name if name.isidentifier() else f"_{name}"
 
 
-def _notebook_units(file, module, notes):
+def _notebook_units(file, text, module, notes):
     try:
-        notebook = json.loads(file.read_text(errors="replace"))
+        notebook = json.loads(text)
         cells = notebook["cells"]
         if not isinstance(cells, list):
             raise TypeError("its cells are not a list")
-    except (ValueError, KeyError, TypeError) as error:
+    except (ValueError, KeyError, TypeError, RecursionError) as error:
         notes.append(f"{file.name} is not a readable notebook ({error}); it was skipped")
         return []
     metadata = notebook.get("metadata")
@@ -128,7 +206,7 @@ def _with_runs(units):
     modules = {unit.module for unit in units}
     for unit in units:
         def imported(match):
-            module = _module_name(Path(match.group(1).strip("'\"")))
+            module = _module_name(PurePosixPath(match.group(1).strip("'\"")))
             if module not in modules or module == unit.module:
                 return match.group(0)
             return f"from {module} import *  # %run {match.group(1)}"
@@ -156,7 +234,7 @@ def _without_kit(code):
         return None
     try:
         tree = ast.parse(code)
-    except SyntaxError:
+    except (SyntaxError, RecursionError, MemoryError):
         return code
     kit_names, dropped = set(), []
     for statement in tree.body:
@@ -217,7 +295,7 @@ def _owners(units, notes):
     for unit in units:
         try:
             tree = ast.parse(unit.code)
-        except SyntaxError:
+        except (SyntaxError, RecursionError, MemoryError):
             continue  # the child reports it, with the line, when it loads the unit
         for node in tree.body:
             for name in _defined_names(node):

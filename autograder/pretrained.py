@@ -69,7 +69,9 @@ def check_pretrained(path, checkpoint, device="cpu", limits=None):
         return result
     sandbox = Sandbox(device, limits or Limits())
     try:
-        child = sandbox.start("encoder", loader.load(path))
+        submission, flags = sandbox.parse(path)
+        result.flags = flags.get("encoder", [])
+        child = sandbox.start("encoder", submission)
         for dtype in case.dtypes:
             try:
                 check_case(child, case, dtype, {"output": HINT})

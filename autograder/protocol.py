@@ -15,7 +15,9 @@ ARRAY_DTYPES = frozenset(
 )
 PREFIX = struct.Struct("!QQ")  # header bytes, array bytes
 PID = struct.Struct("!Q")  # how the zygote tells the judge a process id
-MAX_MESSAGE_BYTES = 1 << 30
+MAX_MESSAGE_BYTES = 1 << 30  # what a child accepts from the judge (the submission's text, weights)
+MAX_REPLY_BYTES = 64 << 20  # what the judge accepts from a child: far above any right answer
+MAX_HEADER_BYTES = 16 << 20
 
 
 class ProtocolError(Exception):
@@ -62,27 +64,37 @@ def send(sock, message):
     sock.sendall(PREFIX.pack(len(body), sum(map(len, payload))) + body + b"".join(payload))
 
 
-def receive(sock, deadline=None):
-    """The next message; deadline is a time.monotonic() value, or None to wait for ever."""
-    header_size, array_size = PREFIX.unpack(_read(sock, PREFIX.size, deadline))
-    if header_size + array_size > MAX_MESSAGE_BYTES:
-        raise ProtocolError(f"message of {header_size + array_size} bytes is larger than allowed")
-    body = json.loads(_read(sock, header_size, deadline))
-    data = memoryview(_read(sock, array_size, deadline))
-    arrays, offset = [], 0
-    for dtype, shape in body["arrays"]:
-        if dtype not in ARRAY_DTYPES:
-            raise ProtocolError(f"unexpected array dtype {dtype!r}")
-        dtype = np.dtype(dtype)
-        size = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
-        arrays.append(np.frombuffer(data[offset : offset + size], dtype=dtype).reshape(shape))
-        offset += size
-    if offset != array_size:
-        raise ProtocolError("array sizes do not add up")
-    return decode(body["message"], arrays)
+def receive(sock, deadline=None, limit=MAX_MESSAGE_BYTES):
+    """The next message; deadline is a time.monotonic() value, or None to wait for ever.
+
+    Whatever the other side sends, this returns plain data or raises one of this module's errors: sizes
+    are checked before anything is read, and nesting too deep for Python is refused.
+    """
+    header_size, array_size = PREFIX.unpack(read(sock, PREFIX.size, deadline))
+    if header_size + array_size > limit or header_size > MAX_HEADER_BYTES:
+        raise ProtocolError(f"a message of {header_size + array_size} bytes is larger than allowed")
+    try:
+        body = json.loads(read(sock, header_size, deadline))
+        data = memoryview(read(sock, array_size, deadline))
+        arrays, offset = [], 0
+        for dtype, shape in body["arrays"]:
+            if dtype not in ARRAY_DTYPES:
+                raise ProtocolError(f"unexpected array dtype {dtype!r}")
+            dtype = np.dtype(dtype)
+            size = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
+            if size < 0 or offset + size > array_size:
+                raise ProtocolError("array sizes do not add up")
+            arrays.append(np.frombuffer(data[offset : offset + size], dtype=dtype).reshape(shape))
+            offset += size
+        if offset != array_size:
+            raise ProtocolError("array sizes do not add up")
+        return decode(body["message"], arrays)
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError) as error:
+        raise ProtocolError(f"a malformed message ({type(error).__name__})") from None
 
 
-def _read(sock, size, deadline):
+def read(sock, size, deadline):
+    """Exactly size bytes, or Timeout at the deadline, or Closed when the other side has gone."""
     chunks, remaining = [], size
     while remaining:
         if deadline is not None:
@@ -94,7 +106,7 @@ def _read(sock, size, deadline):
             chunk = sock.recv(min(remaining, 1 << 20))
         except socket.timeout:
             raise Timeout from None
-        except (ConnectionResetError, BrokenPipeError):
+        except (ConnectionResetError, BrokenPipeError, OSError):
             raise Closed from None
         if not chunk:
             raise Closed

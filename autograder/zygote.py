@@ -1,9 +1,13 @@
 """The fork server: imports torch once, then forks one child per component on the judge's request.
 
-Run as `python -m autograder.zygote FD`, FD being a Unix socket to the judge. Each request carries a
-fresh socket (passed as a file descriptor) that the forked child serves.
+Run as `python -c BOOT FD JAILED` (see sandbox.py), FD being a Unix socket to the judge. Each request
+carries a fresh socket (passed as a file descriptor) that the forked child serves. Before each fork the
+judge has killed every process the previous child left; in the jail the zygote then empties /tmp and
+/dev/shm, so that nothing one component (or one student) leaves behind reaches the next.
 """
+import ctypes
 import os
+import shutil
 import signal
 import socket
 import sys
@@ -13,9 +17,19 @@ import torch  # noqa: F401 - the import every child needs, paid once here
 from autograder import child
 from autograder.protocol import PID
 
+PR_SET_DUMPABLE = 4
+PR_SET_CHILD_SUBREAPER = 36
+SCRATCH = ("/tmp", "/dev/shm")
 
-def main(control_fd):
+
+def main(control_fd, jailed):
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    libc = ctypes.CDLL(None, use_errno=True)
+    # Student processes run as the zygote's uid: not dumpable, it cannot be traced or have its memory
+    # read or written through /proc. As a subreaper it keeps their orphans in its tree, where the judge
+    # finds and kills them.
+    libc.prctl(PR_SET_DUMPABLE, 0)
+    libc.prctl(PR_SET_CHILD_SUBREAPER, 1)
     control = socket.socket(fileno=control_fd)
     control.sendall(PID.pack(os.getpid()))
     while True:
@@ -25,10 +39,14 @@ def main(control_fd):
             return
         if not fds:
             return  # the judge went away
+        if jailed:
+            for folder in SCRATCH:
+                _empty(folder)
         pid = os.fork()
         if pid == 0:
             control.close()
             try:
+                libc.prctl(PR_SET_DUMPABLE, 1)  # the child's own processes are its business
                 child.main(socket.socket(fileno=fds[0]))
             finally:
                 os._exit(0)
@@ -36,5 +54,23 @@ def main(control_fd):
         control.sendall(PID.pack(pid))
 
 
+def _empty(folder):
+    for entry in os.scandir(folder):
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, onerror=_writable)
+        else:
+            os.unlink(entry.path)
+
+
+def _writable(function, path, _):
+    """A folder the student made read-only or unsearchable is still theirs to delete: open it up and retry."""
+    os.chmod(os.path.dirname(path), 0o700)
+    if os.path.isdir(path) and not os.path.islink(path):
+        os.chmod(path, 0o700)
+        shutil.rmtree(path, onerror=_writable)
+    else:
+        function(path)
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]))
+    main(int(sys.argv[1]), sys.argv[2] == "jailed")

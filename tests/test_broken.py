@@ -161,9 +161,11 @@ def test_children_do_not_outlive_a_killed_grader(tmp_path):
     path = submission(tmp_path / "s", [("masking", "return torch.ones(size, size, dtype=torch.bool, device=device).tril()", "while True:\n        pass")])
     script = (
         "import sys, numpy\n"
+        "import threading, time\n"
         "from autograder import loader, sandbox\n"
-        f"child = sandbox.Sandbox().start('masking', loader.load({str(path)!r}))\n"
-        "print(child.pid, flush=True)\n"
+        "box = sandbox.Sandbox()\n"
+        f"child = box.start('masking', loader.load({str(path)!r}))\n"
+        "threading.Thread(target=lambda: (time.sleep(0.5), print(box.students()[0], flush=True))).start()\n"
         "child.call('causal_mask', 3)\n"
     )
     judge = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=spec.KIT_ROOT)
