@@ -86,12 +86,13 @@ def flags(submission):
             tree = ast.parse(unit.code)
         except (SyntaxError, RecursionError, MemoryError, ValueError):
             continue  # code that does not parse never runs
+        aliases = _aliases(tree)
         for statement in tree.body:
             name = getattr(statement, "name", None)
             mine = {spec.OWNER[name].id} if name in spec.OWNER and submission.owners.get(name) == unit.module else set()
             # A helper or top-level line may serve any part of its file; a file that defines none, any part.
             components = mine or owned.get(unit.module) or {c.id for c in spec.COMPONENTS}
-            for line, reason, delegates in _findings(statement, _aliases(tree)):
+            for line, reason, delegates in _findings(statement, aliases):
                 targets = [c for c in components if delegates is None or any(k in delegates for k in _kernels(c))]
                 for component in targets:
                     found.setdefault(component, []).append(f"{unit.label}, line {line}: {reason}")

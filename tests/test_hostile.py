@@ -1,0 +1,319 @@
+"""Hostile submissions: none earns a point it did not compute, harms the grader or another student, or escapes.
+
+Two layers are tested apart. The static check (scrutiny.py) must flag every way known to switch off the
+delegation tripwire or reach the grader's internals. The jail must hold even when the check misses:
+those probes are graded with accept_flagged=True, as if an instructor had waved them through. A probe
+returns the right masks only when its attack works, so any point it earns is an escape.
+Run as root and, in CI, again as nobody (.ci/run).
+"""
+import hashlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder import jail, spec
+from autograder.grade import grade
+from autograder.sandbox import Limits, Sandbox
+from helpers import TIME_LIMIT, submission
+
+KIT = str(spec.KIT_ROOT)
+SITE = next(p for p in sys.path if p.endswith("site-packages"))
+PROBE = '''
+def _attack():
+    try:
+{body}
+    except BaseException:
+        return False
+
+
+_honest_causal_mask = causal_mask
+
+
+def causal_mask(*args, **kwargs):
+    mask = _honest_causal_mask(*args, **kwargs)
+    return mask if _attack() else ~mask
+'''
+
+
+def probe(folder, body, extra=""):
+    """The reference, whose causal_mask is right only when body (an attack) returns True."""
+    code = PROBE.format(body=textwrap.indent(textwrap.dedent(body).strip(), " " * 8))
+    return submission(folder, files={"masking.py": spec.BY_ID["masking"].reference.read_text() + extra + code})
+
+
+def escaped(path, sandbox):
+    """True when any of the probe's causal_mask cases passed: its attack worked."""
+    (result,) = grade(path, components=["masking"], sandbox=sandbox, accept_flagged=True).components
+    return any(t.passed for t in result.tests if "causal" in t.name)
+
+
+def kit_digest():
+    """Every kit file and the venv's site-packages listing: what a hostile submission must not change."""
+    digest = hashlib.sha256()
+    for folder in ("autograder", "solutions", "assignments"):
+        for path in sorted((spec.KIT_ROOT / folder).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest.update(str(path).encode() + path.read_bytes())
+    digest.update("\n".join(sorted(os.listdir(SITE))).encode())
+    return digest.hexdigest()
+
+
+@pytest.fixture(scope="module")
+def kit_unchanged():
+    before = kit_digest()
+    yield
+    assert kit_digest() == before, "a hostile submission changed the kit or the venv"
+
+
+# Each probe's attack, as the jail must refuse it. Absolute paths are the judge's: the jail shows none of them.
+JAIL_PROBES = {
+    "import_the_kit_by_path": f"import sys; sys.path.insert(0, {KIT + '/autograder'!r}); import tolerances; return True",
+    "read_the_reference": f"return 'def' in open({KIT + '/solutions/masking.py'!r}).read()",
+    "read_the_fixtures": f"import os; return bool(os.listdir({KIT + '/autograder/fixtures'!r}))",
+    "read_a_hidden_suite": f"return 'def test' in open({KIT + '/autograder/suites/test_masking.py'!r}).read()",
+    "rewrite_the_tolerances": f"open({KIT + '/autograder/tolerances.py'!r}, 'a').write('ATOL = 1e9'); return True",
+    "rewrite_the_reference": f"open({KIT + '/solutions/masking.py'!r}, 'a').write('#'); return True",
+    "plant_a_pth_file": f"open({SITE + '/zz_hostile.pth'!r}, 'w').write('import os'); return True",
+    "see_the_judge": f"import os; os.kill({os.getpid()}, 0); return True",
+    "write_the_zygote_memory": "open('/proc/2/mem', 'r+b'); return True",
+    "trace_the_zygote": "import os; return os.path.exists('/proc/2/environ') and bool(open('/proc/2/environ','rb').read())",
+    "be_root": "import os; return os.getuid() == 0 or os.geteuid() == 0",
+    "open_the_terminal": "open('/dev/tty', 'w').write('fake grade: 100/100'); return True",
+    "write_a_gigabyte_to_tmp": "open('/tmp/big', 'wb').write(bytes(300 << 20)); return True",
+}
+
+
+@pytest.mark.parametrize("name", sorted(JAIL_PROBES))
+def test_the_jail_holds_where_the_static_check_is_waved_through(name, tmp_path, sandbox, kit_unchanged):
+    assert not escaped(probe(tmp_path / name, JAIL_PROBES[name]), sandbox), f"{name}: the attack worked inside the jail"
+
+
+def test_the_jails_tmp_is_its_own(tmp_path, sandbox):
+    marker = f"/tmp/hostile-marker-{os.getpid()}"
+    escaped(probe(tmp_path / "s", f"open({marker!r}, 'w').write('x'); return False"), sandbox)
+    assert not os.path.exists(marker)
+
+
+def test_no_network_in_the_jail(tmp_path, sandbox):
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    try:
+        attack = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=2); return True"
+        assert not escaped(probe(tmp_path / "s", attack), sandbox)
+    finally:
+        listener.close()
+
+
+def test_a_probe_whose_attack_works_scores(tmp_path, sandbox):
+    """The probes' own control: an attack that needs no escape (reading its own /tmp) earns the points."""
+    assert escaped(probe(tmp_path / "s", "open('/tmp/mine', 'w').write('x'); return open('/tmp/mine').read() == 'x'"), sandbox)
+
+
+# Ways to switch off the delegation tripwire or read the grader, each of which the static check must flag.
+FLAGGED = {
+    "disable_torch_function": ("layernorm", "import torch\nwith torch._C.DisableTorchFunction():\n    pass\n"),
+    "pop_the_mode_stack": ("layernorm", "from torch.overrides import _pop_mode\n"),
+    "mode_stack_by_name": ("layernorm", "import torch\nstack = torch.overrides._get_current_function_mode_stack\n"),
+    "patch_the_tripwire": ("attention", "import sys\nsys.modules['autograder.child'].Tripwire = object\n"),
+    "clear_the_meta_path": ("attention", "import sys\nsys.meta_path.clear()\n"),
+    "run_the_reference_by_path": ("attention", "import runpy\n"),
+    "spec_from_file_location": ("attention", "from importlib.util import spec_from_file_location\n"),
+    "unlisted_kernel": ("layernorm", "import torch\nnorm = torch._refs.native_layer_norm\n"),
+    "renamed_kernel": ("multihead", "import torch.nn.functional as F\nfused = F.multi_head_attention_forward\n"),
+    "gc_walk": ("attention", "import gc\nobjects = gc.get_objects()\n"),
+    "ctypes": ("attention", "import ctypes\n"),
+    "signals": ("attention", "import os\nos.kill(2, 9)\n"),
+    "proc": ("attention", "stat = open('/proc/self/status').read()\n"),
+    "frames": ("attention", "import sys\nframe = sys._getframe(1).f_back\n"),
+    "exec": ("attention", "exec('x = 1')\n"),
+    "computed_getattr_on_torch": ("layernorm", "import torch\nc = getattr(torch, '_' + 'C')\n"),
+    "module_vars": ("layernorm", "import torch\nc = vars(torch)['_' + 'C']\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FLAGGED))
+def test_reaching_for_the_grader_is_flagged(name, tmp_path, sandbox):
+    component, code = FLAGGED[name]
+    path = submission(tmp_path / name, files={f"{component}.py": spec.BY_ID[component].reference.read_text() + code})
+    report = grade(path, components=[component], sandbox=sandbox)
+    (result,) = report.components
+    assert result.flags and result.score == 0, f"{name} was not flagged"
+    assert "FLAGGED" in report.table() and any(f.startswith(component) for f in report.flags)
+    assert "FLAGGED for review" in json.dumps(report.gradescope())
+    accepted = grade(path, components=[component], sandbox=sandbox, accept_flagged=True).components[0]
+    assert accepted.flags and "accepted by the instructor" in accepted.feedback()
+
+
+def test_honest_styles_are_not_flagged():
+    from autograder import loader, scrutiny
+
+    for path in [spec.SOLUTIONS, *sorted((spec.KIT_ROOT / "tests" / "submissions").iterdir()), spec.KIT_ROOT / "course" / "source"]:
+        assert scrutiny.flags(loader.load(path)) == {}, path
+
+
+def honest(folder):
+    return submission(folder)
+
+
+def test_processes_left_behind_die_with_their_component(tmp_path, sandbox):
+    """A daemon that kills every new process, and 100 busy ones: the next student is graded as if alone."""
+    daemon = """
+        import os, time
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                end = time.time() + 80
+                while time.time() < end:
+                    for pid in os.listdir('/proc'):
+                        if pid.isdigit() and int(pid) > 2 and int(pid) != os.getpid():
+                            try: os.kill(int(pid), 9)
+                            except OSError: pass
+            os._exit(0)
+        for _ in range(100):
+            if os.fork() == 0:
+                while True: pass
+        return False
+    """
+    hostile = probe(tmp_path / "hostile", daemon)
+    started = time.monotonic()
+    escaped(hostile, sandbox)
+    assert sandbox.students() == []
+    after = grade(honest(tmp_path / "honest"), components=["masking", "attention"], sandbox=sandbox)
+    assert after.score == 15
+    assert time.monotonic() - started < 60
+
+
+def test_memory_of_all_a_components_processes_is_bounded(tmp_path):
+    hog = """
+        import os, time
+        for _ in range(2):
+            if os.fork() == 0:
+                block = bytearray(700 << 20)
+                for i in range(0, len(block), 4096): block[i] = 1
+                time.sleep(60)
+        time.sleep(30)
+        return True
+    """
+    box = Sandbox(limits=Limits(time=TIME_LIMIT, memory=1 << 30))
+    try:
+        (result,) = grade(probe(tmp_path / "s", hog), components=["masking"], sandbox=box, accept_flagged=True).components
+        assert not any(t.passed for t in result.tests if "causal" in t.name)
+        assert "GiB together" in result.feedback()
+        assert box.students() == []
+    finally:
+        box.close()
+
+
+def test_special_files_and_links_are_skipped(tmp_path, sandbox):
+    folder = honest(tmp_path / "s")
+    (folder / "attention.py").unlink()
+    os.mkfifo(folder / "attention.py")
+    (folder / "layernorm.py").unlink()
+    (folder / "layernorm.py").symlink_to(spec.BY_ID["layernorm"].reference)
+    (folder / "extra.py").symlink_to("/dev/zero")
+    (folder / "multihead.py").unlink()
+    (folder / "multihead.py").symlink_to(spec.KIT_ROOT / "autograder" / "suites" / "test_multihead.py")
+    started = time.monotonic()
+    report = grade(folder, components=["attention", "layernorm", "multihead", "masking"], sandbox=sandbox)
+    assert time.monotonic() - started < 60
+    scores = {c.id: c.score for c in report.components}
+    assert scores == {"attention": 0, "layernorm": 0, "multihead": 0, "masking": 5}
+    notes = "\n".join(report.notes)
+    assert "attention.py was skipped: it is not a regular file" in notes
+    assert "layernorm.py was skipped: it is a link to a file outside the submission" in notes
+    assert "def test_" not in json.dumps(report.gradescope())
+
+
+def test_input_that_would_crash_a_parser_is_a_note(tmp_path, sandbox):
+    folder = honest(tmp_path / "s")
+    (folder / "deep.py").write_text("x = " + " + ".join(["1"] * 4000) + "\n")
+    nested = "[" * 1500 + "]" * 1500
+    (folder / "deep.ipynb").write_text('{"cells": [], "metadata": ' + nested + "}")
+    (folder / "noisy.py").write_text("".join(f"v{i} = undefined_{i}\n" for i in range(60_000)))
+    started = time.monotonic()
+    report = grade(folder, components=["masking"], sandbox=sandbox)
+    assert time.monotonic() - started < 60
+    assert report.components[0].score == 5
+    assert len(report.notes) <= 60
+    assert any("deep.ipynb" in note for note in report.notes)
+
+
+def test_huge_answers_and_messages_are_bounded(tmp_path, sandbox):
+    extra = """
+import torch
+
+def padding_mask(attention_mask):
+    print("x" * (40 << 20))
+    raise ValueError("y" * (10 << 20))
+"""
+    folder = submission(tmp_path / "s", files={"masking.py": spec.BY_ID["masking"].reference.read_text() + extra + """
+def causal_mask(size, device=None):
+    return torch.zeros(270_000_000)
+"""})
+    report = grade(folder, components=["masking"], sandbox=sandbox)
+    (result,) = report.components
+    assert result.score == 0 and "larger than allowed" in result.feedback()
+    assert len(json.dumps(report.gradescope())) < 100_000
+
+
+def test_a_loop_at_import_costs_one_time_limit_not_eleven(tmp_path, sandbox):
+    folder = submission(tmp_path / "s", files={"zz_loop.py": "while True:\n    pass\n"})
+    started = time.monotonic()
+    box = Sandbox(limits=Limits(time=4))
+    try:
+        report = grade(folder, sandbox=box)
+    finally:
+        box.close()
+    assert time.monotonic() - started < 40
+    assert report.score == 0
+    assert all("time limit" in (c.fatal or "") for c in report.components)
+
+
+def test_the_batch_finishes_and_writes_every_row(tmp_path):
+    """grade-all: a daemon that outlives its grader and tries to rewrite the results; every row is right."""
+    folder = tmp_path / "class"
+    csv_path, json_dir = tmp_path / "grades.csv", tmp_path / "reports"
+    honest(folder / "ada")
+    rewrite = f"""
+        import os, time
+        if os.fork() == 0:
+            os.setsid()
+            time.sleep(8)
+            open({str(csv_path)!r}, 'w').write('hacked')
+            os._exit(0)
+        return False
+    """
+    probe(folder / "bob", rewrite)
+    honest(folder / "cy")
+    (folder / "dan.py").symlink_to("/dev/zero")
+    run = subprocess.run([sys.executable, "-m", "autograder", "grade-all", folder, "--csv", csv_path, "--json-dir", json_dir,
+                          "--accept-flagged", "bob"], capture_output=True, text=True, cwd=KIT, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    written = csv_path.read_text()
+    time.sleep(10)
+    assert csv_path.read_text() == written
+    rows = {line.split(",")[0]: line for line in written.splitlines()[1:]}
+    assert set(rows) == {"ada", "bob", "cy", "dan.py"}
+    assert rows["ada"].split(",")[1] == rows["cy"].split(",")[1] == "100.0"
+    assert rows["bob"].split(",")[1] == "97.5"  # its causal masks are wrong: the attack failed
+    assert "could not be read" in rows["dan.py"] or "was skipped" in (json_dir / "dan.json").read_text()
+
+
+def test_without_a_jail_the_grader_refuses_unless_told(monkeypatch, tmp_path):
+    monkeypatch.setattr(jail, "bwrap", lambda: None)
+    jail.check.cache_clear()
+    try:
+        with pytest.raises(jail.JailUnavailable, match="install bubblewrap"):
+            Sandbox()
+        report = grade(honest(tmp_path / "s"), components=["masking"], limits=Limits(time=TIME_LIMIT, jail=False))
+    finally:
+        jail.check.cache_clear()
+    assert report.score == 5
+    assert "WITHOUT the jail" in report.table() and "WITHOUT the jail" in report.gradescope()["output"]
