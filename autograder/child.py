@@ -1,8 +1,9 @@
 """The process that runs student code for one component, and answers the judge's requests.
 
-Forked by the zygote with torch already imported. It receives everything it needs as plain data:
-the student's source, and the reference source of the other components it may use (never the one it
-grades). It sends back only arrays and text.
+Forked by the zygote, in the jail, with torch already imported. It receives everything it needs as
+plain data: the student's source, and the reference source of the other components it may use (never
+the one it grades). It sends back only arrays and text. The first child of a submission only parses
+it (parse): the judge never does.
 """
 import contextlib
 import ctypes

@@ -190,6 +190,25 @@ def test_processes_left_behind_die_with_their_component(tmp_path, sandbox):
     assert time.monotonic() - started < 60
 
 
+def test_a_killed_or_stopped_zygote_costs_the_next_student_nothing(tmp_path, sandbox):
+    for number, attack in enumerate(["import os; os.kill(2, 9); return False", "import os; os.kill(2, 19); return False"]):
+        escaped(probe(tmp_path / f"hostile{number}", attack), sandbox)
+        after = grade(honest(tmp_path / f"honest{number}"), components=["masking", "attention"], sandbox=sandbox)
+        assert after.score == 15
+
+
+def zygotes():
+    """Pids of the processes running a zygote now."""
+    found = set()
+    for entry in os.scandir("/proc"):
+        try:
+            if entry.name.isdigit() and b"import zygote" in Path(entry.path, "cmdline").read_bytes():
+                found.add(int(entry.name))
+        except OSError:
+            pass
+    return found
+
+
 def test_memory_of_all_a_components_processes_is_bounded(tmp_path):
     hog = """
         import os, time
@@ -293,12 +312,14 @@ def test_the_batch_finishes_and_writes_every_row(tmp_path):
     probe(folder / "bob", rewrite)
     honest(folder / "cy")
     (folder / "dan.py").symlink_to("/dev/zero")
+    before = zygotes()
     run = subprocess.run([sys.executable, "-m", "autograder", "grade-all", folder, "--csv", csv_path, "--json-dir", json_dir,
                           "--accept-flagged", "bob"], capture_output=True, text=True, cwd=KIT, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
-    written = csv_path.read_text()
+    written, reports = csv_path.read_text(), {p: p.read_text() for p in json_dir.iterdir()}
     time.sleep(10)
-    assert csv_path.read_text() == written
+    assert csv_path.read_text() == written and {p: p.read_text() for p in json_dir.iterdir()} == reports
+    assert zygotes() <= before, "a process of the batch outlived it"
     rows = {line.split(",")[0]: line for line in written.splitlines()[1:]}
     assert set(rows) == {"ada", "bob", "cy", "dan.py"}
     assert rows["ada"].split(",")[1] == rows["cy"].split(",")[1] == "100.0"
