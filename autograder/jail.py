@@ -49,8 +49,13 @@ def command(argv, device="cpu"):
     binary = bwrap()
     if binary is None:
         raise JailUnavailable(f"bubblewrap is not installed: {HOW_TO_INSTALL}")
-    args = [binary, "--unshare-all", "--die-with-parent", "--new-session", "--uid", str(NOBODY), "--gid", str(NOBODY),
-            "--hostname", "jail", "--clearenv"]
+    args = [binary, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--uid", str(NOBODY),
+            "--gid", str(NOBODY), "--hostname", "jail", "--clearenv", "--proc", "/proc", "--dev", "/dev"]
+    # The scratch folders first: a venv under /tmp (a CI checkout) is bound over them, not hidden by them.
+    args += ["--size", str(TMP_BYTES), "--tmpfs", "/tmp", "--size", str(TMP_BYTES), "--tmpfs", "/dev/shm"]
+    if device == "cuda":
+        args += [arg for dev in sorted(Path("/dev").glob("nvidia*")) for arg in ("--dev-bind", str(dev), str(dev))]
+    args += ["--remount-ro", "/dev"]  # bwrap's /dev is a writable tmpfs: it must carry nothing to the next child
     for path in SYSTEM:  # Debian's /bin, /lib and /lib64 are links into /usr
         if os.path.islink(path):
             args += ["--symlink", os.readlink(path), path]
@@ -62,10 +67,6 @@ def command(argv, device="cpu"):
     # A kit installed inside a bound prefix (a site-packages) must not show its solutions there.
     if any(_inside(spec.KIT_ROOT, path) for path in _readable_system(device)):
         args += ["--tmpfs", str(spec.KIT_ROOT)]
-    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
-             "--size", str(TMP_BYTES), "--tmpfs", "/dev/shm"]
-    if device == "cuda":
-        args += [arg for dev in sorted(Path("/dev").glob("nvidia*")) for arg in ("--dev-bind", str(dev), str(dev))]
     args += ["--remount-ro", "/", "--chdir", "/tmp"]
     for key, value in environment().items():
         args += ["--setenv", key, value]

@@ -101,6 +101,26 @@ def test_the_jails_tmp_is_its_own(tmp_path, sandbox):
     assert not os.path.exists(marker)
 
 
+WALK = """
+import os, sys
+found = []
+skip = ('/proc', '/sys', '/usr', os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix))
+for folder, dirs, files in os.walk('/'):
+    dirs[:] = [d for d in dirs if os.path.join(folder, d) not in skip]
+    {action}
+"""
+
+
+def test_nothing_a_component_writes_reaches_the_next(tmp_path, sandbox):
+    """Wherever it can write, a component leaves a file; the next component (or student) finds none."""
+    plant = WALK.format(action="try: open(os.path.join(folder, '.left-behind'), 'w').write('x')\n    except OSError: pass")
+    find = WALK.format(action="found += [f for f in files if f == '.left-behind']")
+    # The control: the same walk plants and finds within one component.
+    assert escaped(probe(tmp_path / "control", plant + find + "return bool(found)"), sandbox)
+    assert not escaped(probe(tmp_path / "plant", plant + "return False"), sandbox)
+    assert not escaped(probe(tmp_path / "find", find + "return bool(found)"), sandbox)
+
+
 def test_no_network_in_the_jail(tmp_path, sandbox):
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
