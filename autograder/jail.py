@@ -1,7 +1,7 @@
 """The jail around student code: bubblewrap (bwrap), with the view below and nothing else.
 
 Inside: Python and its packages read-only (torch, numpy), the few kit modules that run student code
-(child, zygote, runtime, loader, ...), an empty /tmp of TMP_BYTES, a fresh /dev and /proc, no network,
+(child, zygote, runtime, loader, ...), an empty /tmp of TMP_BYTES, a fresh /proc, a read-only /dev, no network,
 no terminal, uid nobody. Not inside: the kit's reference solutions, fixtures and hidden suites, the
 judge's files and processes, other students' files, anything writable outside /tmp. The student's
 files never enter as files: the judge reads them (bounded) and sends their text over the socket.
