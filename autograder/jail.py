@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from autograder import spec
+from autograder.loader import inside
 
 NOBODY = 65534
 TMP_BYTES = 256 << 20
@@ -65,7 +66,7 @@ def command(argv, device="cpu"):
     for name in MODULES:
         args += ["--ro-bind", str(kit / f"{name}.py"), f"{ROOT}/autograder/{name}.py"]
     # A kit installed inside a bound prefix (a site-packages) must not show its solutions there.
-    if any(_inside(spec.KIT_ROOT, path) for path in _readable_system(device)):
+    if any(inside(spec.KIT_ROOT, path) for path in _readable_system(device)):
         args += ["--tmpfs", str(spec.KIT_ROOT)]
     args += ["--remount-ro", "/", "--chdir", "/tmp"]
     for key, value in environment().items():
@@ -85,18 +86,13 @@ def _readable_system(device):
     paths = {p for p in SYSTEM if os.path.exists(p) and not os.path.islink(p)}
     paths |= {sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable))}
     for entry in sys.path:
-        if entry and os.path.isdir(entry) and not _inside(entry, spec.KIT_ROOT) and not _inside(spec.KIT_ROOT, entry):
+        if entry and os.path.isdir(entry) and not inside(entry, spec.KIT_ROOT) and not inside(spec.KIT_ROOT, entry):
             paths.add(os.path.realpath(entry))
     if device == "cuda":
         paths |= {p for p in ("/sys", "/proc/driver/nvidia") if os.path.exists(p)}
     # A path inside another bound one is already there.
     ordered = sorted(paths, key=len)
-    return tuple(p for i, p in enumerate(ordered) if not any(_inside(p, q) for q in ordered[:i]))
-
-
-def _inside(path, folder):
-    path, folder = os.path.realpath(path), os.path.realpath(folder)
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+    return tuple(p for i, p in enumerate(ordered) if not any(inside(p, q) for q in ordered[:i]))
 
 
 @functools.cache

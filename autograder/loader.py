@@ -116,7 +116,7 @@ def _walk(root):
 def _read(file, root, budget):
     """(text, None), or (None, why it was not read)."""
     try:
-        if file.is_symlink() and not _inside(file.resolve(), root.resolve()):
+        if file.is_symlink() and not inside(file, root):
             return None, "it is a link to a file outside the submission"
         descriptor = os.open(file.resolve(), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as error:
@@ -133,7 +133,9 @@ def _read(file, root, budget):
     return data.decode("utf-8", errors="replace"), None
 
 
-def _inside(path, folder):
+def inside(path, folder):
+    """True when path, links resolved, is folder or lies under it."""
+    path, folder = Path(path).resolve(), Path(folder).resolve()
     return path == folder or folder in path.parents
 
 
