@@ -165,10 +165,9 @@ def run_grade_all(args):
     print(f"{'submission':<24} {'total':>7}  " + " ".join(f"{i[:8]:>8}" for i in ids))
     for path, report in grade_all(args.folder, accept_flagged=args.accept_flagged, **_grade_args(args)):
         scores = {c.id: c.score for c in report.scored}
-        failed = [note for note in report.notes if note.startswith(("grading failed", "the submission could not be read"))]
         rows.append({"submission": path.name, "total": report.score, **scores, "flags": " | ".join(report.flags),
-                     "problem": " | ".join(failed)})
-        mark = "  FLAGGED for review" if report.flags else f"  {failed[0][:80]}" if failed else ""
+                     "problem": report.problem or ""})
+        mark = "  FLAGGED for review" if report.flags else f"  {report.problem[:80]}" if report.problem else ""
         print(f"{path.name[:24]:<24} {report.score:7.2f}  " + " ".join(f"{scores[i]:8.2f}" for i in ids) + mark, flush=True)
         if args.json_dir:
             (Path(args.json_dir) / f"{path.stem}.json").write_text(json.dumps(report.gradescope(), indent=2) + "\n")

@@ -98,6 +98,7 @@ class Report:
     components: list
     notes: list
     seconds: float
+    problem: str | None = None  # why it could not be graded at all, if it could not
 
     @property
     def scored(self):
@@ -181,7 +182,6 @@ def grade(path, device="cpu", limits=None, components=None, sandbox=None, accept
     accept_flagged scores components the static check flagged, once an instructor has read their code.
     """
     started = time.monotonic()
-    limits = limits or Limits()
     ids = list(components) if components else [c.id for c in spec.COMPONENTS] + [spec.INTEGRATION]
     # Started before pytest, so that the zygote imports torch while pytest starts up.
     grading = Grading(path, device, limits, sandbox)
@@ -195,10 +195,12 @@ def grade(path, device="cpu", limits=None, components=None, sandbox=None, accept
         grading.close()
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
         raise GraderError(f"the hidden suites did not run (pytest exit code {int(code)}):\n{output.getvalue()}")
-    notes = [limits.unsafe_note()] if limits.unsafe_note() else []
+    unsafe = grading.limits.unsafe_note()
+    notes = [unsafe] if unsafe else []
     notes += list(grading.submission.notes) if grading.submission else []
-    if grading.error:
-        notes.append(f"the submission could not be read: {grading.error}")
+    problem = f"the submission could not be read: {grading.error}" if grading.error else None
+    if problem:
+        notes.append(problem)
     results = []
     for i in ids:
         child = grading.children.get(i)
@@ -213,7 +215,7 @@ def grade(path, device="cpu", limits=None, components=None, sandbox=None, accept
             if missing and not child.fatal:
                 component.notes.append(f"not found in your submission: {', '.join(missing)}")
         results.append(component)
-    return Report(str(path), results, loader.distinct(notes), time.monotonic() - started)
+    return Report(str(path), results, loader.distinct(notes), time.monotonic() - started, problem)
 
 
 def submissions_in(folder):
@@ -240,6 +242,6 @@ def grade_all(folder, device="cpu", limits=None, accept_flagged=()):
             except Exception as error:  # noqa: BLE001 - one submission's failure must not cost the others their grades
                 components = [ComponentResult(c.id, c.points) for c in spec.COMPONENTS]
                 reason = f"grading failed ({type(error).__name__}: {str(error)[:500]}); the score is 0"
-                yield path, Report(str(path), components, [reason], time.monotonic() - started)
+                yield path, Report(str(path), components, [reason], time.monotonic() - started, reason)
     finally:
         sandbox.close()

@@ -28,6 +28,7 @@ START_TIME = 120.0  # seconds the zygote may take to import torch
 ANSWER_TIME = 10.0  # seconds the zygote may take to fork
 WATCH_EVERY = 0.25  # seconds between the watchdog's looks at a component's processes
 MAX_TEXT = 2000  # characters of any one message from a child that the judge keeps
+LOADING = "loading your submission"
 BOOT = "import sys; sys.path.insert(0, sys.argv[3]); from autograder import zygote; zygote.main(int(sys.argv[1]), sys.argv[2] == 'jailed')"
 
 
@@ -293,6 +294,7 @@ class Child:
         self.remaining = time_limit
         self.fatal = fatal  # the message that ended this component, if one did
         self.killed = None  # why the watchdog killed its processes, if it did
+        self.timed_out = None  # what it was doing when its time ran out, if it did
         self.problems = []  # what went wrong while loading the submission
         self.defined = []
         self.closed = sock is None
@@ -313,13 +315,13 @@ class Child:
 
     def setup(self, message):
         try:
-            hello = self.ask(message, "loading your submission")
+            hello = self.ask(message, LOADING)
             self.problems = [_text(p) for p in hello["problems"]][: loader.MAX_NOTES]
             self.defined = [name for name in hello["defined"] if name in spec.ALL_NAMES]
         except Fatal:
             return  # every request will now fail with the reason
         except (TypeError, KeyError):
-            self._fail("loading your submission")
+            self._fail(LOADING)
 
     def new(self, target, *args, **kwargs):
         return {"$object": self.request({"op": "new", "target": target, "args": list(args), "kwargs": kwargs})}
@@ -351,6 +353,7 @@ class Child:
         try:
             return protocol.receive(self.sock, deadline=started + self.remaining, limit=protocol.MAX_REPLY_BYTES)
         except protocol.Timeout:
+            self.timed_out = doing
             self._end(f"scores 0: your code ran past the time limit of {self.time_limit:g} s while {doing}")
         except (protocol.Closed, OSError):
             self._end(self.killed or (

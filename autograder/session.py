@@ -1,6 +1,6 @@
 """One grading run: the submission, the sandbox, and what happened to each component's child."""
 from autograder import loader
-from autograder.sandbox import Fatal, Sandbox
+from autograder.sandbox import LOADING, Fatal, Sandbox
 
 
 class Grading:
@@ -21,6 +21,8 @@ class Grading:
         self.children = {}
         try:
             self.submission, self.flags = self.sandbox.parse(path)
+            if not self.submission.units:  # every file skipped, or none there: say why, as for an unreadable one
+                raise loader.SubmissionError("; ".join(self.submission.notes) or "it holds no code to grade")
         except (loader.SubmissionError, OSError) as error:
             self.submission, self.flags = None, {}
             self.error = str(error)
@@ -34,7 +36,7 @@ class Grading:
                                             f"scores 0: your code used up the {self.limits.total:g} s that one submission may run")
             else:
                 child = self.sandbox.start(component_id, self.submission, self.remaining)
-                if child.fatal and "time limit" in child.fatal and "loading your submission" in child.fatal:
+                if child.timed_out == LOADING:
                     self.load_failure = child.fatal
             self.children[component_id] = child
         return self.children[component_id]

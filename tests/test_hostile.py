@@ -344,7 +344,7 @@ def test_the_batch_finishes_and_writes_every_row(tmp_path):
     assert set(rows) == {"ada", "bob", "cy", "dan.py"}
     assert rows["ada"].split(",")[1] == rows["cy"].split(",")[1] == "100.0"
     assert rows["bob"].split(",")[1] == "97.5"  # its causal masks are wrong: the attack failed
-    assert "could not be read" in rows["dan.py"] or "was skipped" in (json_dir / "dan.json").read_text()
+    assert "could not be read: dan.py was skipped: it is a link to a file outside the submission" in rows["dan.py"]
 
 
 def test_without_a_jail_the_grader_refuses_unless_told(monkeypatch, tmp_path):
