@@ -23,9 +23,12 @@ bundle: $(INSTALLED)
 	rm -f dist/students.zip && mkdir -p dist
 	$(PYTHON) -m autograder bundle dist/students.zip
 
-$(INSTALLED): requirements.txt
+# The .pth makes the kit importable from this environment wherever it runs: nbgrader loads the kit's
+# autograde step from the course's nbgrader_config.py.
+$(INSTALLED): requirements.txt Makefile
 	python3 -m venv $(VENV)
 	$(PYTHON) -m pip install --quiet --upgrade pip
 	$(PYTHON) -m pip install --quiet -r requirements.txt
+	$(PYTHON) -c 'import pathlib, sysconfig; pathlib.Path(sysconfig.get_path("purelib"), "transformers-kit.pth").write_text("$(CURDIR)\n")'
 	$(PYTHON) -m autograder kernel
 	touch $@

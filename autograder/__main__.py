@@ -43,6 +43,7 @@ def main(argv=None):
     batch.add_argument("--json-dir", metavar="DIR", help="write each submission's Gradescope results.json here, as NAME.json")
     batch.add_argument("--accept-flagged", metavar="NAME", action="append", default=[],
                        help="score this submission's flagged components: you have read its code (repeatable)")
+    batch.add_argument("--workers", type=int, metavar="N", help="grade N submissions at a time (default: one per core)")
     _limits(batch)
 
     check = commands.add_parser("check-solutions", help="the reference scores full marks, the release zero")
@@ -163,7 +164,8 @@ def run_grade_all(args):
     if args.unsafe_no_jail:
         print(_grade_args(args)["limits"].unsafe_note())
     print(f"{'submission':<24} {'total':>7}  " + " ".join(f"{i[:8]:>8}" for i in ids))
-    for path, report in grade_all(args.folder, accept_flagged=args.accept_flagged, **_grade_args(args)):
+    # Rows are printed as submissions finish, and written to the CSV in name order.
+    for path, report in grade_all(args.folder, accept_flagged=args.accept_flagged, workers=args.workers, **_grade_args(args)):
         scores = {c.id: c.score for c in report.scored}
         rows.append({"submission": path.name, "total": report.score, **scores, "flags": " | ".join(report.flags),
                      "problem": report.problem or ""})
@@ -175,7 +177,7 @@ def run_grade_all(args):
         with open(args.csv, "w", newline="") as file:
             writer = csv.DictWriter(file, ["submission", "total", *ids, "flags", "problem"])
             writer.writeheader()
-            writer.writerows(rows)
+            writer.writerows(sorted(rows, key=lambda row: row["submission"]))
         print(f"grades of {len(rows)} submissions written to {args.csv}")
     return 0
 

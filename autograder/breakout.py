@@ -356,11 +356,19 @@ def grade_here(part_name, question_id, namespace):
         question = next(q for q in part.questions if q.id == question_id)
     except (BankError, StopIteration) as error:
         return kit_failed(f"question {question_id} of {part_name} is not in the bank at {BANK}: {error}")
-    verdict = judge(question, namespace.get(question.id))
+    points, text = cell_verdict(question, namespace.get(question.id))
+    if not points:
+        return fail_cell(text)
+    print(text)
+
+
+def cell_verdict(question, answer):
+    """(points, what the question's test cell shows): the hidden cell's, and the kit's autograde step's."""
+    verdict = judge(question, answer)
     points = points_text(question.points)
     if verdict.status != "correct":
-        return fail_cell(f"question {question.number} ({points}), 0 points. {verdict.message}")
-    print(f"question {question.number} ({points}): {verdict.message}")
+        return 0, f"question {question.number} ({points}), 0 points. {verdict.message}"
+    return verdict.score, f"question {question.number} ({points}): {verdict.message}"
 
 
 @cache

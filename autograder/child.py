@@ -248,6 +248,29 @@ def parse(files, memory_limit):
     return {"submission": submission.as_message(), "notes": submission.notes, "flags": scrutiny.flags(submission)}
 
 
+def answers(request, memory_limit):
+    """A quiz sheet's answers: its code cells run in order in one namespace, as its kernel would run them.
+
+    A cell that fails leaves the answers it did not set unanswered, and the next cells still run.
+    """
+    _confine(memory_limit, torch.device("cpu"))
+    namespace = {"__name__": "__main__"}
+    for code in request["cells"]:
+        try:
+            exec(compile(code, "<answer cell>", "exec"), namespace)
+        except BaseException:  # noqa: BLE001, S110 - the student's error is theirs; the bank's check says what is missing
+            pass
+    return {"answers": {name: _answer(namespace[name]) for name in request["names"] if name in namespace}}
+
+
+def _answer(value):
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple, set, frozenset)) and all(isinstance(x, str) for x in value):
+        return sorted(value) if isinstance(value, (set, frozenset)) else list(value)
+    return {"$other": type(value).__name__}
+
+
 def main(sock):
     _die_with_zygote()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -258,6 +281,9 @@ def main(sock):
     setup = protocol.receive(sock)
     if "parse" in setup:
         protocol.send(sock, parse(setup["parse"], setup["memory_limit"]))
+        return
+    if "answers" in setup:
+        protocol.send(sock, answers(setup["answers"], setup["memory_limit"]))
         return
     server = Server(sock, setup)
     try:

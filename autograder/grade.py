@@ -4,8 +4,13 @@ A component scores points × (tests passed / tests run), or 0 when its child ran
 or delegated its subject to a library. The integration check is reported and never scored.
 """
 import io
+import multiprocessing
+import multiprocessing.util
+import os
 import time
 from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import redirect_stdout
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,6 +104,7 @@ class Report:
     notes: list
     seconds: float
     problem: str | None = None  # why it could not be graded at all, if it could not
+    grader_failed: bool = False  # the grader itself raised: never the submission's doing
 
     @property
     def scored(self):
@@ -116,6 +122,10 @@ class Report:
     def flags(self):
         """One line per flagged component, for the CSV: "multihead: reason; ..."."""
         return [f"{c.id}: {'; '.join(c.flags)}" for c in self.components if c.flags]
+
+    def summary(self):
+        """What concerns the whole submission: its notes, and each flagged component."""
+        return "\n".join(self.notes + [f"FLAGGED for review: {flag}" for flag in self.flags])
 
     def table(self):
         lines = [f"Grading {self.submission}", ""]
@@ -137,7 +147,7 @@ class Report:
             "score": self.score,
             "max_score": self.max_score,
             "execution_time": round(self.seconds, 2),
-            "output": "\n".join(self.notes + [f"FLAGGED for review: {flag}" for flag in self.flags]),
+            "output": self.summary(),
             "tests": [
                 {
                     "name": c.id,
@@ -226,22 +236,73 @@ def submissions_in(folder):
     )
 
 
-def grade_all(folder, device="cpu", limits=None, accept_flagged=()):
-    """Grade every submission in folder with one sandbox; yields (path, Report) as each is done.
+def grade_all(folder, device="cpu", limits=None, accept_flagged=(), workers=None):
+    """Grade every submission in folder; yields (path, Report) as each is done (see grade_each).
 
-    Every submission gets its report: one whose grading failed scores 0, with the reason in its notes.
     accept_flagged names the submissions whose flagged code an instructor has reviewed.
     """
-    limits = limits or Limits()
-    sandbox = Sandbox(device, limits)
+    paths = submissions_in(folder)
+    yield from grade_each(paths, device, limits, [p for p in paths if p.name in accept_flagged], workers)
+
+
+def grade_each(paths, device="cpu", limits=None, accepted=(), workers=None, components=None):
+    """Grade these submissions, on `workers` processes (default: one per core); yields (path, Report)
+    in the order they finish.
+
+    Every submission gets its report: one whose grading failed scores 0, with the reason in its notes.
+    accepted holds the paths whose flagged code an instructor has reviewed. Each worker has its own
+    sandbox, started once; a single worker grades in this process.
+    """
+    paths, limits = list(paths), limits or Limits()
+    workers = max(1, min(workers or os.cpu_count() or 1, len(paths)))
+    if workers == 1:
+        sandbox = Sandbox(device, limits)
+        try:
+            for path in paths:
+                yield path, _graded(path, device, limits, sandbox, path in accepted, components)
+        finally:
+            sandbox.close()
+        return
+    if limits.jail:
+        from autograder import jail
+
+        jail.check(device)  # what to install is said once, here, rather than by every worker
+    # spawn: a worker must not inherit the caller's threads and open files (nbgrader's, pytest's).
+    pool = ProcessPoolExecutor(workers, multiprocessing.get_context("spawn"), _start_worker, (device, limits))
     try:
-        for path in submissions_in(folder):
-            started = time.monotonic()
+        pending = {pool.submit(_grade_in_worker, path, path in accepted, components): path for path in paths}
+        for future in as_completed(pending):
+            path = pending[future]
             try:
-                yield path, grade(path, device, limits, sandbox=sandbox, accept_flagged=path.name in accept_flagged)
-            except Exception as error:  # noqa: BLE001 - one submission's failure must not cost the others their grades
-                components = [ComponentResult(c.id, c.points) for c in spec.COMPONENTS]
-                reason = f"grading failed ({type(error).__name__}: {str(error)[:500]}); the score is 0"
-                yield path, Report(str(path), components, [reason], time.monotonic() - started, reason)
+                yield path, future.result()
+            except BrokenProcessPool as error:  # a worker was killed from outside (the machine ran out of memory)
+                yield path, _failed(path, error, 0.0)
     finally:
-        sandbox.close()
+        pool.shutdown(cancel_futures=True)
+
+
+def _graded(path, device, limits, sandbox, accept_flagged, components):
+    started = time.monotonic()
+    try:
+        return grade(path, device, limits, components, sandbox, accept_flagged)
+    except Exception as error:  # noqa: BLE001 - one submission's failure must not cost the others their grades
+        return _failed(path, error, time.monotonic() - started)
+
+
+def _failed(path, error, seconds):
+    components = [ComponentResult(c.id, c.points) for c in spec.COMPONENTS]
+    reason = f"grading failed ({type(error).__name__}: {str(error)[:500]}); the score is 0"
+    return Report(str(path), components, [reason], seconds, reason, grader_failed=True)
+
+
+_worker = {}
+
+
+def _start_worker(device, limits):
+    _worker.update(device=device, limits=limits, sandbox=Sandbox(device, limits))
+    # A pool's worker leaves through os._exit, past atexit: this finalizer still runs, and ends the zygote.
+    multiprocessing.util.Finalize(None, _worker["sandbox"].close, exitpriority=10)
+
+
+def _grade_in_worker(path, accept_flagged, components):
+    return _graded(path, _worker["device"], _worker["limits"], _worker["sandbox"], accept_flagged, components)

@@ -197,7 +197,7 @@ def _notebook_units(file, text, module, notes):
         source = "".join(map(str, source)) if isinstance(source, list) else str(source)
         if _is_test_cell(cell):
             continue
-        code = _without_kit(_without_magics(source))
+        code = _without_kit(without_magics(source))
         if code is not None:
             units.append(Unit(module, f"{file.name}, cell {number}", code))
     return units
@@ -275,7 +275,7 @@ def _bound_names(statement):
     return names
 
 
-def _without_magics(source):
+def without_magics(source):
     """The cell's Python with every IPython-only line replaced by `pass`; None for a non-Python cell."""
     lines = source.splitlines()
     if lines and lines[0].lstrip().startswith("%%"):

@@ -50,11 +50,13 @@ class KitError(RuntimeError):
 def grade_here(component_id, notebook):
     """The hidden test cell: grade one component of this notebook (the saved file) with the kit's grader.
 
-    Returns the score, which nbgrader reads as the cell's partial credit, after printing the feedback;
-    a score of 0 goes to fail_cell. Everything the grader writes is captured and only the feedback
-    reaches this cell's output: nbgrader gives 0 to a cell that writes to stderr.
+    For an instructor running a source notebook in Jupyter: `nbgrader autograde` never runs this cell,
+    since the kit's autograde step grades in its place (autograder/autograde.py). Returns the score after
+    printing the feedback; a score of 0 goes to fail_cell. Only the feedback reaches this cell's output.
     """
-    component = spec.BY_ID[component_id]
+    if os.environ.get("NBGRADER_EXECUTION") == "autograde":
+        kit_failed("nbgrader ran the notebook in a kernel, where student code runs unjailed and can change "
+                   "this cell's verdict: put the kit's step in nbgrader_config.py, as course/nbgrader_config.py does")
     with tempfile.TemporaryDirectory() as tmp:
         report_file = Path(tmp) / "results.json"
         command = [sys.executable, "-m", "autograder", "grade", notebook, "--component", component_id,
@@ -65,12 +67,16 @@ def grade_here(component_id, notebook):
             kit_failed(f"the grader exited with code {run.returncode}:\n{run.stdout}{run.stderr}")
         report = json.loads(report_file.read_text())
     result = next(t for t in report["tests"] if t["tags"] == [component_id])
-    notes = report.get("output", "")
-    feedback = result["output"] + (f"\n{notes}" if notes else "")
+    text = cell_text(component_id, result["score"], result["output"], report.get("output", ""))
     if result["score"] <= 0:
-        return fail_cell(f"{component_id}: 0 of {component.points} points.\n{feedback}")
-    print(f"{component_id}: {result['score']:g} of {component.points} points.\n{feedback}")
+        return fail_cell(text)
+    print(text)
     return result["score"]
+
+
+def cell_text(component_id, score, feedback, notes=""):
+    """What a component's grade cell shows: the hidden cell's, and the kit's autograde step's."""
+    return f"{component_id}: {score:g} of {spec.BY_ID[component_id].points:g} points.\n{feedback}" + (f"\n{notes}" if notes else "")
 
 
 def fail_cell(feedback):
@@ -86,7 +92,7 @@ def fail_cell(feedback):
 
 
 def kit_failed(reason):
-    """Stop the autograde of this submission loudly, rather than let nbgrader record a zero.
+    """Stop loudly, rather than let nbgrader record a grade.
 
     Under `nbgrader autograde` an exception would only fail the cell (a silent zero for every student),
     so the kernel exits: nbgrader then reports the submission as failed and records no grade.

@@ -7,6 +7,7 @@ through pidfds), and the zygote empties the jail's /tmp before the next fork. A 
 the memory of all of a component's processes together. Whatever happens in there (an exception, a
 crash, an exit, a hang, a killed zygote) becomes a message, never the judge's problem.
 """
+import math
 import os
 import signal
 import socket
@@ -29,6 +30,7 @@ ANSWER_TIME = 10.0  # seconds the zygote may take to fork
 WATCH_EVERY = 0.25  # seconds between the watchdog's looks at a component's processes
 MAX_TEXT = 2000  # characters of any one message from a child that the judge keeps
 LOADING = "loading your submission"
+MAX_OPTIONS = 26  # letters in one choice answer, at most
 BOOT = "import sys; sys.path.insert(0, sys.argv[3]); from autograder import zygote; zygote.main(int(sys.argv[1]), sys.argv[2] == 'jailed')"
 
 
@@ -136,10 +138,22 @@ class Sandbox:
         flags = {c: [_text(r) for r in reasons][:5] for c, reasons in reply["flags"].items() if c in spec.BY_ID}
         return submission, flags
 
-    def _one_shot(self, message):
+    def answers(self, cells, names):
+        """{name: value} of a quiz sheet's answers, from its code cells run in order in the jail.
+
+        A value that is not plain data (a number, text, a list of text) comes back as an object of a
+        class with its type's name, which the bank's checks reject by name, as they would in a kernel.
+        """
+        reply = self._one_shot({"answers": {"cells": cells, "names": names}, "memory_limit": self.limits.memory},
+                               "running your answer cells")
+        if not isinstance(reply, dict) or not isinstance(reply.get("answers"), dict):
+            raise loader.SubmissionError("its answer cells gave nothing to read")
+        return {name: _answer(value) for name, value in reply["answers"].items() if name in names}
+
+    def _one_shot(self, message, doing="reading your submission"):
         child = Child(self, self._fork(), "parse", self.limits.time)
         try:
-            return child.ask(message, "reading your submission")
+            return child.ask(message, doing)
         except Fatal as error:
             raise loader.SubmissionError(str(error).removeprefix("scores 0: ")) from None
         finally:
@@ -269,6 +283,19 @@ def _private_bytes(pid):
     except OSError:
         return 0
     return sum(int(fields.get(key, "0 kB").split()[0]) for key in ("Private_Clean", "Private_Dirty", "Swap")) * 1024
+
+
+def _answer(value):
+    """An answer as the child sent it, checked: student code shares the child's socket and may send anything."""
+    if isinstance(value, dict) and isinstance(value.get("$other"), str):
+        return type(_text(value["$other"], 50), (), {})()
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, list) and len(value) <= MAX_OPTIONS and all(isinstance(x, str) for x in value):
+        return [_text(x, 50) for x in value]
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 1e300:
+        return math.inf  # beyond a float: the bank says it is not a finite number
+    return value if value is None or isinstance(value, (bool, int, float)) else object()
 
 
 def _text(value, limit=MAX_TEXT):

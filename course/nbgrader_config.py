@@ -1,14 +1,19 @@
 """nbgrader's configuration for the course: this folder is the course directory (see the README)."""
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
-from nbgrader.preprocessors import ClearHiddenTests, GetGrades
+from nbgrader.converters import Autograde
+from nbgrader.preprocessors import ClearHiddenTests, Execute, GetGrades
 
 c = get_config()  # noqa: F821 - nbgrader provides it
 
 c.CourseDirectory.course_id = "transformers-from-scratch"
 # The release is committed and checked for drift; the student-facing stub keeps the kit's hint above it.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
-# A hidden test cell runs the kit's grader on one component: up to 60 s of student code (the kit's own
-# limit, sandbox.DEFAULT_TIME_LIMIT), plus starting torch. nbgrader's default of 30 s would cut it short.
-c.Execute.timeout = 180
-# Feedback shows each hidden cell's output (the grader's feedback), never the hidden test source.
+# Autograde grades with the kit's jailed grader (autograder/autograde.py) where nbgrader would run each
+# notebook in a Jupyter kernel: no student code runs outside the jail. nbgrader's other steps stay.
+c.Autograde.autograde_preprocessors = [
+    "autograder.autograde.KitGrades" if step is Execute else step
+    for step in Autograde.class_traits()["autograde_preprocessors"].default()
+]
+# The kit's limits are KitGrades's options, as `grade` takes them: c.KitGrades.time_limit = 60 and so on.
+# Feedback shows each test cell's output (the grader's feedback), never the hidden test source.
 c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]

@@ -2,8 +2,12 @@
 
 ada answers every question as the bank does; ben hands in the release untouched; cy gets one choice
 question wrong. ada's short answers are then graded by hand through the gradebook, as formgrader would.
+di computes a numeric answer rather than typing it; ed's sheet replaces the hidden half's grading
+function and hands in nothing else; flo's sheet for one part never stops. The sheets run in the jail,
+never in a kernel.
 """
 import csv
+import json
 import shutil
 
 import pytest
@@ -17,18 +21,36 @@ QUESTIONS = [q for p in PARTS for q in p.questions]
 TOTAL = sum(q.points for q in QUESTIONS)
 WRONG = next(q for q in QUESTIONS if q.kind == "choice" and not q.several)
 WRONG_LETTER = next(letter for letter in WRONG.options if letter not in WRONG.answer)
+NUMERIC = next(q for q in QUESTIONS if q.kind == "numeric")
+HANGING = next(q for q in QUESTIONS if q.autograded and q.part != WRONG.part and q.part != NUMERIC.part)
+TIME_LIMIT = 10
+PATCH = ("import autograder.breakout as bank\n"
+         "bank.grade_here = lambda part, question, namespace: print('Correct.')\n"
+         "bank.judge = lambda question, answer: bank.Verdict('correct', 'Correct.', question.points)\n")
 
 
 @pytest.fixture(scope="module")
 def pipeline(tmp_path_factory):
     root = tmp_path_factory.mktemp("course")
     env = install_test_kernel(tmp_path_factory.mktemp("jupyter"))
-    release = new_course(root, env, ["ada", "ben", "cy"], assignment=ASSIGNMENT)
+    release = new_course(root, env, ["ada", "ben", "cy", "di", "ed", "flo"], assignment=ASSIGNMENT)
+    with open(root / "nbgrader_config.py", "a") as config:
+        config.write(f"c.KitGrades.time_limit = {TIME_LIMIT}\n")
     source, submitted = root / "source" / ASSIGNMENT, root / "submitted"
     completed(release, source, submitted / "ada" / ASSIGNMENT)
     shutil.copytree(release, submitted / "ben" / ASSIGNMENT)
     edit = (f"{WRONG.id} = {WRONG.written_answer()!r}", f"{WRONG.id} = {WRONG_LETTER!r}")
     completed(release, source, submitted / "cy" / ASSIGNMENT, [edit])
+    value = NUMERIC.written_answer()
+    computed = (f"{NUMERIC.id} = {value!r}", f"import math\n{NUMERIC.id} = math.fsum([{value!r} / 2] * 2)")
+    completed(release, source, submitted / "di" / ASSIGNMENT, [computed])
+    ed = shutil.copytree(release, submitted / "ed" / ASSIGNMENT)
+    for sheet in ed.glob("*.ipynb"):
+        nb = json.loads(sheet.read_text())
+        nb["cells"].insert(0, {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": PATCH})
+        sheet.write_text(json.dumps(nb))
+    loop = (f"{HANGING.id} = {HANGING.written_answer()!r}", f"while True:\n    pass\n{HANGING.id} = {HANGING.written_answer()!r}")
+    completed(release, source, submitted / "flo" / ASSIGNMENT, [loop])
     runs = [nbgrader(root, env, *step) for step in [("autograde", ASSIGNMENT), ("generate_feedback", ASSIGNMENT)]]
     for run in runs:
         assert run.returncode == 0, run.stdout + run.stderr
@@ -91,12 +113,34 @@ def test_one_wrong_answer_loses_exactly_its_points(pipeline):
     assert {k: v for k, v in cy.items() if k != f"check-{WRONG.id}"} == {k: v for k, v in ada.items() if k != f"check-{WRONG.id}"}
 
 
+def test_a_computed_answer_scores_as_a_typed_one(pipeline):
+    root, _ = pipeline
+    autograded = lambda student: {k: v[0] for k, v in grades(root, student).items() if k.startswith("check-")}  # noqa: E731
+    assert autograded("di") == autograded("ada")
+
+
+def test_a_sheet_that_patches_the_grader_scores_nothing(pipeline):
+    root, _ = pipeline
+    ed = grades(root, "ed")
+    assert all(auto == 0 for name, (auto, _, _) in ed.items() if name.startswith("check-")), ed
+
+
+def test_a_sheet_that_never_stops_scores_zero_in_its_part_with_the_reason(pipeline):
+    root, _ = pipeline
+    flo, ada = grades(root, "flo"), grades(root, "ada")
+    in_part = {f"check-{q.id}" for q in QUESTIONS if q.part == HANGING.part and q.autograded}
+    assert all(flo[name][0] == 0 for name in in_part)
+    assert {k: v for k, v in flo.items() if k not in in_part} == {k: v for k, v in ada.items() if k not in in_part}
+    html = (root / "feedback" / "flo" / ASSIGNMENT / f"{HANGING.part}.html").read_text()
+    assert f"Your answer cells could not be run: your code ran past the time limit of {TIME_LIMIT:g} s" in html
+
+
 def test_export_after_hand_grading_gives_full_marks_zero_and_one_loss(pipeline):
     root, env = pipeline
     grade_by_hand(root, "ada", lambda q: q.points)
     grade_by_hand(root, "cy", lambda q: q.points)
     scores = exported(root, env)
-    assert scores == {"ada": TOTAL, "ben": 0, "cy": TOTAL - WRONG.points}
+    assert {k: scores[k] for k in ("ada", "ben", "cy")} == {"ada": TOTAL, "ben": 0, "cy": TOTAL - WRONG.points}
 
 
 def test_feedback_explains_without_showing_hidden_tests(pipeline):

