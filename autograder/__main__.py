@@ -84,7 +84,7 @@ def _limits(parser):
 
 
 def _grade_args(args):
-    limits = sandbox.Limits(args.time_limit, int(args.memory_limit * 2**30), args.total_time, jail=not args.unsafe_no_jail)
+    limits = sandbox.Limits.from_options(args.time_limit, args.memory_limit, args.total_time, args.unsafe_no_jail)
     return dict(device=args.device, limits=limits)
 
 

@@ -26,16 +26,12 @@ from traitlets import Bool, Float, Integer, List, Unicode
 
 from autograder import loader, sandbox, spec
 from autograder.jail import JailUnavailable
-from autograder.notebook import cell_text
+from autograder.notebook import KitError, cell_text
 from autograder.progress import Progress
 
 # Each autograde run's _Run, keyed by the run's converter: a long-lived process (formgrader's server)
 # never reuses an earlier run's grades.
 _RUNS = weakref.WeakKeyDictionary()
-
-
-class KitError(RuntimeError):
-    """The kit could not grade (a test cell it does not know, no jail): nbgrader records no grade."""
 
 
 class KitGrades(NbGraderPreprocessor):
@@ -52,7 +48,7 @@ class KitGrades(NbGraderPreprocessor):
 
     @property
     def limits(self):
-        return sandbox.Limits(self.time_limit, int(self.memory_limit * 2**30), self.total_time, jail=not self.unsafe_no_jail)
+        return sandbox.Limits.from_options(self.time_limit, self.memory_limit, self.total_time, self.unsafe_no_jail)
 
     def preprocess(self, nb, resources):
         ids = resources["nbgrader"]

@@ -50,6 +50,11 @@ class Limits:
     processes: int = DEFAULT_PROCESSES
     jail: bool = True  # False only with --unsafe-no-jail
 
+    @classmethod
+    def from_options(cls, time, memory_gib, total, unsafe_no_jail):
+        """The limits as the command line and nbgrader's configuration give them: memory in GiB, the jail as an opt-out."""
+        return cls(time, int(memory_gib * 2**30), total, jail=not unsafe_no_jail)
+
     def unsafe_note(self):
         return None if self.jail else "graded WITHOUT the jail (--unsafe-no-jail): student code could read and change the grader"
 
