@@ -6,7 +6,8 @@ cell of a notebook, made safe to exec: IPython magics and shell lines become `pa
 cells (nbgrader's autograded test cells, and the course notebooks' worked examples, tagged "demo"), the
 breakout quiz notebooks, the statements of a cell or file that use the kit itself (a self-check line
 beside an exercise: `from autograder.public import check_multihead; check_multihead(MultiHeadAttention)`),
-and .py files named like a module the grader runs on (`torch.py`), which would hide the real one.
+a copy of the kit's own package (the student bundle's `autograder/`, uploaded with the notebooks), and
+.py files named like a module the grader runs on (`torch.py`), which would hide the real one.
 """
 import ast
 import json
@@ -28,7 +29,8 @@ DEMO_TAG = "demo"
 # The breakout quiz notebooks carry this notebook metadata key: a student's folder may hold them too.
 QUIZ_METADATA = "breakout_quiz"
 # Statements that import these (and the statements that use what they bound) are the kit's, not the student's.
-KIT_MODULES = ("autograder", "solutions")
+KIT_PACKAGE = "autograder"
+KIT_MODULES = (KIT_PACKAGE, "solutions")
 # A student's file by one of these names would hide the module that the grader, or the student's own
 # code, imports: the standard library, what a submission may import, and what grading runs on.
 LIBRARY_MODULES = frozenset(sys.stdlib_module_names) | set(KIT_MODULES) | {
@@ -102,6 +104,13 @@ def _walk(root):
     candidates, notes, seen = [], [], 0
     for folder, dirs, names in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+        # A student who uploads the whole bundle uploads its autograder/ too: the kit's code, not theirs,
+        # and code that imports the grader's internals besides. A package by that name would hide the kit.
+        if KIT_PACKAGE in dirs:
+            dirs.remove(KIT_PACKAGE)
+            kit = (Path(folder) / KIT_PACKAGE).relative_to(root).as_posix()
+            notes.append(f"{kit}/ was not graded: it is the kit's own package (the student bundle's copy), "
+                         "not your work")
         for name in sorted(names):
             seen += 1
             if seen > MAX_ENTRIES:

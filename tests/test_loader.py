@@ -181,3 +181,17 @@ def test_files_named_like_libraries_are_left_out_with_a_note(tmp_path):
     assert sorted(u.module for u in submission.units) == ["mine", "torch_ipynb"]
     assert submission.notes == ["numpy.py was not graded: a file of that name hides the module numpy that your code "
                                 "and the grader import (the grader uses the real numpy); rename it to grade what it defines"]
+
+
+def test_the_bundles_own_package_uploaded_with_the_work_is_not_graded(tmp_path):
+    # Uploading the whole bundle folder is what many students do: its autograder/ imports the grader's
+    # internals, and graded as theirs it would flag every component.
+    work = tmp_path / "my work" / "transformer"
+    work.mkdir(parents=True)
+    notebook(work / "attention.ipynb", code("def causal_mask(size, device=None):\n    return size"))
+    (tmp_path / "my work" / "autograder").mkdir()
+    (tmp_path / "my work" / "autograder" / "__main__.py").write_text("from autograder.grade import grade\n")
+    submission = loader.load(tmp_path)
+    assert [u.label.split(",")[0] for u in submission.units] == ["attention.ipynb"]
+    assert submission.notes == ["my work/autograder/ was not graded: it is the kit's own package "
+                                "(the student bundle's copy), not your work"]
