@@ -1,6 +1,5 @@
 """python -m autograder: grade submissions, check the reference, regenerate what is generated."""
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -28,23 +27,32 @@ def main(argv=None):
         return {"grade": run_public, "kernel": run_kernel, "quiz": run_quiz}[args.command](args)
 
     grade.add_argument("--public", action="store_true", help="only the public checks, as in the student bundle")
-    grade.add_argument("--json", metavar="FILE", help="also write a Gradescope results.json here")
+    grade.add_argument("--json", metavar="FILE",
+                       help="also write results.json here (Gradescope's by default): written even when grading fails")
     grade.add_argument("--component", action="append", choices=[c.id for c in spec.COMPONENTS] + [spec.INTEGRATION],
                        help="grade only this component (repeatable)")
     grade.add_argument("--pretrained", metavar="DIR",
                        help="also check the encoder with this local BERT checkpoint (save_pretrained layout)")
     grade.add_argument("--accept-flagged", action="store_true",
                        help="score components flagged for review: you have read their code and found it honest")
+    _results(grade)
     _limits(grade)
 
     batch = commands.add_parser("grade-all", help="grade every submission in a class folder (one per subfolder or file)")
     batch.add_argument("folder")
     batch.add_argument("--csv", metavar="FILE", help="write the grades here: one row per submission, a column per component")
-    batch.add_argument("--json-dir", metavar="DIR", help="write each submission's Gradescope results.json here, as NAME.json")
+    batch.add_argument("--json-dir", metavar="DIR", help="write each submission's results.json here, as NAME.json")
     batch.add_argument("--accept-flagged", metavar="NAME", action="append", default=[],
                        help="score this submission's flagged components: you have read its code (repeatable)")
     batch.add_argument("--workers", type=int, metavar="N", help="grade N submissions at a time (default: one per core)")
+    _results(batch)
     _limits(batch)
+
+    package = commands.add_parser("gradescope", help="write a Gradescope autograder package (a .zip to upload)")
+    package.add_argument("out", help="the package to write, a path ending in .zip")
+    package.add_argument("--visibility", choices=VISIBILITY, default="visible",
+                         help="when students see each component's score and feedback (default: visible)")
+    _limits(package)
 
     check = commands.add_parser("check-solutions", help="the reference scores full marks, the release zero")
     _limits(check)
@@ -60,7 +68,7 @@ def main(argv=None):
 
     args = parser.parse_args(argv)
     commands = {"grade": run_grade, "grade-all": run_grade_all, "check-solutions": run_check, "generate": run_generate,
-                "bundle": run_bundle, "kernel": run_kernel, "quiz": run_quiz}
+                "bundle": run_bundle, "kernel": run_kernel, "quiz": run_quiz, "gradescope": run_gradescope}
     from autograder.grade import GraderError
     from autograder.jail import JailUnavailable
 
@@ -69,6 +77,16 @@ def main(argv=None):
     except (GraderError, JailUnavailable) as error:  # the kit cannot run here (an install, not a submission)
         print(f"the grader could not run: {error}")
         return 2
+
+
+VISIBILITY = ("visible", "after_due_date", "after_published", "hidden")  # Gradescope's
+
+
+def _results(parser):
+    parser.add_argument("--format", choices=("gradescope", "prairielearn"), default="gradescope",
+                        help="which platform's results.json to write (default: gradescope)")
+    parser.add_argument("--visibility", choices=VISIBILITY, default="visible",
+                        help="Gradescope: when students see each component's score and feedback (default: visible)")
 
 
 def _limits(parser):
@@ -135,24 +153,39 @@ def run_quiz(args):
 def run_grade(args):
     if args.public:
         return run_public(args)
-    from autograder.grade import grade
+    import time
 
-    report = grade(args.path, components=args.component, accept_flagged=args.accept_flagged, **_grade_args(args))
-    if args.pretrained:
-        from autograder.pretrained import check_pretrained
+    from autograder.grade import Report, grade
 
-        report.components.append(check_pretrained(args.path, args.pretrained, **_grade_args(args)))
+    started = time.monotonic()
+    try:
+        report = grade(args.path, components=args.component, accept_flagged=args.accept_flagged, **_grade_args(args))
+        if args.pretrained:
+            from autograder.pretrained import check_pretrained
+
+            report.components.append(check_pretrained(args.path, args.pretrained, **_grade_args(args)))
+    except Exception as error:
+        if not args.json:
+            raise
+        # On a grading platform the student still gets results: 0 and the reason, never nothing.
+        report = Report.failed(args.path, error, time.monotonic() - started)
     print(report.table())
     if args.json:
-        Path(args.json).write_text(json.dumps(report.gradescope(), indent=2) + "\n")
+        _write(args.json, report.results(args.format, args.visibility))
         print(f"results written to {args.json}")
-    return 0
+    return 2 if report.grader_failed else 0
+
+
+def _write(path, text):
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(text)
 
 
 def run_grade_all(args):
     import csv
 
-    from autograder.grade import grade_all
+    from autograder.grade import grade_all, submissions_in
+    from autograder.progress import Progress
 
     if not Path(args.folder).is_dir():
         print(f"{args.folder} is not a folder: grade-all takes a folder with one submission per subfolder or file")
@@ -164,21 +197,37 @@ def run_grade_all(args):
     if args.unsafe_no_jail:
         print(_grade_args(args)["limits"].unsafe_note())
     print(f"{'submission':<24} {'total':>7}  " + " ".join(f"{i[:8]:>8}" for i in ids))
+    progress = Progress(len(submissions_in(args.folder)))
     # Rows are printed as submissions finish, and written to the CSV in name order.
     for path, report in grade_all(args.folder, accept_flagged=args.accept_flagged, workers=args.workers, **_grade_args(args)):
         scores = {c.id: c.score for c in report.scored}
         rows.append({"submission": path.name, "total": report.score, **scores, "flags": " | ".join(report.flags),
                      "problem": report.problem or ""})
         mark = "  FLAGGED for review" if report.flags else f"  {report.problem[:80]}" if report.problem else ""
+        progress.clear()
         print(f"{path.name[:24]:<24} {report.score:7.2f}  " + " ".join(f"{scores[i]:8.2f}" for i in ids) + mark, flush=True)
+        progress.step(path.name)
         if args.json_dir:
-            (Path(args.json_dir) / f"{path.stem}.json").write_text(json.dumps(report.gradescope(), indent=2) + "\n")
+            _write(Path(args.json_dir) / f"{path.stem}.json", report.results(args.format, args.visibility))
     if args.csv:
         with open(args.csv, "w", newline="") as file:
             writer = csv.DictWriter(file, ["submission", "total", *ids, "flags", "problem"])
             writer.writeheader()
             writer.writerows(sorted(rows, key=lambda row: row["submission"]))
         print(f"grades of {len(rows)} submissions written to {args.csv}")
+    return 0
+
+
+def run_gradescope(args):
+    from autograder import gradescope
+
+    if not args.out.endswith(".zip"):
+        print(f"{args.out}: the package is a .zip archive; give a path ending in .zip")
+        return 2
+    options = ["--visibility", args.visibility, "--device", args.device, "--time-limit", str(args.time_limit),
+               "--memory-limit", str(args.memory_limit), "--total-time", str(args.total_time)]
+    options += ["--unsafe-no-jail"] if args.unsafe_no_jail else []
+    print(f"Gradescope autograder package written to {gradescope.build(args.out, options)}")
     return 0
 
 

@@ -4,6 +4,7 @@ A component scores points × (tests passed / tests run), or 0 when its child ran
 or delegated its subject to a library. The integration check is reported and never scored.
 """
 import io
+import json
 import multiprocessing
 import multiprocessing.util
 import os
@@ -142,12 +143,16 @@ class Report:
         lines += ["", f"graded in {self.seconds:.1f} s"]
         return "\n".join(lines)
 
-    def gradescope(self):
+    def gradescope(self, visibility="visible"):
+        """Gradescope's results.json. visibility is when students see each component's score and feedback
+        (visible, after_due_date, after_published or hidden); the summary of the whole is always shown."""
         return {
             "score": self.score,
             "max_score": self.max_score,
             "execution_time": round(self.seconds, 2),
             "output": self.summary(),
+            # What the grader prints is the instructor's log, and the tests already carry the feedback.
+            "stdout_visibility": "hidden",
             "tests": [
                 {
                     "name": c.id,
@@ -156,10 +161,43 @@ class Report:
                     "status": c.status,
                     "output": c.feedback(),
                     "tags": [c.tag or c.id],
+                    "visibility": visibility,
                 }
                 for c in self.components
             ],
         }
+
+    def prairielearn(self):
+        """PrairieLearn's external-grader results.json. A submission the grader could not grade is not
+        gradable: PrairieLearn then records no score and charges the student no attempt."""
+        return {
+            "gradable": not self.grader_failed,
+            "score": round(self.score / self.max_score, 4) if self.max_score else 0.0,
+            "message": self.summary(),
+            "output": self.table(),
+            "tests": [
+                {
+                    "name": c.id,
+                    "points": c.score,
+                    "max_points": c.points,
+                    "message": c.feedback().splitlines()[0],
+                    "output": c.feedback(),
+                }
+                for c in self.components
+            ],
+        }
+
+    def results(self, platform, visibility="visible"):
+        """The results.json text for platform, gradescope or prairielearn."""
+        document = self.gradescope(visibility) if platform == "gradescope" else self.prairielearn()
+        return json.dumps(document, indent=2) + "\n"
+
+    @classmethod
+    def failed(cls, path, error, seconds):
+        """The report of a grading that raised: 0 for every component, and the reason."""
+        components = [ComponentResult(c.id, c.points) for c in spec.COMPONENTS]
+        reason = f"grading failed ({type(error).__name__}: {str(error)[:500]}); the score is 0"
+        return cls(str(path), components, [reason], seconds, reason, grader_failed=True)
 
 
 class Collector:
@@ -276,7 +314,7 @@ def grade_each(paths, device="cpu", limits=None, accepted=(), workers=None, comp
             try:
                 yield path, future.result()
             except BrokenProcessPool as error:  # a worker was killed from outside (the machine ran out of memory)
-                yield path, _failed(path, error, 0.0)
+                yield path, Report.failed(path, error, 0.0)
     finally:
         pool.shutdown(cancel_futures=True)
 
@@ -286,13 +324,7 @@ def _graded(path, device, limits, sandbox, accept_flagged, components):
     try:
         return grade(path, device, limits, components, sandbox, accept_flagged)
     except Exception as error:  # noqa: BLE001 - one submission's failure must not cost the others their grades
-        return _failed(path, error, time.monotonic() - started)
-
-
-def _failed(path, error, seconds):
-    components = [ComponentResult(c.id, c.points) for c in spec.COMPONENTS]
-    reason = f"grading failed ({type(error).__name__}: {str(error)[:500]}); the score is 0"
-    return Report(str(path), components, [reason], seconds, reason, grader_failed=True)
+        return Report.failed(path, error, time.monotonic() - started)
 
 
 _worker = {}

@@ -13,6 +13,12 @@ class Progress:
         self.started = time.monotonic()
         self.live = self.stream.isatty()
 
+    def clear(self):
+        """Erase the bar, so that a line printed next starts clean; the next step draws it again."""
+        if self.live and self.done:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
     def step(self, name):
         """One more is done: name says which."""
         self.done += 1

@@ -1,6 +1,7 @@
 """The command line, as SPEC fixes it: grade (table, results.json, exit 0) and check-solutions."""
 import csv
 import json
+import re
 import subprocess
 import sys
 
@@ -29,7 +30,7 @@ def test_grade_writes_gradescope_results(tmp_path):
     tests = {t["name"]: t for t in results["tests"]}
     assert set(tests) == {c.id for c in spec.COMPONENTS} | {spec.INTEGRATION}
     for test in tests.values():
-        assert set(test) == {"name", "score", "max_score", "status", "output", "tags"} and test["tags"] == [test["name"]]
+        assert set(test) == {"name", "score", "max_score", "status", "output", "tags", "visibility"} and test["tags"] == [test["name"]]
     assert tests["masking"]["status"] == "failed" and "causal" in tests["masking"]["output"]
     assert tests["attention"]["status"] == "passed" and tests["attention"]["score"] == 10
 
@@ -52,6 +53,8 @@ def test_grade_all_writes_a_row_and_a_report_per_submission(tmp_path):
     assert [(r["submission"], float(r["total"])) for r in rows] == [("alice", 100.0), ("bob", 95 + round(5 * 9 / 11, 2))]
     assert float(rows[1]["layernorm"]) == round(5 * 9 / 11, 2) and float(rows[1]["encoder"]) == 15
     assert sorted(p.name for p in (tmp_path / "reports").iterdir()) == ["alice.json", "bob.json"]
+    # Not a terminal: the progress is one plain line per submission, on stderr, away from the table.
+    assert re.search(r"^graded 1/2: (alice|bob) \(about 0:\d\d left\)\ngraded 2/2: (alice|bob) \(done\)$", run.stderr, re.M)
 
 
 def test_grade_all_refuses_a_missing_folder(tmp_path):

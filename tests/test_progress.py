@@ -26,3 +26,16 @@ def test_a_terminal_gets_one_bar_redrawn_in_place_and_a_newline_at_the_end():
     assert terminal.getvalue().startswith("\r[" + "#" * 15 + "." * 15 + "] 1/2 graded, about ") and "\n" not in terminal.getvalue()
     progress.step("bob")
     assert terminal.getvalue().count("\r") == 2 and terminal.getvalue().endswith("] 2/2 graded, done  \n")
+
+
+def test_a_line_printed_between_steps_starts_on_a_clean_line():
+    terminal = Terminal()
+    progress = Progress(2, "graded", terminal)
+    progress.clear()
+    assert terminal.getvalue() == "", "nothing to erase before the first step"
+    progress.step("alice")
+    progress.clear()
+    assert terminal.getvalue().endswith("\r\033[K")
+    log = io.StringIO()
+    Progress(2, "graded", log).clear()
+    assert log.getvalue() == ""

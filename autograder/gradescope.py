@@ -1,0 +1,41 @@
+"""The Gradescope autograder package: `python -m autograder gradescope OUT.zip`.
+
+Gradescope unzips the package into /autograder/source, runs setup.sh there once when it builds the
+assignment's image, then run_autograder once per submission, each in a fresh container. The package
+holds what grading needs and nothing more: the kit's package (hidden suites and fixtures included,
+which Gradescope keeps from students), the reference solutions, the pinned requirements and the
+scripts. Not the course's notebooks, the question bank or the kit's own tests.
+"""
+import zipfile
+from pathlib import Path
+
+from autograder import spec
+
+SCRIPTS = spec.KIT_ROOT / "gradescope"
+INSTALL = spec.KIT_ROOT / "docker" / "install.sh"  # the container image installs with the same script
+OPTIONS = "grade-options"  # run_autograder passes these to `python -m autograder grade`, one per line
+CODE = ("autograder", "solutions")
+
+
+def build(out, options):
+    """Write the package to out (a .zip path); options are the grader's command-line options. Returns out."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as package:
+        for name in ("setup.sh", "run_autograder"):
+            _add(package, SCRIPTS / name, name, executable=True)
+        _add(package, INSTALL, INSTALL.name, executable=True)
+        _add(package, spec.KIT_ROOT / "requirements.txt", "requirements.txt")
+        package.writestr(OPTIONS, "".join(f"{option}\n" for option in options))
+        for folder in CODE:
+            for path in sorted((spec.KIT_ROOT / folder).rglob("*")):
+                if path.is_file() and "__pycache__" not in path.parts:
+                    _add(package, path, path.relative_to(spec.KIT_ROOT).as_posix())
+    return out
+
+
+def _add(package, path, name, executable=False):
+    info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))  # a fixed date: the same kit, the same bytes
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = (0o755 if executable else 0o644) << 16
+    package.writestr(info, path.read_bytes())
