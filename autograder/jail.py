@@ -18,6 +18,7 @@ from autograder.loader import inside
 
 NOBODY = 65534
 TMP_BYTES = 256 << 20
+PACKAGE_FOLDERS = ("site-packages", "dist-packages")
 ROOT = "/kit"  # where the kit's jailed modules sit inside
 # What runs inside, and nothing of the judge's side: no checks, tolerances, suites, fixtures or solutions.
 MODULES = ("__init__", "child", "zygote", "runtime", "isolation", "protocol", "spec", "loader", "scrutiny")
@@ -82,11 +83,18 @@ def environment():
 @functools.cache
 def _readable_system(device):
     """What Python and its packages need, outside the kit: the system's libraries, the interpreter's
-    prefix (pyenv's under /root included), the virtual environment, and any other path Python imports from."""
+    prefix (pyenv's under /root included), the virtual environment, and any other packages' folder
+    Python imports from (a user's site-packages).
+
+    Never the other folders on sys.path: the working directory or a script's folder is there, and
+    `python -m autograder grade-all submitted/` run from a course folder would show every student's
+    work and the instructor's source notebooks.
+    """
     paths = {p for p in SYSTEM if os.path.exists(p) and not os.path.islink(p)}
     paths |= {sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable))}
     for entry in sys.path:
-        if entry and os.path.isdir(entry) and not inside(entry, spec.KIT_ROOT) and not inside(spec.KIT_ROOT, entry):
+        if (os.path.basename(os.path.normpath(entry)) in PACKAGE_FOLDERS and os.path.isdir(entry)
+                and not inside(entry, spec.KIT_ROOT) and not inside(spec.KIT_ROOT, entry)):
             paths.add(os.path.realpath(entry))
     if device == "cuda":
         paths |= {p for p in ("/sys", "/proc/driver/nvidia") if os.path.exists(p)}

@@ -217,12 +217,14 @@ def test_a_killed_or_stopped_zygote_costs_the_next_student_nothing(tmp_path, san
         assert after.score == 15
 
 
-def zygotes():
-    """Pids of the processes running a zygote now."""
+def processes_with(marker):
+    """Pids of the processes whose environment holds marker: a batch's own, and the jails it started
+    (inside a jail the environment is cleared, but its processes die with the bwrap that holds them).
+    Tests running beside this one, as with pytest-xdist, start processes of their own without it."""
     found = set()
     for entry in os.scandir("/proc"):
         try:
-            if entry.name.isdigit() and b"import zygote" in Path(entry.path, "cmdline").read_bytes():
+            if entry.name.isdigit() and marker.encode() in Path(entry.path, "environ").read_bytes().split(b"\0"):
                 found.add(int(entry.name))
         except OSError:
             pass
@@ -332,14 +334,19 @@ def test_the_batch_finishes_and_writes_every_row(tmp_path):
     probe(folder / "bob", rewrite)
     honest(folder / "cy")
     (folder / "dan.py").symlink_to("/dev/zero")
-    before = zygotes()
+    marker = f"KIT_TEST_BATCH={tmp_path.name}-{os.getpid()}"
+    env = dict(os.environ, KIT_TEST_BATCH=marker.split("=", 1)[1])
+    control = subprocess.Popen(["sleep", "60"], env=env)  # the check below sees a process that carries the marker
+    assert processes_with(marker) == {control.pid}
+    control.kill()
+    control.wait()
     run = subprocess.run([sys.executable, "-m", "autograder", "grade-all", folder, "--csv", csv_path, "--json-dir", json_dir,
-                          "--accept-flagged", "bob"], capture_output=True, text=True, cwd=KIT, timeout=600)
+                          "--accept-flagged", "bob"], capture_output=True, text=True, cwd=KIT, timeout=600, env=env)
     assert run.returncode == 0, run.stdout + run.stderr
     written, reports = csv_path.read_text(), {p: p.read_text() for p in json_dir.iterdir()}
     time.sleep(10)
     assert csv_path.read_text() == written and {p: p.read_text() for p in json_dir.iterdir()} == reports
-    assert zygotes() <= before, "a process of the batch outlived it"
+    assert processes_with(marker) == set(), "a process of the batch outlived it"
     rows = {line.split(",")[0]: line for line in written.splitlines()[1:]}
     assert set(rows) == {"ada", "bob", "cy", "dan.py"}
     assert rows["ada"].split(",")[1] == rows["cy"].split(",")[1] == "100.0"
@@ -358,3 +365,20 @@ def test_without_a_jail_the_grader_refuses_unless_told(monkeypatch, tmp_path):
         jail.check.cache_clear()
     assert report.score == 5
     assert "WITHOUT the jail" in report.table() and "WITHOUT the jail" in report.gradescope()["output"]
+
+
+def test_the_folder_the_grader_runs_from_is_not_in_the_jail(tmp_path):
+    """`python -m autograder grade-all submitted/` from a course folder puts that folder on the grader's
+    sys.path: every student's work and the instructor's source notebooks are there."""
+    course_folder = tmp_path / "course"
+    (course_folder / "source").mkdir(parents=True)
+    (course_folder / "source" / "answers.txt").write_text("the instructor's answers")
+    attack = f"return 'answers' in open({str(course_folder / 'source' / 'answers.txt')!r}).read()"
+    probe(course_folder / "submitted" / "mallory", attack)
+    out = tmp_path / "results.json"
+    run = subprocess.run([sys.executable, "-m", "autograder", "grade", "submitted/mallory", "--component", "masking",
+                          "--accept-flagged", "--json", out], cwd=course_folder, capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=str(spec.KIT_ROOT)))
+    assert run.returncode == 0, run.stdout + run.stderr
+    (masking,) = json.loads(out.read_text())["tests"]
+    assert masking["status"] == "failed" and "causal" in masking["output"], "the course folder was readable in the jail"
