@@ -11,7 +11,8 @@ check: $(INSTALLED)
 	$(PYTHON) -m autograder check-solutions
 
 test: $(INSTALLED)
-	$(PYTHON) -m pytest -q
+	@start=$$(date +%s); $(PYTHON) -m pytest -q; status=$$?; \
+	echo "make test: the kit's tests took $$(( $$(date +%s) - start )) s"; exit $$status
 
 generate: $(INSTALLED)
 	$(PYTHON) -m autograder generate
