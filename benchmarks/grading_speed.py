@@ -10,6 +10,7 @@ Reports:
 - the kit's own test suite (`make test` runs exactly this): target under 10 minutes on 2 cores.
 
 Usage: python benchmarks/grading_speed.py [--repeat N] [--class-size N] [--skip-tests]
+"""
 import argparse
 import itertools
 import json
