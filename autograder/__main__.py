@@ -50,8 +50,7 @@ def main(argv=None):
 
     package = commands.add_parser("gradescope", help="write a Gradescope autograder package (a .zip to upload)")
     package.add_argument("out", help="the package to write, a path ending in .zip")
-    package.add_argument("--visibility", choices=VISIBILITY, default="visible",
-                         help="when students see each component's score and feedback (default: visible)")
+    _visibility(package)
     _limits(package)
 
     check = commands.add_parser("check-solutions", help="the reference scores full marks, the release zero")
@@ -85,6 +84,10 @@ VISIBILITY = ("visible", "after_due_date", "after_published", "hidden")  # Grade
 def _results(parser):
     parser.add_argument("--format", choices=("gradescope", "prairielearn"), default="gradescope",
                         help="which platform's results.json to write (default: gradescope)")
+    _visibility(parser)
+
+
+def _visibility(parser):
     parser.add_argument("--visibility", choices=VISIBILITY, default="visible",
                         help="Gradescope: when students see each component's score and feedback (default: visible)")
 
