@@ -235,7 +235,9 @@ def grade(path, device="cpu", limits=None, components=None, sandbox=None, accept
     grading = Grading(path, device, limits, sandbox)
     collector = Collector(grading)
     args = [str(SUITES / f"test_{i}.py") for i in ids]
-    args += ["-p", "no:cacheprovider", "-q", "--rootdir", str(SUITES), "-c", str(SUITES / "pytest.ini")]
+    # Native tracebacks: pytest's own failure reports print every frame's arguments, the fixtures' arrays
+    # among them, for output nobody reads (each test's message is the Collector's); they cost a mutant a second.
+    args += ["-p", "no:cacheprovider", "-q", "--tb=native", "--rootdir", str(SUITES), "-c", str(SUITES / "pytest.ini")]
     try:
         with redirect_stdout(io.StringIO()) as output:
             code = pytest.main(args, plugins=[collector])

@@ -6,6 +6,7 @@ judge has killed every process the previous child left; in the jail the zygote t
 /dev/shm, so that nothing one component (or one student) leaves behind reaches the next.
 """
 import ctypes
+import gc
 import os
 import re
 import shutil
@@ -31,6 +32,9 @@ def main(control_fd, jailed):
     # finds and kills them.
     libc.prctl(PR_SET_DUMPABLE, 0)
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1)
+    # A child's collections would walk torch's objects and write to their pages, copying each one that
+    # the fork shares with this process: frozen, they are never collected, and a child starts faster.
+    gc.freeze()
     control = socket.socket(fileno=control_fd)
     control.sendall(PID.pack(os.getpid()))
     while True:

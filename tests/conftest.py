@@ -1,8 +1,23 @@
-"""Fixtures shared by the kit's tests."""
-import pytest
+"""Fixtures shared by the kit's tests, and how `make test` shares the tests out between cores."""
+import os
 
-from autograder.sandbox import Limits, Sandbox
-from helpers import TIME_LIMIT
+# Before torch is imported, here and in every process a test starts: parallel workers share the cores,
+# and torch's default of one thread per core in each has them spin against each other (a public check
+# took 14 s instead of half a second).
+os.environ["OMP_NUM_THREADS"] = "1"
+
+import pytest  # noqa: E402
+from xdist.scheduler import LoadScopeScheduling  # noqa: E402
+
+from autograder.sandbox import Limits, Sandbox  # noqa: E402
+from helpers import TIME_LIMIT  # noqa: E402
+
+# Modules whose tests read one expensive module-scoped fixture (a whole nbgrader course, a graded class,
+# the Gradescope package set up): run in parallel, each goes to one worker whole, so that the fixture is
+# built once. Every other test goes wherever a worker is free.
+SHARED_FIXTURE_MODULES = frozenset(
+    f"tests/{name}.py" for name in ("test_nbgrader_pipeline", "test_breakout_pipeline", "test_variants", "test_platforms")
+)
 
 
 @pytest.fixture(scope="module")
@@ -11,3 +26,19 @@ def sandbox():
     shared = Sandbox(limits=Limits(time=TIME_LIMIT))
     yield shared
     shared.close()
+
+
+class SharedFixturesTogether(LoadScopeScheduling):
+    """One unit of work per test, but one per module for SHARED_FIXTURE_MODULES.
+
+    pytest-xdist's loadgroup would do this from marks, but under pytest 9.2 it no longer groups anything
+    (pytest-dev/pytest-xdist#1386). Units with more tests go first: the long modules start early.
+    """
+
+    def _split_scope(self, nodeid):
+        module = nodeid.split("::", 1)[0]
+        return module if module in SHARED_FIXTURE_MODULES else nodeid
+
+
+def pytest_xdist_make_scheduler(config, log):
+    return SharedFixturesTogether(config, log)

@@ -98,14 +98,18 @@ def nbgrader(course_root, env, *args):
     return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course_root, env=env, capture_output=True, text=True)
 
 
-def new_course(root, env, students, notebooks=None, assignment=course.ASSIGNMENT):
+def new_course(root, env, students, notebooks=None, assignment=course.ASSIGNMENT, duedate=None):
     """A course directory at root with an assignment's source (or only the named notebooks), the students and
-    the assignment in its gradebook, and the release generated: the README's first steps. Returns the release folder."""
+    the assignment (with its due date, if given) in its gradebook, and the release generated: the README's
+    first steps. Returns the release folder."""
     shutil.copy(course.COURSE / "nbgrader_config.py", root)
     shutil.copytree(course.COURSE / "source" / assignment, root / "source" / assignment,
                     ignore=None if notebooks is None else lambda _, names: [n for n in names if n not in notebooks])
-    steps = [("db", "student", "add", s) for s in students]
-    steps += [("db", "assignment", "add", assignment), ("generate_assignment", assignment, "--force")]
+    # One import for the class, as the README offers: each nbgrader command costs seconds to start.
+    (root / "students.csv").write_text("id\n" + "".join(f"{s}\n" for s in students))
+    due = [f"--duedate={duedate}"] if duedate else []
+    steps = [("db", "student", "import", "students.csv"), ("db", "assignment", "add", assignment, *due),
+             ("generate_assignment", assignment, "--force")]
     for step in steps:
         run = nbgrader(root, env, *step)
         assert run.returncode == 0, f"nbgrader {' '.join(step)}:\n{run.stdout}{run.stderr}"

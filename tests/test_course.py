@@ -53,26 +53,32 @@ def test_release_holds_no_solution_and_no_hidden_test():
             assert "raise NotImplementedError()" in cell["source"] and "# Hint:" in cell["source"], name
 
 
-def test_source_notebooks_run_clean_and_score_full_marks(kernel_env):
-    scored = {}
-    for path in sorted(course.SOURCE.glob("*.ipynb")):
-        nb = execute(path, kernel_env)
-        problems = outputs(nb, "error") + [(i, o) for i, o in outputs(nb, "stream") if o["name"] == "stderr"]
-        assert problems == [], f"{path.name}: {problems}"
-        for cell in nb.cells:
-            meta = cell.metadata.get("nbgrader", {})
-            if meta.get("grade"):
-                (result,) = [o for o in cell.outputs if o.output_type == "execute_result"]
-                scored[meta["grade_id"]] = float(result["data"]["text/plain"])
-    assert scored == {f"grade-{c.id}": c.points for c in spec.COMPONENTS}
+# One test per notebook, so that parallel workers share them out.
+SOURCES = sorted(course.SOURCE.glob("*.ipynb"))
+RELEASES = sorted(course.RELEASE.glob("*.ipynb"))
 
 
-def test_release_notebooks_fail_only_where_an_exercise_is_unwritten(kernel_env):
-    for path in sorted(course.RELEASE.glob("*.ipynb")):
-        nb = execute(path, kernel_env)
-        errors = {o["ename"] for _, o in outputs(nb, "error")}
-        assert errors <= {"NotImplementedError", "NotStarted"}, f"{path.name}: {errors}"
-        assert not [o for _, o in outputs(nb, "stream") if o["name"] == "stderr"], path.name
+@pytest.mark.parametrize("path", SOURCES, ids=[p.stem for p in SOURCES])
+def test_source_notebook_runs_clean_and_scores_full_marks(kernel_env, path):
+    nb = execute(path, kernel_env)
+    problems = outputs(nb, "error") + [(i, o) for i, o in outputs(nb, "stream") if o["name"] == "stderr"]
+    assert problems == [], f"{path.name}: {problems}"
+    scored, expected = {}, {}
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade"):
+            (result,) = [o for o in cell.outputs if o.output_type == "execute_result"]
+            scored[meta["grade_id"]] = float(result["data"]["text/plain"])
+            expected[meta["grade_id"]] = spec.BY_ID[meta["grade_id"].removeprefix("grade-")].points
+    assert scored == expected
+
+
+@pytest.mark.parametrize("path", RELEASES, ids=[p.stem for p in RELEASES])
+def test_release_notebook_fails_only_where_an_exercise_is_unwritten(kernel_env, path):
+    nb = execute(path, kernel_env)
+    errors = {o["ename"] for _, o in outputs(nb, "error")}
+    assert errors <= {"NotImplementedError", "NotStarted"}, f"{path.name}: {errors}"
+    assert not [o for _, o in outputs(nb, "stream") if o["name"] == "stderr"], path.name
 
 
 @pytest.mark.parametrize("text, problem", [

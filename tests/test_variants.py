@@ -2,8 +2,9 @@
 
 Each submission in tests/submissions was written independently of the reference, in a style students
 really use; the notebook student is built from the release by course_helpers.notebook_student. Every
-one must score 100 through `grade`, through `grade-all`, and (for notebooks) through the hidden cells
-that nbgrader runs, with no note: a note on a correct submission is a false alarm.
+one must score 100 through `grade-all` (graded once, as a class: its CSV and each one's results.json)
+and, for notebooks, through the hidden cells that nbgrader runs, with no note: a note on a correct
+submission is a false alarm.
 """
 import csv
 import json
@@ -38,34 +39,34 @@ def notebook_student_folder(tmp_path_factory):
     return notebook_student(completed(course.RELEASE, course.SOURCE, tmp_path_factory.mktemp("dave") / "transformer"))
 
 
-def full_marks(path, sandbox):
-    results, report = scores(path, sandbox=sandbox)
-    assert report.score == report.max_score == 100, report.table()
-    assert results["integration"].status == "passed", report.table()
-    assert report.notes == [], report.table()
-
-
-@pytest.mark.parametrize("name", STYLES)
-def test_correct_style_gets_full_marks_without_a_note(sandbox, name):
-    full_marks(SUBMISSIONS / name, sandbox)
-
-
-def test_notebook_student_gets_full_marks_without_a_note(sandbox, notebook_student_folder):
-    full_marks(notebook_student_folder, sandbox)
-
-
-def test_every_style_gets_full_marks_from_grade_all(tmp_path, notebook_student_folder):
-    folder = tmp_path / "class"
-    folder.mkdir()
+@pytest.fixture(scope="module")
+def class_graded(tmp_path_factory, notebook_student_folder):
+    """Every style and the notebook student, graded once by `grade-all` as a class: the command's run,
+    its CSV's totals, and the folder of each submission's results.json."""
+    folder, out = tmp_path_factory.mktemp("class"), tmp_path_factory.mktemp("grades")
     for name in STYLES:
         (shutil.copytree if (SUBMISSIONS / name).is_dir() else shutil.copy)(SUBMISSIONS / name, folder / name)
     shutil.copytree(notebook_student_folder, folder / "dave")
-    grades = tmp_path / "grades.csv"
-    run = subprocess.run([sys.executable, "-m", "autograder", "grade-all", str(folder), "--csv", str(grades)],
-                         capture_output=True, text=True, cwd=spec.KIT_ROOT)
-    assert run.returncode == 0, run.stdout + run.stderr
-    with open(grades) as file:
+    run = subprocess.run([sys.executable, "-m", "autograder", "grade-all", str(folder), "--csv", str(out / "grades.csv"),
+                          "--json-dir", str(out / "json")], capture_output=True, text=True, cwd=spec.KIT_ROOT)
+    with open(out / "grades.csv") as file:
         totals = {row["submission"]: float(row["total"]) for row in csv.DictReader(file)}
+    return run, totals, out / "json"
+
+
+@pytest.mark.parametrize("name", [*STYLES, "dave"])
+def test_correct_style_gets_full_marks_without_a_note(class_graded, name):
+    run, _, reports = class_graded
+    report = json.loads((reports / f"{Path(name).stem}.json").read_text())
+    assert report["score"] == report["max_score"] == 100, run.stdout
+    (integration,) = [test for test in report["tests"] if test["name"] == spec.INTEGRATION]
+    assert integration["status"] == "passed", integration["output"]
+    assert report["output"] == "", "a note on a correct submission is a false alarm"
+
+
+def test_every_style_gets_full_marks_from_grade_all(class_graded):
+    run, totals, _ = class_graded
+    assert run.returncode == 0, run.stdout + run.stderr
     assert totals == dict.fromkeys([*STYLES, "dave"], 100.0), run.stdout
 
 
