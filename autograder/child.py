@@ -37,15 +37,21 @@ class Forbidden(Exception):
 class Tripwire(TorchFunctionMode):
     """Records every call to a torch function the graded component may not delegate to."""
 
-    def __init__(self, forbidden):
+    def __init__(self, forbidden, verdicts):
         super().__init__()
         self.forbidden = forbidden
+        self.verdicts = verdicts  # {function name: whether it is forbidden}, kept from call to call
         self.kernels = []
         self.transformers = False
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        name = getattr(func, "__name__", str(func))
-        if any(pattern in name for pattern in self.forbidden):
+        name = getattr(func, "__name__", None)
+        if not isinstance(name, str):
+            name = str(func)
+        forbidden = self.verdicts.get(name)
+        if forbidden is None:
+            forbidden = self.verdicts[name] = any(pattern in name for pattern in self.forbidden)
+        if forbidden:
             self.kernels.append(f"torch's {name}")
         # The frame walk costs; it is only needed once transformers has been imported at all.
         if "transformers" in sys.modules and _inside_transformers():
@@ -74,6 +80,7 @@ class Server:
         self.sock = sock
         self.device = torch.device(setup["device"])
         self.forbidden = tuple(setup["forbidden"])
+        self.verdicts = {}
         self.reason = setup["reason"]
         self.memory_limit = setup["memory_limit"]
         self.objects = {}
@@ -127,7 +134,8 @@ class Server:
             for module in obj.modules():
                 if type(module).__module__.split(".")[0] == "transformers":
                     raise Forbidden(TRANSFORMERS_MESSAGE)
-            obj.to(self.device)
+            if self.device.type != "cpu":  # what a constructor builds is on the CPU already
+                obj.to(self.device)
         self.objects[len(self.objects)] = obj
         return len(self.objects) - 1
 
@@ -164,7 +172,7 @@ class Server:
         for module in [target, *args, *kwargs.values()]:
             if isinstance(module, torch.nn.Module):
                 module.to(dtype or torch.get_default_dtype()).eval()
-        tripwire = Tripwire(self.forbidden)
+        tripwire = Tripwire(self.forbidden, self.verdicts)
         previous = torch.get_default_dtype()
         # New tensors the student creates follow the run's dtype and device, as they would in a program
         # written for that dtype and device alone.
