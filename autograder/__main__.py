@@ -187,7 +187,7 @@ def _write(path, text):
 def run_grade_all(args):
     import csv
 
-    from autograder.grade import grade_all, submissions_in
+    from autograder.grade import grade_each, submissions_in
     from autograder.progress import Progress
 
     if not Path(args.folder).is_dir():
@@ -200,9 +200,11 @@ def run_grade_all(args):
     if args.unsafe_no_jail:
         print(_grade_args(args)["limits"].unsafe_note())
     print(f"{'submission':<24} {'total':>7}  " + " ".join(f"{i[:8]:>8}" for i in ids))
-    progress = Progress(len(submissions_in(args.folder)))
+    paths = submissions_in(args.folder)  # listed once: the bar counts what is graded
+    accepted = [path for path in paths if path.name in args.accept_flagged]
+    progress = Progress(len(paths))
     # Rows are printed as submissions finish, and written to the CSV in name order.
-    for path, report in grade_all(args.folder, accept_flagged=args.accept_flagged, workers=args.workers, **_grade_args(args)):
+    for path, report in grade_each(paths, accepted=accepted, workers=args.workers, **_grade_args(args)):
         scores = {c.id: c.score for c in report.scored}
         rows.append({"submission": path.name, "total": report.score, **scores, "flags": " | ".join(report.flags),
                      "problem": report.problem or ""})

@@ -170,21 +170,17 @@ class Report:
     def prairielearn(self):
         """PrairieLearn's external-grader results.json. A submission the grader could not grade is not
         gradable: PrairieLearn then records no score and charges the student no attempt."""
+        tests = []
+        for c in self.components:
+            feedback = c.feedback()
+            tests.append({"name": c.id, "points": c.score, "max_points": c.points, "message": feedback.splitlines()[0],
+                          "output": feedback})
         return {
             "gradable": not self.grader_failed,
             "score": round(self.score / self.max_score, 4) if self.max_score else 0.0,
             "message": self.summary(),
             "output": self.table(),
-            "tests": [
-                {
-                    "name": c.id,
-                    "points": c.score,
-                    "max_points": c.points,
-                    "message": c.feedback().splitlines()[0],
-                    "output": c.feedback(),
-                }
-                for c in self.components
-            ],
+            "tests": tests,
         }
 
     def results(self, platform, visibility="visible"):
@@ -226,7 +222,7 @@ class Collector:
 def grade(path, device="cpu", limits=None, components=None, sandbox=None, accept_flagged=False):
     """Grade one submission; components limits the run to those ids (the integration check included).
 
-    A sandbox may be shared between submissions (grade_all does): its zygote is started once.
+    A sandbox may be shared between submissions (grade_each does): its zygote is started once.
     accept_flagged scores components the static check flagged, once an instructor has read their code.
     """
     started = time.monotonic()
@@ -274,15 +270,6 @@ def submissions_in(folder):
         p for p in Path(folder).iterdir()
         if not p.name.startswith((".", "_")) and (p.is_dir() or p.suffix in (".py", ".ipynb"))
     )
-
-
-def grade_all(folder, device="cpu", limits=None, accept_flagged=(), workers=None):
-    """Grade every submission in folder; yields (path, Report) as each is done (see grade_each).
-
-    accept_flagged names the submissions whose flagged code an instructor has reviewed.
-    """
-    paths = submissions_in(folder)
-    yield from grade_each(paths, device, limits, [p for p in paths if p.name in accept_flagged], workers)
 
 
 def grade_each(paths, device="cpu", limits=None, accepted=(), workers=None, components=None):
