@@ -121,6 +121,14 @@ def test_the_package_holds_the_scripts_the_grader_and_nothing_else(gradescope):
     assert options[options.index("--visibility") + 1] == "after_due_date" and options[options.index("--time-limit") + 1] == "20.0"
 
 
+def test_the_same_kit_gives_the_same_package_bytes_on_another_day(tmp_path, monkeypatch):
+    from autograder import gradescope
+
+    first = gradescope.build(tmp_path / "first.zip", ["--visibility", "hidden"]).read_bytes()
+    monkeypatch.setattr(zipfile.time, "time", lambda: 2_000_000_000.0)  # every entry's date, were it the clock's
+    assert gradescope.build(tmp_path / "later.zip", ["--visibility", "hidden"]).read_bytes() == first
+
+
 def test_a_complete_upload_scores_full_marks_with_the_details_after_the_due_date(gradescope, tmp_path):
     results = run_autograder(gradescope, bundle_upload)
     tests = check_gradescope(results)
