@@ -334,8 +334,8 @@ def test_the_batch_finishes_and_writes_every_row(tmp_path):
     probe(folder / "bob", rewrite)
     honest(folder / "cy")
     (folder / "dan.py").symlink_to("/dev/zero")
-    marker = f"KIT_TEST_BATCH={tmp_path.name}-{os.getpid()}"
-    env = dict(os.environ, KIT_TEST_BATCH=marker.split("=", 1)[1])
+    batch = f"{tmp_path.name}-{os.getpid()}"
+    marker, env = f"KIT_TEST_BATCH={batch}", dict(os.environ, KIT_TEST_BATCH=batch)
     control = subprocess.Popen(["sleep", "60"], env=env)  # the check below sees a process that carries the marker
     assert processes_with(marker) == {control.pid}
     control.kill()
