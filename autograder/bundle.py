@@ -11,14 +11,17 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from autograder import breakout, breakout_notebooks, course, spec
+from autograder import breakout, breakout_notebooks, course, diagnosis, spec
 
 PACKAGE = spec.KIT_ROOT / "autograder"
 # What the notebooks import (public, pictures, notebook, hf for a checkpoint, breakout for the quizzes'
-# format check), what those import in turn, and the terminal quiz (offered only where the bank is).
+# format check), what those import in turn, the terminal quiz (offered only where the bank is), and the
+# evidence the public checks name mistakes by, made on their own cases only (never the catalog itself,
+# which quotes the reference).
 STUDENT_MODULES = (
-    "__init__.py", "__main__.py", "breakout.py", "checks.py", "hf.py", "loader.py", "notebook.py", "pictures.py",
-    "protocol.py", "public.py", "quiz.py", "runtime.py", "sandbox.py", "spec.py", "tolerances.py",
+    "__init__.py", "__main__.py", "breakout.py", "checks.py", "diagnosis.py", "hf.py", "loader.py", "notebook.py",
+    "pictures.py", "protocol.py", "public.py", "quiz.py", "runtime.py", "sandbox.py", "spec.py", "tolerances.py",
+    f"{diagnosis.PUBLIC.name}.json", f"{diagnosis.PUBLIC.name}.npz",
 )
 # requirements.txt lists what students need first; from this line on, what only instructors need.
 INSTRUCTOR_ONLY = "# Instructor-only"

@@ -143,19 +143,10 @@ class Server:
         """Copy parameters by SPEC name, strictly: every name must exist, with its shape, and no other."""
         module = self.objects[request["object"]]
         given = request["params"]
-        have = dict(module.named_parameters())
-        missing = sorted(set(given) - set(have))
-        unexpected = sorted(set(have) - set(given))
-        problems = []
-        if missing:
-            problems.append("has no parameter " + ", ".join(missing))
-        if unexpected:
-            problems.append("has parameters SPEC does not name: " + ", ".join(unexpected))
-        for name in sorted(set(given) & set(have)):
-            if tuple(have[name].shape) != tuple(given[name].shape):
-                problems.append(f"{name} has shape {tuple(have[name].shape)}, expected {tuple(given[name].shape)}")
+        problems = runtime.parameter_problems(module, {name: value.shape for name, value in given.items()})
         if problems:
-            raise LookupError(f"{type(module).__name__} " + "; ".join(problems))
+            raise LookupError(problems)
+        have = dict(module.named_parameters())
         with torch.no_grad():
             for name, value in given.items():
                 have[name].copy_(torch.from_numpy(np.array(value)))

@@ -1,38 +1,63 @@
 """Everything generated from the reference, written and checked by one command: `python -m autograder generate`.
 
-The student stubs, the hidden suites' fixtures, the course notebooks (source and nbgrader release), and
-the breakout quiz notebooks and handout made from the question bank.
+The student stubs, the hidden suites' fixtures with each cataloged mistake's evidence, the public checks'
+evidence, the course notebooks (source and nbgrader release), and the breakout quiz notebooks and handout
+made from the question bank. Each part can be checked on its own, so that the kit's tests check them side
+by side.
 """
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from autograder import breakout, breakout_notebooks, course, stubs
+from autograder import breakout, breakout_notebooks, course, diagnosis, spec, stubs
 from autograder.fixtures import HERE as FIXTURES
 
 # float64 BLAS kernels differ between CPUs in the last bits; any real change moves values far more.
 DRIFT_TOLERANCE = 1e-12
+PARTS = ("stubs", *(f"fixtures:{c.id}" for c in spec.COMPONENTS), "public mistakes", "course", "breakout")
 
 
 def write():
+    from autograder.fixtures import evidence
     from autograder.fixtures.build import build
 
     parts = breakout.load()  # a malformed question bank stops here, before anything is written
     stubs.write()
     build(FIXTURES)
+    evidence.public_checks(diagnosis.PUBLIC)
     course.write()
     breakout_notebooks.write(parts)
 
 
-def drift():
-    """Names of generated files that differ from what write() produces now."""
+def drift(parts=PARTS):
+    """Names of generated files, in the given parts, that differ from what write() produces now."""
+    changed = []
+    for part in parts:
+        if part == "stubs":
+            changed += stubs.drift()
+        elif part == "course":
+            changed += course.drift()
+        elif part == "breakout":
+            changed += breakout_notebooks.drift()
+        else:
+            changed += _built_drift(part)
+    return changed
+
+
+def _built_drift(part):
+    from autograder.fixtures import evidence
     from autograder.fixtures.build import build
 
     with tempfile.TemporaryDirectory() as tmp:
-        build(Path(tmp))
-        changed = [p.name for p in sorted(Path(tmp).iterdir()) if not _same(p, FIXTURES / p.name)]
-    return stubs.drift() + changed + course.drift() + breakout_notebooks.drift()
+        tmp = Path(tmp)
+        if part == "public mistakes":
+            evidence.public_checks(tmp / diagnosis.PUBLIC.name)
+            committed = diagnosis.PUBLIC.parent
+        else:
+            build(tmp, [part.removeprefix("fixtures:")])
+            committed = FIXTURES
+        return [p.name for p in sorted(tmp.iterdir()) if not _same(p, committed / p.name)]
 
 
 def _same(built, committed):
@@ -49,5 +74,5 @@ def _same_array(a, b):
     if a.dtype != b.dtype or a.shape != b.shape:
         return False
     if a.dtype.kind == "f":
-        return np.allclose(a, b, rtol=DRIFT_TOLERANCE, atol=DRIFT_TOLERANCE)
+        return np.allclose(a, b, rtol=DRIFT_TOLERANCE, atol=DRIFT_TOLERANCE, equal_nan=True)
     return np.array_equal(a, b)

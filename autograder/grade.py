@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import loader, spec
+from autograder import fixtures, loader, spec
 from autograder.sandbox import Limits, Sandbox
 from autograder.session import Grading
 
@@ -46,6 +46,7 @@ class ComponentResult:
     notes: list = field(default_factory=list)
     tag: str | None = None  # the component id it reports under, when it is not its own id
     flags: list = field(default_factory=list)  # why the static check flagged its code for review
+    diagnosis: str | None = None  # "Likely mistake: ...", when its outputs are a cataloged mistake's
     accepted: bool = False  # an instructor read the flagged code and let it be scored
 
     @property
@@ -75,6 +76,8 @@ class ComponentResult:
 
     def feedback(self, limit=None):
         lines = [f"{self.passed}/{len(self.tests)} tests passed."]
+        if self.diagnosis:
+            lines.append(self.diagnosis)
         if self.flags:
             lines.append(self.flag_line())
         if self.fatal:
@@ -254,6 +257,8 @@ def grade(path, device="cpu", limits=None, components=None, sandbox=None, accept
                                     flags=grading.flags.get(i, []), accepted=accept_flagged)
         if child is not None:
             component.fatal = child.fatal
+            if i in spec.BY_ID and not child.fatal and not all(o.passed for o in child.observations):
+                component.diagnosis = fixtures.evidence_of(i).diagnose(i, child.observations)
             # Every child loads the whole submission, so what went wrong there is said once, for all.
             notes += [f"while loading your code: {p}" for p in child.problems]
             wanted = spec.BY_ID[i].names if i in spec.BY_ID else ()

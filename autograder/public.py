@@ -8,13 +8,15 @@ config, in eval mode; `check_<component>(names...)` takes the component's SPEC n
 """
 import math
 import warnings
+import zlib
 from types import SimpleNamespace
 
+import numpy as np
 import torch
 from torch import nn
 from torch.nn import functional as F
 
-from autograder import checks, runtime
+from autograder import checks, diagnosis, runtime
 
 # What the notebooks' worked examples build: small, round sizes.
 CONFIG = dict(
@@ -39,20 +41,33 @@ def config(**overrides):
 
 
 class Failed(AssertionError):
-    """Some of a component's public checks failed."""
+    """Some of a component's public checks failed; likely is the "Likely mistake: ..." line, if one is named."""
 
-    def __init__(self, component_id, passed, failures):
-        self.passed, self.total, self.failures = passed, passed + len(failures), failures
-        super().__init__(f"{component_id}: {passed} of {self.total} public checks passed; first failure: {failures[0]}")
+    def __init__(self, component_id, passed, failures, likely=None):
+        self.passed, self.total, self.failures, self.likely = passed, passed + len(failures), failures, likely
+        super().__init__(f"{component_id}: {passed} of {self.total} public checks passed; first failure: {failures[0]}"
+                         + (f"\n{likely}" if likely else ""))
+
+
+# What the checks of the component being run returned, for diagnosis.py: one observation per comparison.
+_observations = []
+
+
+def last_observations():
+    """The observations of the last run(), as the evidence builder (fixtures/evidence.py) reads them."""
+    return list(_observations)
 
 
 def run(component_id, checks_, quiet=False):
     """Run one component's checks, printing ✓/✗ per check; returns how many passed, or raises Failed.
 
-    A stub (NotImplementedError) stops at once: nothing after it can pass.
+    A stub (NotImplementedError) stops at once: nothing after it can pass. When some fail and their
+    outputs are a cataloged mistake's, a "Likely mistake: ..." line says which.
     """
     failures = []
+    _observations.clear()
     for about, check in checks_:
+        first = len(_observations)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # torch's own modules warn about their fast paths
@@ -66,15 +81,52 @@ def run(component_id, checks_, quiet=False):
             failures.append(f"{about}: {message}")
             if not quiet:
                 print(f"✗ {about}\n    " + message.replace("\n", "\n    "))
+            _settle(first, passed=False)
         else:
             if not quiet:
                 print(f"✓ {about}")
+            _settle(first, passed=True)
     passed = len(checks_) - len(failures)
     if failures:
-        raise Failed(component_id, passed, failures)
+        evidence = diagnosis.public()
+        likely = evidence.diagnose(component_id, _observations) if evidence else None
+        if likely and not quiet:
+            print(likely)
+        raise Failed(component_id, passed, failures, likely)
     if not quiet:
         print(f"{component_id}: all {passed} public checks passed")
     return passed
+
+
+def _settle(first, passed):
+    """Observations since first that no comparison judged (decoded tokens) take the check's verdict."""
+    for observation in _observations[first:]:
+        if observation.passed is None:
+            observation.passed = passed
+
+
+def _observe(where, name, actual, expected=None, passed=None, dtype="float64"):
+    """Record what the student's code returned (the first time a check sees it); returns the observation.
+
+    dtype is the one whose tolerance the check allows: None for an output that may come in any float dtype.
+    """
+    key = f"{where}{diagnosis.SEPARATOR}{name}"
+    known = next((o for o in _observations if o.key == key), None)
+    if known is None:
+        known = diagnosis.Observation(key, dtype, passed, {name: actual}, {} if expected is None else {name: expected})
+        _observations.append(known)
+    return known
+
+
+def _judged(observation, compare):
+    """Run compare, the check of an observation, and record its verdict."""
+    try:
+        compare()
+    except AssertionError:
+        observation.passed = False if observation.passed is None else observation.passed
+        raise
+    if observation.passed is None:
+        observation.passed = True
 
 
 # --- helpers -------------------------------------------------------------------------------------
@@ -97,10 +149,10 @@ def seeded(cls, *args, seed=0):
     if not isinstance(module, nn.Module):
         raise AssertionError(f"{cls.__name__}(...) should be an nn.Module, but is {type(module).__name__}")
     module = module.to(DTYPE).eval()
-    generator = _generator(seed)
     with torch.no_grad():
         for name, param in module.named_parameters():
-            noise = torch.randn(param.shape, generator=generator, dtype=DTYPE)
+            # Seeded by name: a module that defines its layers in another order gets the same weights.
+            noise = torch.randn(param.shape, generator=_generator(zlib.crc32(f"{seed}/{name}".encode())), dtype=DTYPE)
             if param.dim() == 1:
                 param.copy_((1 if name.endswith("weight") else 0) + 0.2 * noise)
             elif param.dim() == 2 and "embeddings" not in name:
@@ -115,14 +167,17 @@ def _close(actual, expected, name, where, hint=""):
         raise AssertionError(f"{where}: {name} should be a tensor, but is {type(actual).__name__}")
     actual_dtype = str(actual.dtype).removeprefix("torch.")
     expected = expected.detach().to(DTYPE).numpy()
-    checks.compare(actual.detach().cpu().to(DTYPE).numpy() if actual.is_floating_point() else actual.detach().numpy(),
-                   actual_dtype, expected, name, where, "float64", hint)
+    array = actual.detach().cpu().to(DTYPE).numpy() if actual.is_floating_point() else actual.detach().cpu().numpy()
+    _judged(_observe(where, name, array, expected),
+            lambda: checks.compare(array, actual_dtype, expected, name, where, "float64", hint))
 
 
 def _equal(actual, expected, name, where, hint=""):
     if not isinstance(actual, torch.Tensor):
         raise AssertionError(f"{where}: {name} should be a tensor, but is {type(actual).__name__}")
-    checks.equal({"$tensor": actual.detach().cpu().numpy(), "dtype": str(actual.dtype)}, expected.numpy(), name, where, hint)
+    array = actual.detach().cpu().numpy()
+    _judged(_observe(where, name, array, expected.numpy()),
+            lambda: checks.equal({"$tensor": array, "dtype": str(actual.dtype)}, expected.numpy(), name, where, hint))
 
 
 def _pair(result, what):
@@ -388,9 +443,10 @@ def check_embeddings(Embeddings, sinusoidal_positional_encoding, quiet=False):
                                   for i in range(6)] for p in range(7)], dtype=DTYPE)
         if not isinstance(table, torch.Tensor) or not table.is_floating_point():
             raise AssertionError("sinusoidal_positional_encoding should return a float tensor")
-        checks.compare(table.detach().to(DTYPE).numpy(), "float64", expected.numpy(), "table",
-                       "sinusoidal_positional_encoding(7, 6)", None,
-                       "PE[p, 2i] = sin(p / 10000^(2i/d_model)), PE[p, 2i+1] = cos(p / 10000^(2i/d_model))")
+        where, array = "sinusoidal_positional_encoding(7, 6)", table.detach().to(DTYPE).numpy()
+        _judged(_observe(where, "table", array, expected.numpy(), dtype=None),
+                lambda: checks.compare(array, "float64", expected.numpy(), "table", where, None,
+                                       "PE[p, 2i] = sin(p / 10000^(2i/d_model)), PE[p, 2i+1] = cos(p / 10000^(2i/d_model))"))
 
     return run("embeddings", [
         ("parameters of the three tables and the layer norm", parameters),
@@ -495,27 +551,32 @@ def check_decoder(TransformerDecoderLayer, TransformerDecoder, quiet=False):
     ], quiet)
 
 
+# A model whose greedy output changes from step to step, whose rows finish at different steps, and whose
+# first position's arg-max differs from the last one's: each decoding mistake of the catalog shows.
+DECODING_SEED = 1
+
+
 def check_seq2seq(Seq2SeqTransformer, greedy_decode, quiet=False):
     cfg = config(**CHECKED)
     ids = _tokens(2, 5, cfg, seed=16)
     BOS, PAD, MAX_NEW = 1, 0, 6
-    SEED = 18  # a model whose greedy output changes from step to step, and whose rows finish apart
 
     def forward():
-        model = seeded(Seq2SeqTransformer, cfg, cfg, seed=SEED)
-        target = _tokens(2, 4, cfg, seed=18)
+        model = seeded(Seq2SeqTransformer, cfg, cfg, seed=DECODING_SEED)
+        target, target_mask = _tokens(2, 4, cfg, seed=18), torch.tensor([[1, 1, 1, 1], [1, 1, 1, 0]])
         memory = model.encoder(ids, PADDED)
-        expected = model.lm_head(model.decoder(target, memory, None, PADDED))
-        _close(model(ids, target, PADDED), expected, "logits", "Seq2SeqTransformer",
-               "lm_head(decoder(decoder_input_ids, encoder(input_ids, attention_mask), ..., attention_mask))")
+        expected = model.lm_head(model.decoder(target, memory, target_mask, PADDED))
+        _close(model(ids, target, PADDED, target_mask), expected, "logits", "Seq2SeqTransformer with padding",
+               "lm_head(decoder(decoder_input_ids, encoder(input_ids, attention_mask), decoder_attention_mask, attention_mask))")
 
-    def decoded(eos):
-        model = seeded(Seq2SeqTransformer, cfg, cfg, seed=SEED)
+    def decoded(eos, expected=None):
+        model = seeded(Seq2SeqTransformer, cfg, cfg, seed=DECODING_SEED)
         with torch.no_grad():
             tokens = greedy_decode(model, ids, PADDED, bos_token_id=BOS, eos_token_id=eos, pad_token_id=PAD,
                                    max_new_tokens=MAX_NEW)
         if not isinstance(tokens, torch.Tensor) or tokens.dtype != torch.long or tokens.dim() != 2:
             raise AssertionError(f"greedy_decode should return a (B, L) LongTensor, got {getattr(tokens, 'dtype', type(tokens).__name__)}")
+        _observe(f"greedy_decode with eos_token_id={eos}", "tokens", tokens.numpy(), expected)
         if not torch.all(tokens[:, 0] == BOS):
             raise AssertionError("every row should start with bos_token_id")
         return model, tokens
@@ -539,7 +600,7 @@ def check_seq2seq(Seq2SeqTransformer, greedy_decode, quiet=False):
         ends = [row.index(eos, 1) if eos in row[1:] else None for row in free]
         length = 1 + MAX_NEW if None in ends else 1 + max(ends)
         expected = [row[:length] if end is None else row[:end + 1] + [PAD] * (length - end - 1) for row, end in zip(free, ends)]
-        _, tokens = decoded(eos)
+        _, tokens = decoded(eos, np.array(expected))
         if tokens.tolist() != expected:
             raise AssertionError(f"with eos_token_id={eos}, expected {expected}, got {tokens.tolist()}: a row holds "
                                  "pad_token_id after its EOS, and decoding stops once every row has emitted EOS")
@@ -572,7 +633,7 @@ def progress(path):
             lines.append(f"{component.id:<13} not started: {str(error).split(': ', 1)[-1]}")
         except Failed as failure:
             lines.append(f"{component.id:<13} {failure.passed}/{failure.total}   FAILED")
-            details.append(f"[{component.id}] " + "\n  ".join(failure.failures))
+            details.append(f"[{component.id}] " + "\n  ".join(([failure.likely] if failure.likely else []) + failure.failures))
         else:
             complete += 1
             lines.append(f"{component.id:<13} {total}/{total}   ok")

@@ -165,6 +165,23 @@ def describe(error):
     return text + where
 
 
+def parameter_problems(module, shapes):
+    """Why module cannot take weights of these shapes by SPEC name, strictly (every name, its shape, no
+    other), or None; the grader's message when loading a case's weights fails."""
+    have = dict(module.named_parameters())
+    missing = sorted(set(shapes) - set(have))
+    unexpected = sorted(set(have) - set(shapes))
+    problems = []
+    if missing:
+        problems.append("has no parameter " + ", ".join(missing))
+    if unexpected:
+        problems.append("has parameters SPEC does not name: " + ", ".join(unexpected))
+    for name in sorted(set(shapes) & set(have)):
+        if tuple(have[name].shape) != tuple(shapes[name]):
+            problems.append(f"{name} has shape {tuple(have[name].shape)}, expected {tuple(shapes[name])}")
+    return f"{type(module).__name__} " + "; ".join(problems) if problems else None
+
+
 def patch_names(modules, objects):
     """Bind each given name in every student module, so the student's code calls these objects.
 

@@ -328,6 +328,7 @@ class Child:
         self.killed = None  # why the watchdog killed its processes, if it did
         self.timed_out = None  # what it was doing when its time ran out, if it did
         self.problems = []  # what went wrong while loading the submission
+        self.observations = []  # what the component's value checks returned (diagnosis.Observation)
         self.defined = []
         self.closed = sock is None
         if sock is not None:

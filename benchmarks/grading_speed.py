@@ -25,7 +25,9 @@ from pathlib import Path
 KIT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(KIT / "tests"))  # the kit's tests build submissions from the reference and the mutation catalog
 from helpers import submission  # noqa: E402
-from mutations import MUTATIONS, edits  # noqa: E402
+from mutations import edits  # noqa: E402
+
+from autograder.mistakes import CATALOG  # noqa: E402
 
 # Twenty submissions as a course gets them: most complete, some with one mistake, a few that do not
 # load, one hostile.
@@ -50,15 +52,14 @@ def seconds(command, cwd=KIT):
 
 def make_class(folder, size):
     """size submissions in folder, named NNN-kind, in MIX's proportions; returns {name: kind}."""
-    mistakes, broken, hostile = itertools.cycle(MUTATIONS), itertools.cycle(BROKEN), itertools.cycle(HOSTILE)
+    mistakes, broken, hostile = itertools.cycle(CATALOG), itertools.cycle(BROKEN), itertools.cycle(HOSTILE)
     kinds = {}
     for i, kind in zip(range(size), itertools.cycle(MIX)):
         path = folder / f"{i:03d}-{kind}"
         if kind == "complete":
             submission(path)
         elif kind == "buggy":
-            component, _, changes = next(mistakes)
-            submission(path, edits(component, changes))
+            submission(path, edits(next(mistakes)))
         elif kind == "broken":
             path.mkdir()
             for name, text in next(broken).items():

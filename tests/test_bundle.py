@@ -6,9 +6,10 @@ import subprocess
 import sys
 import zipfile
 
+import numpy as np
 import pytest
 
-from autograder import breakout, breakout_notebooks, bundle, course, notebook, spec
+from autograder import breakout, breakout_notebooks, bundle, course, diagnosis, fixtures, notebook, spec
 from course_helpers import completed, execute, outputs
 
 
@@ -47,19 +48,56 @@ def test_bundle_holds_the_release_the_student_modules_a_readme_and_requirements(
     assert "torch==" in (built / "requirements.txt").read_text()
 
 
+PUBLIC_EVIDENCE = {f"autograder/{diagnosis.PUBLIC.name}.json", f"autograder/{diagnosis.PUBLIC.name}.npz"}
+
+
 def test_bundle_holds_no_solution_no_hidden_test_and_no_reference_data(built):
-    texts = {name: (built / name).read_text() for name in files(built)}
+    texts = {name: (built / name).read_text() for name in files(built) if not name.endswith(".npz")}
     for name, text in texts.items():
         for secret in ("BEGIN SOLUTION", "BEGIN HIDDEN TESTS"):
             assert secret not in text, f"{secret} in {name}"
     leaked = [(c, line, name) for c, line in solution_lines() for name, text in texts.items() if line in text]
     assert leaked == [], leaked
-    assert not any(p.suffix in (".npz", ".json", ".yaml") for p in built.rglob("*"))
+    data = {str(p.relative_to(built)) for p in built.rglob("*") if p.suffix in (".npz", ".json", ".yaml")}
+    assert data == PUBLIC_EVIDENCE
+
+
+def _distinctive(arrays):
+    """The distinct float values of these arrays but those with six decimals or fewer: 0.2 is the weight
+    of each of five keys in any case, and proves nothing."""
+    values = np.concatenate([a.ravel().astype(np.float64) for a in arrays if a.dtype.kind == "f"] or [np.zeros(0)])
+    values = values[np.isfinite(values)]
+    return set(values[values != np.round(values, 6)].tolist())
+
+
+def _hidden_values(component):
+    """Every float of a component's hidden cases and of its mistakes' evidence on them, but the sinusoidal
+    table's: a function of two sizes alone, the same in any case that asks for those sizes."""
+    table = {case.id for case in fixtures.of_kind(component, "sinusoidal")}
+    arrays = [a for case in fixtures.cases(component) if case.id not in table
+              for group in (case.inputs, case.params, case.expected) for a in group.values()]
+    evidence = fixtures.evidence_of(component)
+    for entry_id, entry in evidence.entries.items():
+        for key, found in entry["evidence"].items():
+            for name, about in found.get("outputs", {}).items() if key not in table and found["kind"] == "values" else ():
+                count = diagnosis.sample(diagnosis.SEPARATOR.join((entry_id, key, name)), int(np.prod(about["shape"])), about["extra"]).size
+                arrays.append(evidence.arrays[entry_id][about["offset"]: about["offset"] + count])
+    return _distinctive(arrays)
+
+
+def test_public_evidence_holds_no_value_of_a_hidden_case(built):
+    """Named on the public checks' own cases only: not one of its numbers is a hidden case's input, expected
+    value or weight, nor any mistake's output on one."""
+    with np.load(built / f"autograder/{diagnosis.PUBLIC.name}.npz", allow_pickle=False) as shipped:
+        shipped = _distinctive([shipped[k] for k in shipped.files])
+    assert len(shipped) > 1000
+    for component in spec.COMPONENTS:
+        assert not shipped & _hidden_values(component.id), component.id
 
 
 def test_bundle_holds_no_quiz_answer(built):
     """Explanations and model answers say what the answer is; neither may reach students who are graded."""
-    texts = "\n".join((built / name).read_text() for name in files(built))
+    texts = "\n".join((built / name).read_text() for name in files(built) if not name.endswith(".npz"))
     for question in (q for part in breakout.load() for q in part.questions):
         for secret in (question.explanation, question.model_answer):
             first_line = secret.splitlines()[0] if secret else ""

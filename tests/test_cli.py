@@ -5,7 +5,8 @@ import re
 import subprocess
 import sys
 
-from autograder import spec
+from autograder import mistakes, spec
+from autograder.diagnosis import PREFIX
 from helpers import submission
 
 
@@ -32,6 +33,7 @@ def test_grade_writes_gradescope_results(tmp_path):
     for test in tests.values():
         assert set(test) == {"name", "score", "max_score", "status", "output", "tags", "visibility"} and test["tags"] == [test["name"]]
     assert tests["masking"]["status"] == "failed" and "causal" in tests["masking"]["output"]
+    assert tests["masking"]["output"].splitlines()[1] == PREFIX + mistakes.BY_ID["masking/causal-mask-upper-triangular"].says
     assert tests["attention"]["status"] == "passed" and tests["attention"]["score"] == 10
 
 

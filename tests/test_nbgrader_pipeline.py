@@ -12,14 +12,16 @@ ivy is right but late, and kim's attention is right but imports ctypes (flagged 
 import csv
 import json
 import shutil
+from html import escape as html_escape
 
 import pytest
 
-from autograder import course, spec
+from autograder import course, mistakes, spec
+from autograder.diagnosis import PREFIX
 from autograder.grade import grade
 from course_helpers import completed, install_test_kernel, nbgrader, new_course, notebook_student
 
-BUG = ("torch.sqrt(var + self.eps)", "(torch.sqrt(var) + self.eps)")
+BUG = mistakes.BY_ID["layernorm/eps-outside-the-square-root"].edits[0]
 NOISE = ('        ### BEGIN SOLUTION\n        return self.dropout(',
          '        ### BEGIN SOLUTION\n        import sys, warnings\n        warnings.warn("feed-forward says hello")\n'
          '        print("and writes to stderr", file=sys.stderr)\n        return self.dropout(')
@@ -156,6 +158,8 @@ def test_feedback_shows_the_graders_words_but_no_hidden_test_source(pipeline, st
     html = (root / "feedback" / student / course.ASSIGNMENT / "03_feedforward_layernorm.html").read_text()
     assert "BEGIN HIDDEN TESTS" not in html and "grade_here" not in html
     assert "layernorm" in html and points in html, "the hidden cell's feedback should reach the student"
+    if student == "carol":  # her bug is in the catalog, so her feedback names it
+        assert html_escape(PREFIX + mistakes.BY_ID["layernorm/eps-outside-the-square-root"].says, quote=False) in html
 
 
 def test_flagged_code_scores_zero_with_the_reasons_until_the_instructor_accepts_it(pipeline):

@@ -12,13 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from autograder import __main__ as cli, bundle, course, grade as grading, jail, spec
+from autograder import __main__ as cli, bundle, course, grade as grading, jail, mistakes, spec
+from autograder.diagnosis import PREFIX
 from autograder.grade import ComponentResult, Report
 from helpers import submission
+import mutations
 
 KIT = spec.KIT_ROOT
 VENV_BIN = str(Path(sys.executable).parent)
-BUGGY = [("layernorm", "torch.sqrt(var + self.eps)", "(torch.sqrt(var) + self.eps)")]
+BUGGY = mutations.edits(mistakes.BY_ID["layernorm/eps-outside-the-square-root"])
 BUGGY_SCORE = 95 + round(5 * 9 / 11, 2)  # layernorm fails 2 of its 11 tests, as `grade` scores it (test_cli)
 
 # Gradescope's results.json, as its autograder specification documents it.
@@ -142,6 +144,7 @@ def test_renamed_nested_files_with_a_bug_score_what_grade_gives(gradescope):
     tests = check_gradescope(results)
     assert results["score"] == BUGGY_SCORE
     assert tests["layernorm"]["status"] == "failed" and tests["encoder"]["status"] == "passed"
+    assert PREFIX + mistakes.BY_ID["layernorm/eps-outside-the-square-root"].says in tests["layernorm"]["output"]
 
 
 def test_a_broken_upload_scores_zero_with_the_reason(gradescope):
@@ -203,6 +206,7 @@ def test_prairielearn_results_for_a_class(tmp_path):
         assert results[name]["gradable"] and results[name]["score"] == pytest.approx(score, abs=1e-4), name
     assert "layernorm" in results["buggy"]["output"] and "syntax error on line 1" in results["broken"]["message"]
     assert check_prairielearn(results["buggy"])["layernorm"]["message"] == "9/11 tests passed."
+    assert PREFIX in check_prairielearn(results["buggy"])["layernorm"]["output"]
 
 
 @pytest.mark.parametrize("platform", ["gradescope", "prairielearn"])

@@ -1,4 +1,4 @@
-"""Public checks (what students run): pass on every correct solution, catch every cataloged mistake,
+"""Public checks (what students run): pass on every correct solution, catch and name every cataloged mistake,
 report stubs as not started. Plus the notebooks' helpers: earlier parts, pictures, the kernelspec."""
 import json
 import sys
@@ -6,10 +6,11 @@ import sys
 import pytest
 import torch
 
-from autograder import notebook, pictures, public, spec
+from autograder import diagnosis, mistakes, notebook, pictures, public, spec
+from autograder.diagnosis import PREFIX
 from helpers import submission, tiny_checkpoint
 import mutations
-from mutations import MUTATIONS
+from mutations import OUTSIDE, VARIANTS
 from test_variants import STYLES
 
 CORRECT = [spec.SOLUTIONS, *(spec.KIT_ROOT / "tests" / "submissions" / name for name in STYLES)]
@@ -27,12 +28,52 @@ def test_public_checks_pass_on_correct_solutions(path):
         assert check(component.id, names) > 0
 
 
-@pytest.mark.parametrize("component, mistake, edits", [pytest.param(c, m, e, id=f"{c}-{m.replace(' ', '-')}") for c, m, e in MUTATIONS])
-def test_public_checks_catch_the_mistake(tmp_path, component, mistake, edits):
-    names, _ = notebook.load_names(submission(tmp_path / "mutant", mutations.edits(component, edits)))
+def failed(tmp_path, component, edits):
+    names, _ = notebook.load_names(submission(tmp_path / "mutant", edits))
     with pytest.raises(public.Failed) as failure:
         check(component, names)
-    assert failure.value.failures, f"'{mistake}' passed every public check of {component}"
+    assert failure.value.failures
+    return failure.value
+
+
+def publicly_named(mistake):
+    return mistake.id in diagnosis.public().entries
+
+
+@pytest.mark.parametrize("mistake", mistakes.CATALOG, ids=lambda m: m.id)
+def test_public_checks_catch_the_mistake_and_name_it(tmp_path, mistake):
+    """On the public checks' own cases: a mistake whose evidence is shipped is named, and no other is."""
+    failure = failed(tmp_path, mistake.component, mutations.edits(mistake))
+    assert failure.likely == (PREFIX + mistake.says if publicly_named(mistake) else None)
+    assert (failure.likely or "") in str(failure)
+
+
+def test_public_checks_name_most_of_the_catalog():
+    """Fewer than the hidden suites (those that raise on a config with other sizes, or fail a parameter's
+    shape, leave no outputs there), but most."""
+    assert sum(map(publicly_named, mistakes.CATALOG)) / len(mistakes.CATALOG) >= 0.9
+
+
+@pytest.mark.parametrize("shows, written, edits", [pytest.param(*v, id=f"{v[0]}-{v[1]}") for v in VARIANTS])
+def test_public_checks_name_a_variant_as_its_mistake_or_not_at_all(tmp_path, shows, written, edits):
+    mistake = mistakes.BY_ID[shows]
+    failure = failed(tmp_path, mistake.component, mutations.variant_edits(mistake.component, edits))
+    assert failure.likely in (None, PREFIX + mistake.says)
+
+
+@pytest.mark.parametrize("component, mistake, edits", [pytest.param(*o, id=f"{o[0]}-{o[1]}") for o in OUTSIDE])
+def test_public_checks_name_no_mistake_outside_the_catalog(tmp_path, component, mistake, edits):
+    assert failed(tmp_path, component, mutations.variant_edits(component, edits)).likely is None
+
+
+def test_progress_and_the_notebook_show_the_likely_mistake(tmp_path, capsys):
+    mistake = mistakes.BY_ID["attention/scores-not-scaled"]
+    path = submission(tmp_path / "mutant", mutations.edits(mistake))
+    names, _ = notebook.load_names(path)
+    with pytest.raises(public.Failed):
+        check("attention", names, quiet=False)
+    assert PREFIX + mistake.says in capsys.readouterr().out
+    assert f"[attention] {PREFIX}{mistake.says}" in public.progress(path)
 
 
 def test_stubs_are_not_started_and_say_where():

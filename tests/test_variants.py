@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from autograder import course, notebook, spec
+from autograder.diagnosis import PREFIX
 from course_helpers import completed, notebook_student
 from helpers import scores, submission
 
@@ -62,6 +63,7 @@ def test_correct_style_gets_full_marks_without_a_note(class_graded, name):
     (integration,) = [test for test in report["tests"] if test["name"] == spec.INTEGRATION]
     assert integration["status"] == "passed", integration["output"]
     assert report["output"] == "", "a note on a correct submission is a false alarm"
+    assert all(PREFIX not in test["output"] for test in report["tests"]), "a mistake named in correct code"
 
 
 def test_every_style_gets_full_marks_from_grade_all(class_graded):

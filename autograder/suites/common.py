@@ -2,7 +2,9 @@
 import numpy as np
 
 from autograder import checks
+from autograder.diagnosis import Observation
 from autograder.fixtures import of_kind
+from autograder.sandbox import Fatal
 
 # The hint of every suite's test on a config unlike the others (fixtures/build.py, ODD_CONFIG).
 CONFIG_HINT = (
@@ -46,9 +48,28 @@ def check_case(student, case, dtype, hints):
     if all(_constant(case.expected[name]) for name in case.outputs):
         companion = next(c for c in of_kind(case.component, case.kind) if not all(map(_constant, c.expected.values())))
         run_right(student, companion, dtype, hints=hints, why=f"{case.describe(dtype)} counts only with the other cases of its kind")
-    outputs = run(student, case, dtype)
-    check_outputs(outputs, case, dtype, hints)
+    try:
+        outputs = run(student, case, dtype)
+    except Fatal:
+        raise
+    except checks.StudentError as error:
+        _observe(student, case, dtype, passed=False, failure=str(error))
+        raise
+    try:
+        check_outputs(outputs, case, dtype, hints)
+    except checks.StudentError:
+        _observe(student, case, dtype, passed=False, outputs=outputs)
+        raise
+    _observe(student, case, dtype, passed=True, outputs=outputs)
     return outputs
+
+
+def _observe(student, case, dtype, passed, outputs=None, failure=None):
+    """Keep what the case returned, for naming a cataloged mistake once the component is graded (diagnosis.py)."""
+    arrays = None
+    if outputs is not None:
+        arrays = {name: value["$tensor"] for name, value in outputs.items() if isinstance(value, dict) and "$tensor" in value}
+    student.observations.append(Observation(case.id, dtype, passed, arrays, case.expected, failure))
 
 
 def _constant(array):
