@@ -141,15 +141,7 @@ class Server:
 
     def do_load(self, request):
         """Copy parameters by SPEC name, strictly: every name must exist, with its shape, and no other."""
-        module = self.objects[request["object"]]
-        given = request["params"]
-        problems = runtime.parameter_problems(module, {name: value.shape for name, value in given.items()})
-        if problems:
-            raise LookupError(problems)
-        have = dict(module.named_parameters())
-        with torch.no_grad():
-            for name, value in given.items():
-                have[name].copy_(torch.from_numpy(np.array(value)))
+        runtime.load_parameters(self.objects[request["object"]], request["params"])
         return None
 
     def do_call(self, request):
