@@ -75,7 +75,7 @@ FLOAT32_ONLY = (
 
 
 def _within(difference, expected, tolerance):
-    return difference <= tolerance.atol + tolerance.rtol * np.abs(expected)
+    return difference <= tolerance.slack(expected)
 
 
 def equal(value, expected, name, where, hint=""):

@@ -125,7 +125,7 @@ def agree(actual, values, tolerance, exact=False):
     if exact:
         return bool(np.array_equal(actual, values))
     with np.errstate(invalid="ignore"):
-        near = np.abs(actual - values) <= tolerance.atol + tolerance.rtol * np.abs(values)
+        near = np.abs(actual - values) <= tolerance.slack(values)
     same = (actual == values) | (np.isnan(actual) & np.isnan(values))
     return bool(np.all(near | same))
 
@@ -136,7 +136,7 @@ def dropped_out(actual, expected, tolerance):
     if actual.shape != expected.shape or actual.dtype.kind != "f":
         return False
     actual = actual.astype(np.float64)
-    slack = tolerance.atol + tolerance.rtol * np.abs(expected)
+    slack = tolerance.slack(expected)
     kept = np.abs(actual) > slack
     if not kept.any():
         return False

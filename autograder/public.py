@@ -105,7 +105,7 @@ def _settle(first, passed):
             observation.passed = passed
 
 
-def _observe(where, name, actual, expected=None, passed=None, dtype="float64"):
+def _observe(where, name, actual, expected=None, dtype="float64"):
     """Record what the student's code returned (the first time a check sees it); returns the observation.
 
     dtype is the one whose tolerance the check allows: None for an output that may come in any float dtype.
@@ -113,20 +113,21 @@ def _observe(where, name, actual, expected=None, passed=None, dtype="float64"):
     key = f"{where}{diagnosis.SEPARATOR}{name}"
     known = next((o for o in _observations if o.key == key), None)
     if known is None:
-        known = diagnosis.Observation(key, dtype, passed, {name: actual}, {} if expected is None else {name: expected})
+        known = diagnosis.Observation(key, dtype, None, {name: actual}, {} if expected is None else {name: expected})
         _observations.append(known)
     return known
 
 
 def _judged(observation, compare):
-    """Run compare, the check of an observation, and record its verdict."""
+    """Run compare, the check of an observation, and record its verdict (an observation seen before keeps
+    its first)."""
+    passed = False
     try:
         compare()
-    except AssertionError:
-        observation.passed = False if observation.passed is None else observation.passed
-        raise
-    if observation.passed is None:
-        observation.passed = True
+        passed = True
+    finally:
+        if observation.passed is None:
+            observation.passed = passed
 
 
 # --- helpers -------------------------------------------------------------------------------------

@@ -24,6 +24,10 @@ class Tolerance:
     def __str__(self):
         return f"|difference| <= {self.atol:g} + {self.rtol:g}·|expected|"
 
+    def slack(self, expected):
+        """The difference allowed at each element of expected (a number or an array)."""
+        return self.atol + self.rtol * abs(expected)
+
 
 TOLERANCES = {
     "float32": Tolerance(rtol=1e-4, atol=5e-5),
