@@ -336,7 +336,13 @@ def test_the_batch_finishes_and_writes_every_row(tmp_path):
     (folder / "dan.py").symlink_to("/dev/zero")
     batch = f"{tmp_path.name}-{os.getpid()}"
     marker, env = f"KIT_TEST_BATCH={batch}", dict(os.environ, KIT_TEST_BATCH=batch)
-    control = subprocess.Popen(["sleep", "60"], env=env)  # the check below sees a process that carries the marker
+    control = subprocess.Popen(["sleep", "60"], env=env)
+    # The check below must see a process that carries the marker. Popen returns once the child's
+    # close-on-exec pipe closes, which is before the kernel has set up the new environment, so a read
+    # of /proc/<pid>/environ right away can still come back empty.
+    deadline = time.monotonic() + 10
+    while processes_with(marker) != {control.pid} and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert processes_with(marker) == {control.pid}
     control.kill()
     control.wait()
