@@ -3,11 +3,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from autograder import sandbox, spec
+from autograder.engine import sandbox, spec
 
 
 # The student bundle has no hidden suites: there, `grade` runs the public checks and nothing else exists.
-FULL_KIT = (Path(__file__).resolve().parent / "suites").is_dir()
+FULL_KIT = (Path(__file__).resolve().parent / "engine" / "suites").is_dir()
 BANK_HERE = (Path(__file__).resolve().parent.parent / "breakout_questions").is_dir()
 
 
@@ -68,8 +68,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     commands = {"grade": run_grade, "grade-all": run_grade_all, "check-solutions": run_check, "generate": run_generate,
                 "bundle": run_bundle, "kernel": run_kernel, "quiz": run_quiz, "gradescope": run_gradescope}
-    from autograder.grade import GraderError
-    from autograder.jail import JailUnavailable
+    from autograder.engine.grade import GraderError
+    from autograder.engine.jail import JailUnavailable
 
     try:
         return commands[args.command](args)
@@ -110,8 +110,8 @@ def _grade_args(args):
 
 
 def run_public(args):
-    from autograder.loader import SubmissionError
-    from autograder.public import progress
+    from autograder.course.public import progress
+    from autograder.engine.loader import SubmissionError
 
     try:
         print(progress(args.path))
@@ -122,7 +122,7 @@ def run_public(args):
 
 
 def run_kernel(args):
-    from autograder.notebook import KERNEL_NAME, install_kernel
+    from autograder.course.jupyter import KERNEL_NAME, install_kernel
 
     print(f"installed the Jupyter kernel {KERNEL_NAME} in {install_kernel(args.user)}")
     return 0
@@ -140,13 +140,13 @@ def run_bundle(args):
 
 
 def run_quiz(args):
-    from autograder import breakout, quiz
+    from autograder.breakout import bank, quiz
 
     try:
-        parts = breakout.load()
+        parts = bank.load()
         if args.part:
-            parts = (breakout.find_part(parts, args.part),)
-    except breakout.BankError as error:
+            parts = (bank.find_part(parts, args.part),)
+    except bank.BankError as error:
         print(error)
         return 2
     quiz.run(parts)
@@ -158,13 +158,13 @@ def run_grade(args):
         return run_public(args)
     import time
 
-    from autograder.grade import Report, grade
+    from autograder.engine.grade import Report, grade
 
     started = time.monotonic()
     try:
         report = grade(args.path, components=args.component, accept_flagged=args.accept_flagged, **_grade_args(args))
         if args.pretrained:
-            from autograder.pretrained import check_pretrained
+            from autograder.engine.pretrained import check_pretrained
 
             report.components.append(check_pretrained(args.path, args.pretrained, **_grade_args(args)))
     except Exception as error:
@@ -187,8 +187,8 @@ def _write(path, text):
 def run_grade_all(args):
     import csv
 
-    from autograder.grade import grade_each, submissions_in
-    from autograder.progress import Progress
+    from autograder.engine.grade import grade_each, submissions_in
+    from autograder.engine.progress import Progress
 
     if not Path(args.folder).is_dir():
         print(f"{args.folder} is not a folder: grade-all takes a folder with one submission per subfolder or file")
@@ -237,19 +237,19 @@ def run_gradescope(args):
 
 
 def run_check(args):
-    from autograder import course
-    from autograder.grade import grade
+    from autograder.course import notebooks
+    from autograder.engine.grade import grade
 
     solutions = grade(spec.SOLUTIONS, **_grade_args(args))
     release = grade(spec.ASSIGNMENTS, **_grade_args(args))
     # The course notebooks hold the same exercises: their source must score full marks, their release zero.
-    notebooks = grade(course.SOURCE, **_grade_args(args))
-    handout = grade(course.RELEASE, **_grade_args(args))
+    source_notebooks = grade(notebooks.SOURCE, **_grade_args(args))
+    release_notebooks = grade(notebooks.RELEASE, **_grade_args(args))
     print(solutions.table(), "", release.table(), sep="\n")
     problems = []
-    for name, report in (("reference", solutions), ("source notebooks", notebooks)):
+    for name, report in (("reference", solutions), ("source notebooks", source_notebooks)):
         problems += [f"{name} {c.id}: {c.score:g}/{c.points:g}" for c in report.components if c.status != "passed"]
-    for name, report in (("release", release), ("release notebooks", handout)):
+    for name, report in (("release", release), ("release notebooks", release_notebooks)):
         problems += [f"{name} {c.id}: {c.score:g} points, expected 0" for c in report.scored if c.score]
     problems += _bank_problems()
     print()
@@ -258,26 +258,28 @@ def run_check(args):
         return 1
     print(f"check-solutions passed: reference {solutions.score:g}/{solutions.max_score:g} "
           f"(integration check passing), untouched release {release.score:g}/{release.max_score:g}; "
-          f"course notebooks: source {notebooks.score:g}/{notebooks.max_score:g}, release {handout.score:g}/{handout.max_score:g}; "
+          f"course notebooks: source {source_notebooks.score:g}/{source_notebooks.max_score:g}, "
+          f"release {release_notebooks.score:g}/{release_notebooks.max_score:g}; "
           f"breakout questions: every key graded correct")
     return 0
 
 
 def _bank_problems():
     """The question bank loads, and each autograded question's own key is graded correct."""
-    from autograder import breakout
+    from autograder.breakout import bank
 
     try:
-        parts = breakout.load()
-    except breakout.BankError as error:
+        parts = bank.load()
+    except bank.BankError as error:
         return [f"breakout questions: {error}"]
     questions = [q for p in parts for q in p.questions if q.autograded]
     return [f"breakout question {q.number} ({q.id}): its own answer is graded {verdict.status}"
-            for q in questions if (verdict := breakout.judge(q, q.written_answer())).status != "correct"]
+            for q in questions if (verdict := bank.judge(q, q.written_answer())).status != "correct"]
 
 
 def run_generate(args):
-    from autograder import breakout, generated
+    from autograder import generated
+    from autograder.breakout import bank
 
     try:
         if args.check:
@@ -285,7 +287,7 @@ def run_generate(args):
             print("generated files are up to date" if not drift else "out of date: " + ", ".join(drift) + " (run: python -m autograder generate)")
             return 1 if drift else 0
         generated.write()
-    except breakout.BankError as error:  # an instructor's edit to breakout_questions/: say where, change nothing more
+    except bank.BankError as error:  # an instructor's edit to breakout_questions/: say where, change nothing more
         print(f"the question bank cannot be used: {error}")
         return 2
     print("stubs, fixtures, course notebooks, quiz notebooks and handout regenerated")

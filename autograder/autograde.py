@@ -24,10 +24,10 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from nbformat.v4 import new_output
 from traitlets import Bool, Float, Integer, List, Unicode
 
-from autograder import loader, sandbox, spec
-from autograder.jail import JailUnavailable
-from autograder.notebook import KitError, cell_text
-from autograder.progress import Progress
+from autograder.course.jupyter import KitError, cell_text
+from autograder.engine import loader, sandbox, spec
+from autograder.engine.jail import JailUnavailable
+from autograder.engine.progress import Progress
 
 # Each autograde run's _Run, keyed by the run's converter: a long-lived process (formgrader's server)
 # never reuses an earlier run's grades.
@@ -95,7 +95,7 @@ class KitGrades(NbGraderPreprocessor):
         return {f"grade-{c.id}": (c.score, cell_text(c.id, c.score, c.feedback(), report.summary())) for c in report.scored}
 
     def _grade(self, graded, folders, converter):
-        from autograder.grade import grade_each
+        from autograder.engine.grade import grade_each
 
         accepted = [f for f in folders if _ids(converter, f)[1] in self.accept_flagged]
         progress = Progress(len(folders), "graded in the jail")
@@ -107,11 +107,11 @@ class KitGrades(NbGraderPreprocessor):
 
     def _quiz(self, nb):
         """{check cell id: (points, text)}: the sheet's code cells run in the jail, its answers judged by the bank."""
-        from autograder import breakout
+        from autograder.breakout import bank
 
         converter, run = self._run()
         if run.sandbox is None:
-            run.questions = {q.id: q for part in breakout.load() for q in part.questions if q.autograded}
+            run.questions = {q.id: q for part in bank.load() for q in part.questions if q.autograded}
             run.sandbox = sandbox.Sandbox(self.device, self.limits)
             weakref.finalize(converter, run.sandbox.close)
         cells = [loader.without_magics(cell.source) or "" for cell in nb.cells
@@ -120,7 +120,7 @@ class KitGrades(NbGraderPreprocessor):
             answers, problem = run.sandbox.answers(cells, list(run.questions)), ""
         except loader.SubmissionError as error:
             answers, problem = {}, f"\nYour answer cells could not be run: {error}"
-        verdicts = {q.id: breakout.cell_verdict(q, answers.get(q.id)) for q in run.questions.values()}
+        verdicts = {q.id: bank.cell_verdict(q, answers.get(q.id)) for q in run.questions.values()}
         return {f"check-{qid}": (points, text + (problem if not points else "")) for qid, (points, text) in verdicts.items()}
 
 

@@ -11,21 +11,26 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from autograder import breakout, breakout_notebooks, course, diagnosis, spec
+from autograder.breakout import bank, quiz_notebooks
+from autograder.course import notebooks, public
+from autograder.engine import spec
 
 PACKAGE = spec.KIT_ROOT / "autograder"
-# What the notebooks import (public, pictures, notebook, hf for a checkpoint, breakout for the quizzes'
-# format check), what those import in turn, the terminal quiz (offered only where the bank is), and the
-# evidence the public checks name mistakes by, made on their own cases only (never the catalog itself,
-# which quotes the reference).
+# What the notebooks import (public, pictures, notebook; breakout for the quizzes' format check), what
+# those import in turn (hf for a checkpoint's pictures), the terminal quiz (offered only where the bank is),
+# and the evidence the public checks name mistakes by, made on their own cases only (never the catalog
+# itself, which quotes the reference). Paths in the package.
 STUDENT_MODULES = (
-    "__init__.py", "__main__.py", "breakout.py", "checks.py", "diagnosis.py", "hf.py", "loader.py", "notebook.py",
-    "pictures.py", "protocol.py", "public.py", "quiz.py", "runtime.py", "sandbox.py", "spec.py", "tolerances.py",
-    f"{diagnosis.PUBLIC.name}.json", f"{diagnosis.PUBLIC.name}.npz",
+    "__init__.py", "__main__.py", "notebook.py", "pictures.py", "public.py",
+    *(f"engine/{name}.py" for name in ("__init__", "checks", "diagnosis", "hf", "loader", "protocol", "runtime",
+                                        "sandbox", "spec", "tolerances")),
+    *(f"course/{name}.py" for name in ("__init__", "jupyter", "pictures", "public")),
+    *(f"course/{public.EVIDENCE.name}{suffix}" for suffix in (".json", ".npz")),
+    *(f"breakout/{name}.py" for name in ("__init__", "bank", "quiz")),
 )
 # requirements.txt lists what students need first; from this line on, what only instructors need.
 INSTRUCTOR_ONLY = "# Instructor-only"
-README = course.COURSE / "STUDENTS.md"
+README = notebooks.COURSE / "STUDENTS.md"
 
 
 def requirements():
@@ -40,14 +45,14 @@ def build(out, quiz=False):
         return _zip(out, quiz)
     if out.exists():
         raise FileExistsError(f"{out} already exists; give a new folder or a .zip path")
-    shutil.copytree(course.RELEASE, out / course.ASSIGNMENT)
-    shutil.copytree(breakout_notebooks.RELEASE, out / breakout_notebooks.ASSIGNMENT)
+    shutil.copytree(notebooks.RELEASE, out / notebooks.ASSIGNMENT)
+    shutil.copytree(quiz_notebooks.RELEASE, out / quiz_notebooks.ASSIGNMENT)
     if quiz:
-        (out / breakout.BANK.name).mkdir()
-        for path in sorted(breakout.BANK.glob("*.yaml")):
-            shutil.copy(path, out / breakout.BANK.name / path.name)
-    (out / "autograder").mkdir()
+        (out / bank.BANK.name).mkdir()
+        for path in sorted(bank.BANK.glob("*.yaml")):
+            shutil.copy(path, out / bank.BANK.name / path.name)
     for name in STUDENT_MODULES:
+        (out / "autograder" / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(PACKAGE / name, out / "autograder" / name)
     shutil.copy(README, out / "README.md")
     (out / "requirements.txt").write_text(requirements())

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import numpy as np
 
-from autograder import breakout, breakout_notebooks, course, diagnosis, spec, stubs
-from autograder.fixtures import HERE as FIXTURES
+from autograder.breakout import bank, quiz_notebooks
+from autograder.course import notebooks, stubs
+from autograder.engine import spec
+from autograder.engine.fixtures import HERE as FIXTURES
 
 # float64 BLAS kernels differ between CPUs in the last bits; any real change moves values far more.
 DRIFT_TOLERANCE = 1e-12
@@ -19,15 +21,15 @@ PARTS = ("stubs", *(f"fixtures:{c.id}" for c in spec.COMPONENTS), "public mistak
 
 
 def write():
-    from autograder.fixtures import evidence
-    from autograder.fixtures.build import build
+    from autograder.course import public_evidence
+    from autograder.engine.fixtures.build import build
 
-    parts = breakout.load()  # a malformed question bank stops here, before anything is written
+    parts = bank.load()  # a malformed question bank stops here, before anything is written
     stubs.write()
     build(FIXTURES)
-    evidence.public_checks(diagnosis.PUBLIC)
-    course.write()
-    breakout_notebooks.write(parts)
+    public_evidence.build()
+    notebooks.write()
+    quiz_notebooks.write(parts)
 
 
 def drift(parts=PARTS):
@@ -37,23 +39,23 @@ def drift(parts=PARTS):
         if part == "stubs":
             changed += stubs.drift()
         elif part == "course":
-            changed += course.drift()
+            changed += notebooks.drift()
         elif part == "breakout":
-            changed += breakout_notebooks.drift()
+            changed += quiz_notebooks.drift()
         else:
             changed += _built_drift(part)
     return changed
 
 
 def _built_drift(part):
-    from autograder.fixtures import evidence
-    from autograder.fixtures.build import build
+    from autograder.course import public, public_evidence
+    from autograder.engine.fixtures.build import build
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         if part == "public mistakes":
-            evidence.public_checks(tmp / diagnosis.PUBLIC.name)
-            committed = diagnosis.PUBLIC.parent
+            public_evidence.build(tmp / public.EVIDENCE.name)
+            committed = public.EVIDENCE.parent
         else:
             build(tmp, [part.removeprefix("fixtures:")])
             committed = FIXTURES

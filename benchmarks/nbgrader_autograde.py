@@ -20,7 +20,8 @@ from pathlib import Path
 KIT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(KIT), str(KIT / "tests")]
 
-from autograder import breakout_notebooks, course  # noqa: E402
+from autograder.breakout import quiz_notebooks  # noqa: E402
+from autograder.course import notebooks  # noqa: E402
 from course_helpers import completed, install_test_kernel, nbgrader, new_course  # noqa: E402
 
 KINDS = ("complete", "untouched", "buggy")
@@ -35,7 +36,7 @@ def submit(release, source, target, kind):
 
 
 @contextmanager
-def class_of(kinds, assignment=course.ASSIGNMENT):
+def class_of(kinds, assignment=notebooks.ASSIGNMENT):
     """A course directory whose submitted/ holds one submission per kind given: (root, env, submission folders)."""
     with tempfile.TemporaryDirectory() as tmp:
         root, env = Path(tmp) / "course", install_test_kernel(Path(tmp) / "jupyter")
@@ -48,7 +49,7 @@ def class_of(kinds, assignment=course.ASSIGNMENT):
         yield root, env, folders
 
 
-def autograde(kinds, assignment=course.ASSIGNMENT):
+def autograde(kinds, assignment=notebooks.ASSIGNMENT):
     with class_of(kinds, assignment) as (root, env, _):
         started = time.perf_counter()
         run = nbgrader(root, env, "autograde", assignment)
@@ -76,7 +77,7 @@ def main():
     one = autograde(["complete"])
     whole = autograde(class_kinds)
     per_student = sum(grade[kind] for kind in class_kinds) / len(class_kinds)
-    quiz = autograde(["complete"], breakout_notebooks.ASSIGNMENT)
+    quiz = autograde(["complete"], quiz_notebooks.ASSIGNMENT)
     print("python -m autograder grade, one submission: " + ", ".join(f"{kind} {grade[kind]:.1f} s" for kind in KINDS))
     print(f"nbgrader autograde, 1 complete submission:     {one:6.1f} s   "
           f"{one / grade['complete']:.2f}x grade")

@@ -11,10 +11,10 @@ import argparse
 
 import numpy as np
 
-from autograder import checks, fixtures, loader, spec
-from autograder.sandbox import Sandbox
-from autograder.suites.common import run
-from autograder.tolerances import ANY_FLOAT, TOLERANCES
+from autograder.engine import checks, fixtures, loader, spec
+from autograder.engine.sandbox import Sandbox
+from autograder.engine.suites.common import run
+from autograder.engine.tolerances import ANY_FLOAT, TOLERANCES
 
 
 def worst_share(outputs, case, dtype):

@@ -12,7 +12,8 @@ from torch.nn import functional as F
 from transformers import BertConfig, BertModel
 from transformers.models.bert.modeling_bert import BertLayer
 
-from autograder import notebook, spec
+from autograder.course import jupyter
+from autograder.engine import spec
 
 FACTS = {}
 
@@ -25,7 +26,7 @@ def fact(function):
 @cache
 def reference():
     """The reference's SPEC names, loaded in this process."""
-    names, problems = notebook.load_names(spec.SOLUTIONS)
+    names, problems = jupyter.load_names(spec.SOLUTIONS)
     assert not problems, problems
     return names
 

@@ -9,12 +9,12 @@ import sys
 import nbformat
 from nbclient import NotebookClient
 
-from autograder import course, notebook
+from autograder.course import jupyter, notebooks
 
 
 def install_test_kernel(folder):
     """A JUPYTER_PATH folder holding the kit's kernelspec for this Python; returns the environment to use it."""
-    notebook.kernelspec(folder / "kernels")
+    jupyter.kernelspec(folder / "kernels")
     # nbgrader runs `alembic` from PATH: with the environment activated, as the README says, it is there.
     path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "")])
     return dict(os.environ, JUPYTER_PATH=str(folder), PATH=path)
@@ -59,7 +59,7 @@ def completed(release, source, folder, edits=(), kernel=None):
                         cell["source"] = cell["source"].replace(old, new)
                         pending.remove((old, new))
         if kernel:
-            nb["metadata"]["kernelspec"] = copy.deepcopy(course.KERNELSPEC) | {"name": kernel}
+            nb["metadata"]["kernelspec"] = copy.deepcopy(notebooks.KERNELSPEC) | {"name": kernel}
         (folder / path.name).write_text(json.dumps(nb))
     assert not pending, f"edits that matched no exercise cell: {pending}"
     return folder
@@ -98,13 +98,13 @@ def nbgrader(course_root, env, *args):
     return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course_root, env=env, capture_output=True, text=True)
 
 
-def new_course(root, env, students, notebooks=None, assignment=course.ASSIGNMENT, duedate=None):
-    """A course directory at root with an assignment's source (or only the named notebooks), the students and
+def new_course(root, env, students, only=None, assignment=notebooks.ASSIGNMENT, duedate=None):
+    """A course directory at root with an assignment's source (or only the notebooks named in only), the students and
     the assignment (with its due date, if given) in its gradebook, and the release generated: the README's
     first steps. Returns the release folder."""
-    shutil.copy(course.COURSE / "nbgrader_config.py", root)
-    shutil.copytree(course.COURSE / "source" / assignment, root / "source" / assignment,
-                    ignore=None if notebooks is None else lambda _, names: [n for n in names if n not in notebooks])
+    shutil.copy(notebooks.COURSE / "nbgrader_config.py", root)
+    shutil.copytree(notebooks.COURSE / "source" / assignment, root / "source" / assignment,
+                    ignore=None if only is None else lambda _, names: [n for n in names if n not in only])
     # One import for the class, as the README offers: each nbgrader command costs seconds to start.
     (root / "students.csv").write_text("id\n" + "".join(f"{s}\n" for s in students))
     due = [f"--duedate={duedate}"] if duedate else []

@@ -1,11 +1,10 @@
-"""Test submissions made from the catalog of mistakes (autograder/mistakes.py), and mistakes outside it.
+"""Test submissions made from the catalog of mistakes (autograder/engine/mistakes.py), and mistakes outside it.
 
 VARIANTS are cataloged mistakes written with additions that other components' files use: the mistake
 must still lose points in its own component only (the isolation SPEC promises), and be named as the
 mistake it is. OUTSIDE are mistakes the catalog does not hold: they must lose points, and the grader
 must name no mistake for them, or one that they contain.
 """
-from autograder import mistakes
 
 
 def edits(mistake):

@@ -5,10 +5,11 @@ import math
 
 import pytest
 
-from autograder import breakout, course
+from autograder.breakout import bank
+from autograder.course import notebooks
 from breakout_facts import FACTS
 
-PARTS = breakout.load()
+PARTS = bank.load()
 QUESTIONS = [q for part in PARTS for q in part.questions]
 
 
@@ -18,12 +19,12 @@ def by_kind(kind, verified=False):
 
 def test_bank_has_at_least_40_questions_of_every_kind():
     assert len(QUESTIONS) >= 40
-    assert {q.kind for q in QUESTIONS} == set(breakout.KINDS)
+    assert {q.kind for q in QUESTIONS} == set(bank.KINDS)
     assert any(q.several for q in QUESTIONS) and any(q.kind == "choice" and not q.several for q in QUESTIONS)
 
 
 def test_every_course_notebook_has_a_breakout_part():
-    assert [p.name for p in PARTS] == [p.stem for p in course.parts()]
+    assert [p.name for p in PARTS] == [p.stem for p in notebooks.parts()]
 
 
 @pytest.mark.parametrize("question", by_kind("numeric"))
@@ -47,25 +48,25 @@ def test_every_named_computation_is_used_and_exists():
 
 @pytest.mark.parametrize("question", by_kind("choice"))
 def test_choice_key_scores_and_every_other_choice_does_not(question):
-    assert breakout.judge(question, question.written_answer()).status == "correct"
+    assert bank.judge(question, question.written_answer()).status == "correct"
     letters = list(question.options)
     sizes = range(1, len(letters) + 1) if question.several else [1]
     wrong = [set(c) for n in sizes for c in itertools.combinations(letters, n) if set(c) != question.answer]
-    assert wrong and all(breakout.judge(question, sorted(c)).status == "incorrect" for c in wrong)
+    assert wrong and all(bank.judge(question, sorted(c)).status == "incorrect" for c in wrong)
 
 
 @pytest.mark.parametrize("question", by_kind("numeric"))
 def test_numeric_key_scores_and_a_value_outside_the_tolerance_does_not(question):
-    assert breakout.judge(question, question.written_answer()).score == question.points
+    assert bank.judge(question, question.written_answer()).score == question.points
     off = question.answer + 2 * question.tolerance + 1
-    assert breakout.judge(question, off).status == "incorrect"
+    assert bank.judge(question, off).status == "incorrect"
 
 
 @pytest.mark.parametrize("question", by_kind("short"))
 def test_short_answers_carry_a_rubric_worth_their_points(question):
     assert question.model_answer and math.isclose(sum(p for p, _ in question.rubric), question.points)
     with pytest.raises(ValueError, match="graded by hand"):
-        breakout.judge(question, "an answer")
+        bank.judge(question, "an answer")
 
 
 def test_the_material_s_false_claims_appear_only_as_claims_to_correct():
@@ -95,7 +96,7 @@ def stable_id(value):
     (NUMBER, 2362368), (NUMBER, 2362368.0), (NUMBER, "2,362,368"), (NUMBER, "2_362_368"), (NUMBER, "2.362368e6"),
 ], ids=stable_id)
 def test_correct_answers_in_every_written_form_score(question, answer):
-    assert breakout.judge(question, answer).status == "correct"
+    assert bank.judge(question, answer).status == "correct"
 
 
 @pytest.mark.parametrize("question, answer, message", [
@@ -111,25 +112,25 @@ def test_correct_answers_in_every_written_form_score(question, answer):
     (NUMBER, "   ", "No answer given"),
 ], ids=stable_id)
 def test_malformed_answers_get_a_message_not_a_score(question, answer, message):
-    verdict = breakout.judge(question, answer)
+    verdict = bank.judge(question, answer)
     assert verdict.status == "invalid" and message in verdict.message and verdict.score == 0
 
 
 def test_a_wrong_answer_is_told_the_key_and_the_explanation():
-    verdict = breakout.judge(SINGLE, "A")
+    verdict = bank.judge(SINGLE, "A")
     assert verdict.status == "incorrect" and "the answer is B" in verdict.message and SINGLE.explanation in verdict.message
 
 
 @pytest.mark.parametrize("wanted, name", [("2", "02_multihead"), ("02", "02_multihead"), ("multihead", "02_multihead"),
                                           ("decoder", "06_decoder"), ("07_seq2seq", "07_seq2seq")])
 def test_find_part_by_number_or_name(wanted, name):
-    assert breakout.find_part(PARTS, wanted).name == name
+    assert bank.find_part(PARTS, wanted).name == name
 
 
 @pytest.mark.parametrize("wanted, message", [("9", "no part '9'; the parts are 01_attention"), ("e", "could be")])
 def test_find_part_says_what_exists(wanted, message):
-    with pytest.raises(breakout.BankError, match=message):
-        breakout.find_part(PARTS, wanted)
+    with pytest.raises(bank.BankError, match=message):
+        bank.find_part(PARTS, wanted)
 
 
 # --- malformed question files ------------------------------------------------------------------------
@@ -163,8 +164,8 @@ questions:
 ], ids=lambda v: v if isinstance(v, str) else v[1][:30])
 def test_malformed_question_files_are_refused_with_the_place(tmp_path, edit, message):
     (tmp_path / "01_part.yaml").write_text(GOOD.replace(*edit))
-    with pytest.raises(breakout.BankError, match=message) as error:
-        breakout.load(tmp_path)
+    with pytest.raises(bank.BankError, match=message) as error:
+        bank.load(tmp_path)
     assert str(error.value).startswith("01_part.yaml")
 
 
@@ -177,17 +178,17 @@ def test_malformed_question_files_are_refused_with_the_place(tmp_path, edit, mes
 ])
 def test_malformed_numeric_and_short_questions_are_refused(tmp_path, body, message):
     (tmp_path / "01_part.yaml").write_text(f"title: T\nquestions:\n  - id: q\n    question: Q?\n    explanation: E.\n{body}")
-    with pytest.raises(breakout.BankError, match=message):
-        breakout.load(tmp_path)
+    with pytest.raises(bank.BankError, match=message):
+        bank.load(tmp_path)
 
 
 def test_duplicate_ids_and_badly_named_files_are_refused(tmp_path):
     (tmp_path / "01_a.yaml").write_text(GOOD)
     (tmp_path / "02_b.yaml").write_text(GOOD)
-    with pytest.raises(breakout.BankError, match="id first is used already in 01_a.yaml"):
-        breakout.load(tmp_path)
+    with pytest.raises(bank.BankError, match="id first is used already in 01_a.yaml"):
+        bank.load(tmp_path)
     (tmp_path / "02_b.yaml").rename(tmp_path / "part-two.yaml")
-    with pytest.raises(breakout.BankError, match="NN_words.yaml"):
-        breakout.load(tmp_path)
-    with pytest.raises(breakout.BankError, match="no question files"):
-        breakout.load(tmp_path / "empty")
+    with pytest.raises(bank.BankError, match="NN_words.yaml"):
+        bank.load(tmp_path)
+    with pytest.raises(bank.BankError, match="no question files"):
+        bank.load(tmp_path / "empty")

@@ -12,11 +12,11 @@ import shutil
 
 import pytest
 
-from autograder import breakout, breakout_notebooks
+from autograder.breakout import bank, quiz_notebooks
 from course_helpers import completed, install_test_kernel, nbgrader, new_course
 
-ASSIGNMENT = breakout_notebooks.ASSIGNMENT
-PARTS = breakout.load()
+ASSIGNMENT = quiz_notebooks.ASSIGNMENT
+PARTS = bank.load()
 QUESTIONS = [q for p in PARTS for q in p.questions]
 TOTAL = sum(q.points for q in QUESTIONS)
 WRONG = next(q for q in QUESTIONS if q.kind == "choice" and not q.several)

@@ -9,7 +9,10 @@ import zipfile
 import numpy as np
 import pytest
 
-from autograder import breakout, breakout_notebooks, bundle, course, diagnosis, fixtures, notebook, spec
+from autograder import bundle
+from autograder.breakout import bank, quiz_notebooks
+from autograder.course import jupyter, notebooks, public
+from autograder.engine import diagnosis, fixtures, spec
 from course_helpers import completed, execute, outputs
 
 
@@ -40,15 +43,15 @@ def solution_lines():
 
 
 def test_bundle_holds_the_release_the_student_modules_a_readme_and_requirements(built):
-    expected = [f"{course.ASSIGNMENT}/{p.name}" for p in course.RELEASE.glob("*.ipynb")]
-    expected += [f"{breakout_notebooks.ASSIGNMENT}/{p.name}" for p in breakout_notebooks.RELEASE.glob("*.ipynb")]
+    expected = [f"{notebooks.ASSIGNMENT}/{p.name}" for p in notebooks.RELEASE.glob("*.ipynb")]
+    expected += [f"{quiz_notebooks.ASSIGNMENT}/{p.name}" for p in quiz_notebooks.RELEASE.glob("*.ipynb")]
     expected += [f"autograder/{name}" for name in bundle.STUDENT_MODULES] + ["README.md", "requirements.txt"]
     assert files(built) == sorted(expected)
     assert not re.search(r"^(nbgrader|pytest)", (built / "requirements.txt").read_text(), re.MULTILINE)
     assert "torch==" in (built / "requirements.txt").read_text()
 
 
-PUBLIC_EVIDENCE = {f"autograder/{diagnosis.PUBLIC.name}.json", f"autograder/{diagnosis.PUBLIC.name}.npz"}
+PUBLIC_EVIDENCE = {f"autograder/course/{public.EVIDENCE.name}.json", f"autograder/course/{public.EVIDENCE.name}.npz"}
 
 
 def test_bundle_holds_no_solution_no_hidden_test_and_no_reference_data(built):
@@ -88,7 +91,7 @@ def _hidden_values(component):
 def test_public_evidence_holds_no_value_of_a_hidden_case(built):
     """Named on the public checks' own cases only: not one of its numbers is a hidden case's input, expected
     value or weight, nor any mistake's output on one."""
-    with np.load(built / f"autograder/{diagnosis.PUBLIC.name}.npz", allow_pickle=False) as shipped:
+    with np.load(built / f"autograder/course/{public.EVIDENCE.name}.npz", allow_pickle=False) as shipped:
         shipped = _distinctive([shipped[k] for k in shipped.files])
     assert len(shipped) > 1000
     for component in spec.COMPONENTS:
@@ -98,7 +101,7 @@ def test_public_evidence_holds_no_value_of_a_hidden_case(built):
 def test_bundle_holds_no_quiz_answer(built):
     """Explanations and model answers say what the answer is; neither may reach students who are graded."""
     texts = "\n".join((built / name).read_text() for name in files(built) if not name.endswith(".npz"))
-    for question in (q for part in breakout.load() for q in part.questions):
+    for question in (q for part in bank.load() for q in part.questions):
         for secret in (question.explanation, question.model_answer):
             first_line = secret.splitlines()[0] if secret else ""
             assert not first_line or first_line not in texts, f"{question.id}: {first_line}"
@@ -108,22 +111,22 @@ def test_bundle_holds_no_quiz_answer(built):
 
 
 def test_students_grade_their_folder_with_the_public_checks(built, tmp_path):
-    untouched = student_cli(built, "grade", course.ASSIGNMENT)
+    untouched = student_cli(built, "grade", notebooks.ASSIGNMENT)
     assert untouched.returncode == 0, untouched.stdout + untouched.stderr
     assert untouched.stdout.count("not started") == len(spec.COMPONENTS)
-    mine = completed(built / course.ASSIGNMENT, course.SOURCE, tmp_path / "mine")
+    mine = completed(built / notebooks.ASSIGNMENT, notebooks.SOURCE, tmp_path / "mine")
     done = student_cli(built, "grade", mine)
     assert f"{len(spec.COMPONENTS)} of {len(spec.COMPONENTS)} components pass every public check" in done.stdout, done.stdout
 
 
 def test_instructor_commands_are_not_in_the_bundle(built):
-    run = student_cli(built, "grade-all", course.ASSIGNMENT)
+    run = student_cli(built, "grade-all", notebooks.ASSIGNMENT)
     assert run.returncode == 2 and "invalid choice" in run.stderr
 
 
 def test_a_completed_notebook_runs_in_the_bundle_alone(built, tmp_path):
-    folder = completed(built / course.ASSIGNMENT, course.SOURCE, tmp_path / "work")
-    notebook.kernelspec(tmp_path / "jupyter" / "kernels", kit_root=built)
+    folder = completed(built / notebooks.ASSIGNMENT, notebooks.SOURCE, tmp_path / "work")
+    jupyter.kernelspec(tmp_path / "jupyter" / "kernels", kit_root=built)
     nb = execute(folder / "05_encoder_heads.ipynb", dict(os.environ, JUPYTER_PATH=str(tmp_path / "jupyter")))
     assert outputs(nb, "error") == []
     assert any("all 3 public checks passed" in o.get("text", "") for _, o in outputs(nb, "stream"))
@@ -132,8 +135,8 @@ def test_a_completed_notebook_runs_in_the_bundle_alone(built, tmp_path):
 
 def test_bundle_with_the_quiz_runs_it_alone(tmp_path):
     with_quiz = bundle.build(tmp_path / "students", quiz=True)
-    assert sorted(p.name for p in (with_quiz / "breakout_questions").iterdir()) == sorted(p.name for p in breakout.BANK.glob("*.yaml"))
-    part = breakout.load()[0]
+    assert sorted(p.name for p in (with_quiz / "breakout_questions").iterdir()) == sorted(p.name for p in bank.BANK.glob("*.yaml"))
+    part = bank.load()[0]
     run = subprocess.run([sys.executable, "-m", "autograder", "quiz", "1"], cwd=with_quiz, capture_output=True, text=True,
                          input=f"{part.questions[0].written_answer()}\nquit\n",
                          env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})

@@ -5,8 +5,8 @@ import re
 import subprocess
 import sys
 
-from autograder import mistakes, spec
-from autograder.diagnosis import PREFIX
+from autograder.engine import mistakes, spec
+from autograder.engine.diagnosis import PREFIX
 from helpers import submission
 
 

@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from autograder import course, spec
+from autograder.course import notebooks
+from autograder.engine import spec
 from course_helpers import execute, install_test_kernel, outputs
 
 
@@ -25,7 +26,7 @@ def kernel_env(tmp_path_factory):
 
 
 def test_every_component_has_one_graded_cell_worth_its_points():
-    graded = [(name, nbgrader_meta(c)) for name, c in cells(course.SOURCE) if nbgrader_meta(c).get("grade")]
+    graded = [(name, nbgrader_meta(c)) for name, c in cells(notebooks.SOURCE) if nbgrader_meta(c).get("grade")]
     points = {meta["grade_id"].removeprefix("grade-"): meta["points"] for _, meta in graded}
     assert len(graded) == len(spec.COMPONENTS)
     assert points == {c.id: c.points for c in spec.COMPONENTS}
@@ -33,20 +34,20 @@ def test_every_component_has_one_graded_cell_worth_its_points():
 
 
 def test_every_spec_name_is_an_exercise_exactly_once():
-    exercises = [c["source"] for _, c in cells(course.SOURCE) if nbgrader_meta(c).get("solution")]
+    exercises = [c["source"] for _, c in cells(notebooks.SOURCE) if nbgrader_meta(c).get("solution")]
     for name in spec.ALL_NAMES:
         defining = [s for s in exercises if f"def {name}(" in s or f"class {name}(" in s]
         assert len(defining) == 1, f"{name} is an exercise {len(defining)} times"
 
 
-@pytest.mark.parametrize("folder", [course.SOURCE, course.RELEASE], ids=["source", "release"])
+@pytest.mark.parametrize("folder", [notebooks.SOURCE, notebooks.RELEASE], ids=["source", "release"])
 def test_notebooks_ask_for_the_kits_kernel(folder):
     for path in folder.glob("*.ipynb"):
-        assert json.loads(path.read_text())["metadata"]["kernelspec"]["name"] == course.KERNEL_NAME, path.name
+        assert json.loads(path.read_text())["metadata"]["kernelspec"]["name"] == notebooks.KERNEL_NAME, path.name
 
 
 def test_release_holds_no_solution_and_no_hidden_test():
-    for name, cell in cells(course.RELEASE):
+    for name, cell in cells(notebooks.RELEASE):
         for secret in ("BEGIN SOLUTION", "BEGIN HIDDEN TESTS", "grade_here"):
             assert secret not in cell["source"], f"{name}: {secret}"
         if nbgrader_meta(cell).get("solution"):
@@ -54,8 +55,8 @@ def test_release_holds_no_solution_and_no_hidden_test():
 
 
 # One test per notebook, so that parallel workers share them out.
-SOURCES = sorted(course.SOURCE.glob("*.ipynb"))
-RELEASES = sorted(course.RELEASE.glob("*.ipynb"))
+SOURCES = sorted(notebooks.SOURCE.glob("*.ipynb"))
+RELEASES = sorted(notebooks.RELEASE.glob("*.ipynb"))
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=[p.stem for p in SOURCES])
@@ -91,5 +92,5 @@ def test_release_notebook_fails_only_where_an_exercise_is_unwritten(kernel_env, 
 def test_malformed_parts_are_refused(tmp_path, text, problem):
     part = tmp_path / "99_part.md"
     part.write_text(text)
-    with pytest.raises(course.PartError, match=problem):
-        course.source_notebook(part)
+    with pytest.raises(notebooks.PartError, match=problem):
+        notebooks.source_notebook(part)

@@ -1,7 +1,9 @@
 """Stubs and fixtures are generated from the reference by one command; drift fails here."""
 import pytest
 
-from autograder import generated, spec, stubs
+from autograder import generated
+from autograder.course import stubs
+from autograder.engine import spec
 
 
 @pytest.mark.parametrize("part", generated.PARTS)

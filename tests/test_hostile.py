@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import jail, spec
-from autograder.grade import grade
-from autograder.sandbox import Limits, Sandbox
+from autograder.engine import jail, spec
+from autograder.engine.grade import grade
+from autograder.engine.sandbox import Limits, Sandbox
 from helpers import TIME_LIMIT, submission
 
 KIT = str(spec.KIT_ROOT)
@@ -74,11 +74,11 @@ def kit_unchanged():
 
 # Each probe's attack, as the jail must refuse it. Absolute paths are the judge's: the jail shows none of them.
 JAIL_PROBES = {
-    "import_the_kit_by_path": f"import sys; sys.path.insert(0, {KIT + '/autograder'!r}); import tolerances; return True",
+    "import_the_kit_by_path": f"import sys; sys.path.insert(0, {KIT + '/autograder/engine'!r}); import tolerances; return True",
     "read_the_reference": f"return 'def' in open({KIT + '/solutions/masking.py'!r}).read()",
-    "read_the_fixtures": f"import os; return bool(os.listdir({KIT + '/autograder/fixtures'!r}))",
-    "read_a_hidden_suite": f"return 'def test' in open({KIT + '/autograder/suites/test_masking.py'!r}).read()",
-    "rewrite_the_tolerances": f"open({KIT + '/autograder/tolerances.py'!r}, 'a').write('ATOL = 1e9'); return True",
+    "read_the_fixtures": f"import os; return bool(os.listdir({KIT + '/autograder/engine/fixtures'!r}))",
+    "read_a_hidden_suite": f"return 'def test' in open({KIT + '/autograder/engine/suites/test_masking.py'!r}).read()",
+    "rewrite_the_tolerances": f"open({KIT + '/autograder/engine/tolerances.py'!r}, 'a').write('ATOL = 1e9'); return True",
     "rewrite_the_reference": f"open({KIT + '/solutions/masking.py'!r}, 'a').write('#'); return True",
     "plant_a_pth_file": f"open({SITE + '/zz_hostile.pth'!r}, 'w').write('import os'); return True",
     "see_the_judge": f"import os; os.kill({os.getpid()}, 0); return True",
@@ -172,7 +172,7 @@ def test_reaching_for_the_grader_is_flagged(name, tmp_path, sandbox):
 
 
 def test_honest_styles_are_not_flagged():
-    from autograder import loader, scrutiny
+    from autograder.engine import loader, scrutiny
 
     for path in [spec.SOLUTIONS, *sorted((spec.KIT_ROOT / "tests" / "submissions").iterdir()), spec.KIT_ROOT / "course" / "source"]:
         assert scrutiny.flags(loader.load(path)) == {}, path
@@ -260,7 +260,7 @@ def test_special_files_and_links_are_skipped(tmp_path, sandbox):
     (folder / "layernorm.py").symlink_to(spec.BY_ID["layernorm"].reference)
     (folder / "extra.py").symlink_to("/dev/zero")
     (folder / "multihead.py").unlink()
-    (folder / "multihead.py").symlink_to(spec.KIT_ROOT / "autograder" / "suites" / "test_multihead.py")
+    (folder / "multihead.py").symlink_to(spec.KIT_ROOT / "autograder" / "engine" / "suites" / "test_multihead.py")
     started = time.monotonic()
     report = grade(folder, components=["attention", "layernorm", "multihead", "masking"], sandbox=sandbox)
     assert time.monotonic() - started < 60

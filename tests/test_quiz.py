@@ -4,10 +4,10 @@ import sys
 
 import pytest
 
-from autograder import breakout
+from autograder.breakout import bank
 
-PARTS = breakout.load()
-MULTIHEAD = breakout.find_part(PARTS, "multihead")
+PARTS = bank.load()
+MULTIHEAD = bank.find_part(PARTS, "multihead")
 
 
 def typed(question):

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import course, notebook, spec
-from autograder.diagnosis import PREFIX
+from autograder.course import jupyter, notebooks
+from autograder.engine import spec
+from autograder.engine.diagnosis import PREFIX
 from course_helpers import completed, notebook_student
 from helpers import scores, submission
 
@@ -37,7 +38,7 @@ STYLES = [
 @pytest.fixture(scope="module")
 def notebook_student_folder(tmp_path_factory):
     """The course notebooks as a student working in them their own way hands them in."""
-    return notebook_student(completed(course.RELEASE, course.SOURCE, tmp_path_factory.mktemp("dave") / "transformer"))
+    return notebook_student(completed(notebooks.RELEASE, notebooks.SOURCE, tmp_path_factory.mktemp("dave") / "transformer"))
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +80,7 @@ def test_notebook_student_gets_every_hidden_cells_points(notebook_student_folder
               if cell["metadata"].get("nbgrader", {}).get("grade")]
     assert sorted(component for _, component in graded) == sorted(spec.BY_ID)
     for path, component in graded:
-        assert notebook.grade_here(component, str(path)) == spec.BY_ID[component].points, f"{component} in {path.name}"
+        assert jupyter.grade_here(component, str(path)) == spec.BY_ID[component].points, f"{component} in {path.name}"
 
 
 def test_files_named_like_libraries_are_ignored_and_named(tmp_path):

@@ -1,0 +1,10 @@
+"""The breakout bank: the question bank in breakout_questions/, and everything made from it.
+
+Loading, checking and grading answers (bank), the terminal quiz (quiz), the quiz notebooks and the
+handout (quiz_notebooks). The quiz notebooks import check_format and grade_here from this package.
+
+May import engine/ and course/ (the notebooks' format, the grading cell's helpers); never the modules on top.
+"""
+from autograder.breakout.bank import check_format, grade_here
+
+__all__ = ["check_format", "grade_here"]

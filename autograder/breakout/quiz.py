@@ -1,0 +1,70 @@
+"""`python -m autograder quiz [PART]`: the breakout questions for self-study in a terminal.
+
+It asks each question, checks the answer with the same judge as the quiz notebooks, explains, and
+prints a score. An answer that is not of the question's form is explained and asked again; `skip`
+moves on, `quit` (or end of input) stops and scores what was answered.
+"""
+from autograder.breakout import bank
+
+SKIP, QUIT = "skip", "quit"
+RULE = "-" * 72
+
+
+class Quit(Exception):
+    """The student asked to stop, or the input ended."""
+
+
+def run(parts, read=input, write=print):
+    """Quiz these parts in order; returns (points scored, points possible) over the autograded questions."""
+    scored = possible = 0.0
+    stopped = False
+    write(f"{sum(len(p.questions) for p in parts)} questions. Type your answer and press Enter; "
+          f"'{SKIP}' skips a question, '{QUIT}' stops.")
+    try:
+        for part in parts:
+            write(f"\n{RULE}\nBreakout {part.number}: {part.title}\n{RULE}")
+            for question in part.questions:
+                scored += _ask(question, read, write)
+                possible += question.points if question.autograded else 0
+    except Quit:
+        stopped = True
+    write(f"\n{'Stopped. ' if stopped else ''}Score: {scored:g} of {possible:g} points"
+          f"{' on the questions you reached' if stopped else ''}. "
+          "Short answers are not scored here: compare yours with the model answer.")
+    return scored, possible
+
+
+def _ask(question, read, write):
+    write(f"\nQuestion {question.number} ({question.kind}, {bank.points_text(question.points)})")
+    write(question.text)
+    for letter, text in question.options.items():
+        write(f"  {letter}. {text}")
+    write(question.instruction())
+    while True:
+        answer = _read(read)
+        if answer.lower() == SKIP:
+            write(f"Skipped. The answer: {question.key()}\n{question.explanation}")
+            return 0
+        if not question.autograded:
+            if not answer:
+                write(f"Write a few sentences (or '{SKIP}').")
+                continue
+            rubric = "\n".join(f"  - {bank.points_text(points)}: {criterion}" for points, criterion in question.rubric)
+            write(f"Model answer: {question.model_answer}\nRubric:\n{rubric}\n{question.explanation}")
+            return 0
+        verdict = bank.judge(question, answer)
+        if verdict.status == "invalid":
+            write(f"{verdict.message} (or '{SKIP}')")
+            continue
+        write(verdict.message)
+        return verdict.score
+
+
+def _read(read):
+    try:
+        answer = read("> ")
+    except (EOFError, KeyboardInterrupt):
+        raise Quit from None
+    if answer.strip().lower() == QUIT:
+        raise Quit
+    return answer.strip()

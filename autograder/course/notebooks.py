@@ -1,0 +1,271 @@
+"""The course notebooks: nbgrader source notebooks built from course/parts/*.md and the reference, and the
+student release that `nbgrader generate_assignment` makes from them.
+
+A part is Markdown. Its prose becomes Markdown cells; its fenced blocks become code cells by their info
+string:
+
+    ```python                plain code the student runs (worked examples, pictures)
+    ```setup                 (empty) the imports the exercises need, and the student's own earlier parts
+    ```exercise NAME ...     (empty) an exercise cell: these SPEC definitions, copied from the reference
+                             with their solution regions, which nbgrader turns into stubs
+    ```check                 a read-only cell of public checks
+    ```graded COMPONENT      (empty) the hidden test cell that grades COMPONENT, worth its SPEC points
+
+The code of every exercise comes from solutions/, the points from spec.py and the checks from the
+kit's own modules, so nothing here is a second copy of any of them.
+"""
+import ast
+import filecmp
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.course.jupyter import KERNEL_DISPLAY_NAME, KERNEL_NAME
+from autograder.engine import spec
+from autograder.engine.loader import DEMO_TAG
+
+COURSE = spec.KIT_ROOT / "course"
+PARTS = COURSE / "parts"
+ASSIGNMENT = "transformer"
+SOURCE = COURSE / "source" / ASSIGNMENT
+RELEASE = COURSE / "release" / ASSIGNMENT
+KERNELSPEC = {"name": KERNEL_NAME, "display_name": KERNEL_DISPLAY_NAME, "language": "python"}
+
+# What worked examples use besides the exercises' own imports.
+STANDARD_IMPORTS = ("import math", "import torch", "from torch import nn", "from torch.nn import functional as F")
+FENCE = re.compile(r"^```(\w+)?[ \t]*(.*)$")
+
+
+class PartError(ValueError):
+    """A part file that cannot become a notebook (an unknown block, a name the reference lacks, ...)."""
+
+
+@dataclass
+class Cell:
+    kind: str  # markdown, python, setup, exercise, check, graded
+    text: str
+    args: tuple = ()
+
+
+def parts():
+    return sorted(PARTS.glob("*.md"))
+
+
+def notebook_name(part):
+    return f"{part.stem}.ipynb"
+
+
+def parse(text, name="<part>"):
+    """The cells of a part, in order."""
+    cells, prose, block, opened = [], [], None, 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        fence = FENCE.match(line)
+        if block is None and fence:
+            _flush_prose(cells, prose)
+            kind, args = fence.group(1) or "", tuple(fence.group(2).split())
+            if kind not in ("python", "setup", "exercise", "check", "graded"):
+                raise PartError(f"{name}:{number}: unknown block ```{kind}")
+            block, opened = Cell(kind, "", args), number
+            lines = []
+        elif block is not None and line.strip() == "```":
+            block.text = "\n".join(lines).strip("\n")
+            cells.append(block)
+            block = None
+        elif block is not None:
+            lines.append(line)
+        else:
+            prose.append(line)
+    if block is not None:
+        raise PartError(f"{name}:{opened}: the block opened here is never closed")
+    _flush_prose(cells, prose)
+    return cells
+
+
+def _flush_prose(cells, prose):
+    text = "\n".join(prose).strip("\n")
+    if text.strip():
+        cells.append(Cell("markdown", text))
+    prose.clear()
+
+
+def source_notebook(part):
+    """The nbgrader source notebook of a part, as a dict."""
+    name = notebook_name(part)
+    cells = parse(part.read_text(), part.name)
+    owned = [c.args for c in cells if c.kind == "exercise"]
+    graded = [c.args[0] for c in cells if c.kind == "graded" and c.args]
+    components = [spec.OWNER[names[0]].id for names in owned if names and names[0] in spec.OWNER]
+    cells_out = []
+    for index, cell in enumerate(cells):
+        cell_id = f"{Path(name).stem}-{index:02d}"
+        if cell.kind == "markdown":
+            cells_out.append(_cell("markdown", cell_id, cell.text))
+        elif cell.kind == "python":
+            cells_out.append(_cell("code", cell_id, cell.text, tags=[DEMO_TAG]))
+        elif cell.kind == "setup":
+            cells_out += _setup_cells(cell_id, components, name)
+        elif cell.kind == "exercise":
+            cells_out.append(_cell("code", cell_id, _definitions(cell.args, part.name), _nbgrader(cell_id, solution=True)))
+        elif cell.kind == "check":
+            cells_out.append(_cell("code", cell_id, cell.text, _nbgrader(cell_id, locked=True)))
+        elif cell.kind == "graded":
+            cells_out.append(_graded_cell(cell_id, cell.args, name, part.name))
+    missing = sorted(set(components) - set(graded))
+    if missing:
+        raise PartError(f"{part.name}: no ```graded block for {', '.join(missing)}")
+    return {
+        "cells": cells_out,
+        "metadata": {"kernelspec": KERNELSPEC, "language_info": {"name": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+def _cell(kind, cell_id, text, nbgrader=None, tags=()):
+    cell = {"cell_type": kind, "id": cell_id, "metadata": {"tags": list(tags)} if tags else {}, "source": text}
+    if nbgrader:
+        cell["metadata"]["nbgrader"] = nbgrader
+    if kind == "code":
+        cell.update(execution_count=None, outputs=[])
+    return cell
+
+
+def _nbgrader(grade_id, solution=False, locked=False, points=None):
+    meta = {"grade": points is not None, "grade_id": grade_id, "locked": locked, "schema_version": 3,
+            "solution": solution, "task": False}
+    if points is not None:
+        meta["points"] = points
+    return meta
+
+
+def _setup_cells(cell_id, components, name):
+    """The exercises' imports (those of their reference files), then the student's own earlier parts."""
+    imports = set(STANDARD_IMPORTS) if components else set()
+    for component_id in components:
+        tree = ast.parse(spec.BY_ID[component_id].reference.read_text())
+        imports |= {ast.unparse(node) for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
+                    and not (isinstance(node, ast.ImportFrom) and node.module in spec.BY_ID)}
+    cells = [_cell("code", cell_id, "\n".join(sorted(imports, key=_import_order)))] if imports else []
+    earlier = [notebook_name(p) for p in parts() if notebook_name(p) < name and _has_exercises(p)]
+    if earlier:
+        calls = ", ".join(repr(n) for n in earlier)
+        cells.append(_cell("code", f"{cell_id}-earlier", (
+            "# Your own classes from the earlier notebooks, as they are saved on disk.\n"
+            "from autograder.notebook import use_notebooks\n\n"
+            f"use_notebooks(globals(), {calls})"
+        )))
+    return cells
+
+
+def _import_order(line):
+    return (line.startswith("from"), line)
+
+
+def _has_exercises(part):
+    return any(cell.kind == "exercise" for cell in parse(part.read_text(), part.name))
+
+
+def _definitions(names, where):
+    """The source of these top-level definitions in the reference, solution regions included."""
+    chunks = []
+    for name in names:
+        component = spec.OWNER.get(name)
+        if component is None:
+            raise PartError(f"{where}: {name} is not a SPEC name")
+        source = component.reference.read_text()
+        body = ast.parse(source).body
+        index = next((i for i, n in enumerate(body) if getattr(n, "name", None) == name), None)
+        if index is None:
+            raise PartError(f"{where}: {component.reference.name} does not define {name}")
+        # Up to the next top-level statement: a trailing `### END SOLUTION` is a comment, outside the node.
+        lines = source.splitlines()
+        end = _first_line(body[index + 1]) - 1 if index + 1 < len(body) else len(lines)
+        chunks.append("\n".join(lines[_first_line(body[index]) - 1:end]).rstrip())
+    return "\n\n\n".join(chunks)
+
+
+def _first_line(node):
+    return min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+
+
+def _graded_cell(cell_id, args, name, where):
+    if len(args) != 1 or args[0] not in spec.BY_ID:
+        raise PartError(f"{where}: ```graded takes one component id, got {' '.join(args) or 'none'}")
+    component = spec.BY_ID[args[0]]
+    text = (
+        f"# Hidden tests: your {component.id} is graded here ({component.points} points), by the same tests as\n"
+        f"# `python -m autograder grade`. Leave this cell as it is.\n"
+        "### BEGIN HIDDEN TESTS\n"
+        "from autograder.notebook import grade_here\n\n"
+        f"grade_here({component.id!r}, {name!r})\n"
+        "### END HIDDEN TESTS"
+    )
+    return _cell("code", cell_id, text, _nbgrader(f"grade-{component.id}", locked=True, points=component.points))
+
+
+def dumps(notebook):
+    return json.dumps(notebook, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def expected_sources():
+    """{path under course/source: text} of every source notebook."""
+    return {SOURCE / notebook_name(part): dumps(source_notebook(part)) for part in parts()}
+
+
+def build_release(source_dir, course_root, assignment=ASSIGNMENT):
+    """Run nbgrader generate_assignment on source_dir, in a course directory at course_root.
+
+    Returns the release folder. No gradebook is touched (--no-db), so this may run anywhere.
+    """
+    shutil.copytree(source_dir, course_root / "source" / assignment, dirs_exist_ok=True)
+    shutil.copy(COURSE / "nbgrader_config.py", course_root / "nbgrader_config.py")
+    command = [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--no-db", "--force",
+               f"--CourseDirectory.root={course_root}", "--log-level=ERROR"]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(spec.KIT_ROOT), os.environ.get("PYTHONPATH")])))
+    run = subprocess.run(command, cwd=course_root, env=env, capture_output=True, text=True)
+    if run.returncode:
+        raise RuntimeError(f"nbgrader generate_assignment failed:\n{run.stdout}{run.stderr}")
+    return course_root / "release" / assignment
+
+
+def write():
+    write_assignment(ASSIGNMENT, expected_sources())
+
+
+def drift():
+    """The coding notebooks' files that differ from what write() would produce."""
+    return assignment_drift(ASSIGNMENT, expected_sources())
+
+
+def write_assignment(assignment, sources):
+    """Write an assignment's source notebooks ({path: text}), then its release through nbgrader."""
+    source, release = COURSE / "source" / assignment, COURSE / "release" / assignment
+    shutil.rmtree(source, ignore_errors=True)
+    source.mkdir(parents=True)
+    for path, text in sources.items():
+        path.write_text(text)
+    with tempfile.TemporaryDirectory() as tmp:
+        built = build_release(source, Path(tmp), assignment)
+        shutil.rmtree(release, ignore_errors=True)
+        shutil.copytree(built, release)
+
+
+def assignment_drift(assignment, sources):
+    """An assignment's course files that differ from what write_assignment(assignment, sources) would produce."""
+    source, release = COURSE / "source" / assignment, COURSE / "release" / assignment
+    changed = [str(p.relative_to(COURSE)) for p, text in sources.items() if not p.exists() or p.read_text() != text]
+    changed += [str(p.relative_to(COURSE)) for p in sorted(set(source.glob("*")) - set(sources))]
+    if changed or not source.exists():
+        return changed or [f"source/{assignment}"]
+    with tempfile.TemporaryDirectory() as tmp:
+        built = build_release(source, Path(tmp), assignment)
+        if not release.exists():
+            return [f"release/{assignment}"]
+        comparison = filecmp.dircmp(built, release)
+        return [f"release/{assignment}/{n}" for n in comparison.diff_files + comparison.left_only + comparison.right_only]

@@ -1,0 +1,159 @@
+"""Running a fixture case on the student's code; the one place the suites talk to the child."""
+import numpy as np
+
+from autograder.engine import checks
+from autograder.engine.diagnosis import Observation
+from autograder.engine.fixtures import of_kind
+from autograder.engine.sandbox import Fatal
+
+# The hint of every suite's test on a config unlike the others (fixtures/build.py, ODD_CONFIG).
+CONFIG_HINT = (
+    "read every size from the config you are given, none hard-coded: num_attention_heads (and "
+    "Dh = hidden_size // num_attention_heads), intermediate_size, max_position_embeddings, type_vocab_size, "
+    "num_hidden_layers, num_labels, and pass eps=config.layer_norm_eps to every LayerNorm."
+)
+
+
+def run(student, case, dtype, inputs=None, return_inputs=False):
+    """Build the case's target (with its weights) if it is a class, call it, and name the outputs.
+
+    Returns {output name: returned value}, and the inputs as they were after the call when asked.
+    """
+    args, kwargs = case.call_args(dtype, inputs)
+    target = case.target
+    if case.init is not None:
+        target = build(student, case.target, case.init, case.params)
+    if case.kind == "generate":
+        model = case.meta["model"]
+        args[0] = build(student, model["target"], model["init"], case.params)
+    value = student.call(target, *args, dtype=dtype, return_inputs=return_inputs, **kwargs)
+    named = checks.outputs(value["result"], case.outputs, case.target, case.describe(dtype))
+    return (named, value["inputs"]) if return_inputs else named
+
+
+def build(student, target, init, params):
+    obj = student.new(target, *init)
+    if params:
+        student.load(obj, params)
+    return obj
+
+
+def check_case(student, case, dtype, hints):
+    """The case's outputs against its expected values: exact for masks and tokens, within tolerance otherwise.
+
+    A case whose every expected output is one value repeated (causal_mask(1), a batch without padding)
+    is answered by a constant too: it counts only where a case of its kind that no constant answers
+    passes as well.
+    """
+    if all(_constant(case.expected[name]) for name in case.outputs):
+        companion = next(c for c in of_kind(case.component, case.kind) if not all(map(_constant, c.expected.values())))
+        run_right(student, companion, dtype, hints=hints, why=f"{case.describe(dtype)} counts only with the other cases of its kind")
+    try:
+        outputs = run(student, case, dtype)
+    except Fatal:
+        raise
+    except checks.StudentError as error:
+        _observe(student, case, dtype, passed=False, failure=str(error))
+        raise
+    try:
+        check_outputs(outputs, case, dtype, hints)
+    except checks.StudentError:
+        _observe(student, case, dtype, passed=False, outputs=outputs)
+        raise
+    _observe(student, case, dtype, passed=True, outputs=outputs)
+    return outputs
+
+
+def _observe(student, case, dtype, passed, outputs=None, failure=None):
+    """Keep what the case returned, for naming a cataloged mistake once the component is graded (diagnosis.py)."""
+    arrays = None
+    if outputs is not None:
+        arrays = {name: value["$tensor"] for name, value in outputs.items() if isinstance(value, dict) and "$tensor" in value}
+    student.observations.append(Observation(case.id, dtype, passed, arrays, case.expected, failure))
+
+
+def _constant(array):
+    return array.size > 0 and bool((array == array.flat[0]).all())
+
+
+def check_outputs(outputs, case, dtype, hints):
+    where = case.describe(dtype)
+    failures = []
+    # Every output is checked, weights first, so that the message starts where the mistake does
+    # (weights that are wrong make the output wrong too, not the other way round).
+    for name in sorted(case.outputs, key=lambda name: name != "weights"):
+        expected = case.expected[name]
+        try:
+            if expected.dtype.kind in "biu":
+                checks.equal(outputs[name], expected, name, where, hints.get(name, ""))
+            else:
+                checks.close(outputs[name], expected, name, where, dtype, hints.get(name, ""))
+        except checks.StudentError as error:
+            failures.append(str(error))
+    if failures:
+        raise checks.StudentError("\n".join(failures))
+
+
+def check_follows_config(student, case, dtype):
+    """A case built from fixtures/build.py's ODD_CONFIG, with the hint that names every size to read."""
+    check_case(student, case, dtype, dict.fromkeys(case.outputs, CONFIG_HINT))
+
+
+# Why run_right's values must be right, by default: a property (determinism, inputs left alone, causality,
+# padding invariance) earns its points only there, since a constant, a copy of the input or a replay of
+# the last result has every property.
+PROPERTY = "this property is scored only where the values are right, and on this case they are not"
+
+
+def run_right(student, case, dtype="float32", return_inputs=False, hints=None, why=PROPERTY):
+    """run() on the case's own inputs, whose outputs must have the expected values, or fail saying why."""
+    result = run(student, case, dtype, return_inputs=return_inputs)
+    try:
+        check_outputs(result[0] if return_inputs else result, case, dtype, hints or {})
+    except checks.StudentError as error:
+        raise checks.StudentError(f"{why}: {error}") from None
+    return result
+
+
+def check_inputs_unchanged(student, case, dtype="float32"):
+    _, after = run_right(student, case, dtype, return_inputs=True)
+    sent, _ = case.call_args(dtype)
+    for position, (before, value) in enumerate(zip(sent, after)):
+        if isinstance(before, np.ndarray):
+            array, _ = checks.tensor(value, f"argument {position + 1}", case.describe(dtype))
+            if not np.array_equal(array, before):
+                raise checks.StudentError(
+                    f"{case.describe(dtype)}: argument {position + 1} of {case.target} was changed in place. "
+                    "Use out-of-place operations (x = x + y, masked_fill, not +=, masked_fill_) on your inputs."
+                )
+
+
+def check_deterministic(student, case, dtype="float32"):
+    first = run_right(student, case, dtype)
+    second = run(student, case, dtype)
+    for name in case.outputs:
+        checks.same(
+            second[name], first[name], name, f"{case.describe(dtype)}, called twice in eval mode", dtype,
+            "in eval() mode the output must not change between calls: use nn.Dropout modules (which "
+            "follow train/eval) rather than F.dropout(x, p), which drops out even in eval mode.",
+        )
+
+
+def check_unchanged(student, case, inputs, name, select, what, hint):
+    """The output `name` at `select` is the same for the case's own inputs and for `inputs`.
+
+    what says how the inputs were changed and where the output is compared, for the message.
+    """
+    first = run_right(student, case)[name]
+    second = run(student, case, "float32", inputs=inputs)[name]
+    checks.same(second, first, name, f"{case.describe('float32')}, {what}", "float32", hint, select)
+
+
+def changed_tokens(case, name, where):
+    """The case's token ids `name` with those at `where` replaced by other valid ids.
+
+    The vocabulary is the last config's: the decoder's, where a model has two.
+    """
+    changed = case.inputs[name].copy()
+    changed[where] = (changed[where] + 7) % case.init[-1]["$config"]["vocab_size"]
+    return changed
