@@ -7,7 +7,7 @@ written in a Markdown cell that an instructor grades by hand, with the handout's
 """
 from autograder.breakout import bank
 from autograder.course import notebooks
-from autograder.course.notebooks import COURSE, _cell, _nbgrader, dumps
+from autograder.course.notebooks import COURSE, dumps, nbgrader_metadata, notebook_cell
 from autograder.engine.loader import QUIZ_METADATA
 
 ASSIGNMENT = "breakout"
@@ -33,19 +33,19 @@ def notebook_name(part):
 
 def source_notebook(part):
     """The nbgrader source notebook of one part of the bank, as a dict."""
-    cells = [_cell("markdown", f"{part.name}-intro",
+    cells = [notebook_cell("markdown", f"{part.name}-intro",
                    f"# Breakout {part.number}: {part.title}\n\n{INTRODUCTION}\n\n"
                    f"{len(part.questions)} questions, {part.points:g} points.")]
     for question in part.questions:
-        cells.append(_cell("markdown", f"{question.id}-question", _question_markdown(question)))
+        cells.append(notebook_cell("markdown", f"{question.id}-question", _question_markdown(question)))
         if question.autograded:
-            cells.append(_cell("code", f"{question.id}-answer", _answer_source(question),
-                               _nbgrader(f"answer-{question.id}", solution=True)))
-            cells.append(_cell("code", f"{question.id}-check", _check_source(question),
-                               _nbgrader(f"check-{question.id}", locked=True, points=question.points)))
+            cells.append(notebook_cell("code", f"{question.id}-answer", _answer_source(question),
+                               nbgrader_metadata(f"answer-{question.id}", solution=True)))
+            cells.append(notebook_cell("code", f"{question.id}-check", _check_source(question),
+                               nbgrader_metadata(f"check-{question.id}", locked=True, points=question.points)))
         else:
-            cells.append(_cell("markdown", f"{question.id}-answer", question.model_answer,
-                               _nbgrader(f"answer-{question.id}", solution=True, points=question.points)))
+            cells.append(notebook_cell("markdown", f"{question.id}-answer", question.model_answer,
+                               nbgrader_metadata(f"answer-{question.id}", solution=True, points=question.points)))
     return {
         "cells": cells,
         "metadata": {"kernelspec": notebooks.KERNELSPEC, "language_info": {"name": "python"}, QUIZ_METADATA: part.name},

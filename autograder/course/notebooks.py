@@ -105,15 +105,16 @@ def source_notebook(part):
     for index, cell in enumerate(cells):
         cell_id = f"{Path(name).stem}-{index:02d}"
         if cell.kind == "markdown":
-            cells_out.append(_cell("markdown", cell_id, cell.text))
+            cells_out.append(notebook_cell("markdown", cell_id, cell.text))
         elif cell.kind == "python":
-            cells_out.append(_cell("code", cell_id, cell.text, tags=[DEMO_TAG]))
+            cells_out.append(notebook_cell("code", cell_id, cell.text, tags=[DEMO_TAG]))
         elif cell.kind == "setup":
             cells_out += _setup_cells(cell_id, components, name)
         elif cell.kind == "exercise":
-            cells_out.append(_cell("code", cell_id, _definitions(cell.args, part.name), _nbgrader(cell_id, solution=True)))
+            definitions = _definitions(cell.args, part.name)
+            cells_out.append(notebook_cell("code", cell_id, definitions, nbgrader_metadata(cell_id, solution=True)))
         elif cell.kind == "check":
-            cells_out.append(_cell("code", cell_id, cell.text, _nbgrader(cell_id, locked=True)))
+            cells_out.append(notebook_cell("code", cell_id, cell.text, nbgrader_metadata(cell_id, locked=True)))
         elif cell.kind == "graded":
             cells_out.append(_graded_cell(cell_id, cell.args, name, part.name))
     missing = sorted(set(components) - set(graded))
@@ -127,7 +128,8 @@ def source_notebook(part):
     }
 
 
-def _cell(kind, cell_id, text, nbgrader=None, tags=()):
+def notebook_cell(kind, cell_id, text, nbgrader=None, tags=()):
+    """A cell as nbformat 4 stores it, with its nbgrader metadata: for the quiz notebooks too."""
     cell = {"cell_type": kind, "id": cell_id, "metadata": {"tags": list(tags)} if tags else {}, "source": text}
     if nbgrader:
         cell["metadata"]["nbgrader"] = nbgrader
@@ -136,7 +138,8 @@ def _cell(kind, cell_id, text, nbgrader=None, tags=()):
     return cell
 
 
-def _nbgrader(grade_id, solution=False, locked=False, points=None):
+def nbgrader_metadata(grade_id, solution=False, locked=False, points=None):
+    """nbgrader's metadata for a cell: an answer (solution), a read-only cell (locked), graded if given points."""
     meta = {"grade": points is not None, "grade_id": grade_id, "locked": locked, "schema_version": 3,
             "solution": solution, "task": False}
     if points is not None:
@@ -151,11 +154,11 @@ def _setup_cells(cell_id, components, name):
         tree = ast.parse(spec.BY_ID[component_id].reference.read_text())
         imports |= {ast.unparse(node) for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
                     and not (isinstance(node, ast.ImportFrom) and node.module in spec.BY_ID)}
-    cells = [_cell("code", cell_id, "\n".join(sorted(imports, key=_import_order)))] if imports else []
+    cells = [notebook_cell("code", cell_id, "\n".join(sorted(imports, key=_import_order)))] if imports else []
     earlier = [notebook_name(p) for p in parts() if notebook_name(p) < name and _has_exercises(p)]
     if earlier:
         calls = ", ".join(repr(n) for n in earlier)
-        cells.append(_cell("code", f"{cell_id}-earlier", (
+        cells.append(notebook_cell("code", f"{cell_id}-earlier", (
             "# Your own classes from the earlier notebooks, as they are saved on disk.\n"
             "from autograder.notebook import use_notebooks\n\n"
             f"use_notebooks(globals(), {calls})"
@@ -206,7 +209,7 @@ def _graded_cell(cell_id, args, name, where):
         f"grade_here({component.id!r}, {name!r})\n"
         "### END HIDDEN TESTS"
     )
-    return _cell("code", cell_id, text, _nbgrader(f"grade-{component.id}", locked=True, points=component.points))
+    return notebook_cell("code", cell_id, text, nbgrader_metadata(f"grade-{component.id}", locked=True, points=component.points))
 
 
 def dumps(notebook):
