@@ -63,7 +63,7 @@ def last_observations():
 
 
 @cache
-def _evidence():
+def shipped_evidence():
     """The evidence on these checks' cases, or None where it was not shipped."""
     return diagnosis.Evidence(EVIDENCE) if Path(f"{EVIDENCE}.json").exists() else None
 
@@ -98,7 +98,7 @@ def run(component_id, checks_, quiet=False):
             _settle(first, passed=True)
     passed = len(checks_) - len(failures)
     if failures:
-        evidence = _evidence()
+        evidence = shipped_evidence()
         likely = evidence.diagnose(component_id, _observations) if evidence else None
         if likely and not quiet:
             print(likely)
