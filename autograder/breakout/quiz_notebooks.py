@@ -34,18 +34,18 @@ def notebook_name(part):
 def source_notebook(part):
     """The nbgrader source notebook of one part of the bank, as a dict."""
     cells = [notebook_cell("markdown", f"{part.name}-intro",
-                   f"# Breakout {part.number}: {part.title}\n\n{INTRODUCTION}\n\n"
-                   f"{len(part.questions)} questions, {part.points:g} points.")]
+                           f"# Breakout {part.number}: {part.title}\n\n{INTRODUCTION}\n\n"
+                           f"{len(part.questions)} questions, {part.points:g} points.")]
     for question in part.questions:
         cells.append(notebook_cell("markdown", f"{question.id}-question", _question_markdown(question)))
         if question.autograded:
             cells.append(notebook_cell("code", f"{question.id}-answer", _answer_source(question),
-                               nbgrader_metadata(f"answer-{question.id}", solution=True)))
+                                       nbgrader_metadata(f"answer-{question.id}", solution=True)))
             cells.append(notebook_cell("code", f"{question.id}-check", _check_source(question),
-                               nbgrader_metadata(f"check-{question.id}", locked=True, points=question.points)))
+                                       nbgrader_metadata(f"check-{question.id}", locked=True, points=question.points)))
         else:
             cells.append(notebook_cell("markdown", f"{question.id}-answer", question.model_answer,
-                               nbgrader_metadata(f"answer-{question.id}", solution=True, points=question.points)))
+                                       nbgrader_metadata(f"answer-{question.id}", solution=True, points=question.points)))
     return {
         "cells": cells,
         "metadata": {"kernelspec": notebooks.KERNELSPEC, "language_info": {"name": "python"}, QUIZ_METADATA: part.name},
