@@ -12,7 +12,7 @@ import zipfile
 from pathlib import Path
 
 from autograder.breakout import bank, quiz_notebooks
-from autograder.course import notebooks, public
+from autograder.course import PUBLIC_EVIDENCE, notebooks
 from autograder.engine import spec
 
 PACKAGE = spec.KIT_ROOT / "autograder"
@@ -25,7 +25,7 @@ STUDENT_MODULES = (
     *(f"engine/{name}.py" for name in ("__init__", "checks", "diagnosis", "hf", "loader", "protocol", "runtime",
                                        "sandbox", "spec", "tolerances")),
     *(f"course/{name}.py" for name in ("__init__", "jupyter", "pictures", "public")),
-    *(f"course/{public.EVIDENCE.name}{suffix}" for suffix in (".json", ".npz")),
+    *(f"course/{PUBLIC_EVIDENCE.name}{suffix}" for suffix in (".json", ".npz")),
     *(f"breakout/{name}.py" for name in ("__init__", "bank", "quiz")),
 )
 # requirements.txt lists what students need first; from this line on, what only instructors need.

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from autograder.breakout import bank, quiz_notebooks
-from autograder.course import notebooks, stubs
+from autograder.course import PUBLIC_EVIDENCE, notebooks, stubs
 from autograder.engine import spec
 from autograder.engine.fixtures import HERE as FIXTURES
 
@@ -48,14 +48,14 @@ def drift(parts=PARTS):
 
 
 def _built_drift(part):
-    from autograder.course import public, public_evidence
+    from autograder.course import public_evidence
     from autograder.engine.fixtures.build import build
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         if part == "public mistakes":
-            public_evidence.build(tmp / public.EVIDENCE.name)
-            committed = public.EVIDENCE.parent
+            public_evidence.build(tmp / PUBLIC_EVIDENCE.name)
+            committed = PUBLIC_EVIDENCE.parent
         else:
             build(tmp, [part.removeprefix("fixtures:")])
             committed = FIXTURES

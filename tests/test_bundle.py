@@ -11,7 +11,7 @@ import pytest
 
 from autograder import bundle
 from autograder.breakout import bank, quiz_notebooks
-from autograder.course import jupyter, notebooks, public
+from autograder.course import PUBLIC_EVIDENCE, jupyter, notebooks
 from autograder.engine import diagnosis, fixtures, spec
 from course_helpers import completed, execute, outputs
 
@@ -51,7 +51,7 @@ def test_bundle_holds_the_release_the_student_modules_a_readme_and_requirements(
     assert "torch==" in (built / "requirements.txt").read_text()
 
 
-PUBLIC_EVIDENCE = {f"autograder/course/{public.EVIDENCE.name}.json", f"autograder/course/{public.EVIDENCE.name}.npz"}
+SHIPPED_EVIDENCE = {f"autograder/course/{PUBLIC_EVIDENCE.name}.json", f"autograder/course/{PUBLIC_EVIDENCE.name}.npz"}
 
 
 def test_bundle_holds_no_solution_no_hidden_test_and_no_reference_data(built):
@@ -62,7 +62,7 @@ def test_bundle_holds_no_solution_no_hidden_test_and_no_reference_data(built):
     leaked = [(c, line, name) for c, line in solution_lines() for name, text in texts.items() if line in text]
     assert leaked == [], leaked
     data = {str(p.relative_to(built)) for p in built.rglob("*") if p.suffix in (".npz", ".json", ".yaml")}
-    assert data == PUBLIC_EVIDENCE
+    assert data == SHIPPED_EVIDENCE
 
 
 def _distinctive(arrays):
@@ -91,7 +91,7 @@ def _hidden_values(component):
 def test_public_evidence_holds_no_value_of_a_hidden_case(built):
     """Named on the public checks' own cases only: not one of its numbers is a hidden case's input, expected
     value or weight, nor any mistake's output on one."""
-    with np.load(built / f"autograder/course/{public.EVIDENCE.name}.npz", allow_pickle=False) as shipped:
+    with np.load(built / f"autograder/course/{PUBLIC_EVIDENCE.name}.npz", allow_pickle=False) as shipped:
         shipped = _distinctive([shipped[k] for k in shipped.files])
     assert len(shipped) > 1000
     for component in spec.COMPONENTS:

@@ -7,3 +7,8 @@ the kernel). The public checks name a mistake from evidence built on their own c
 
 May import engine/; never breakout/ or the modules on top.
 """
+from pathlib import Path
+
+# Each cataloged mistake's outputs on the public checks' own cases: built by public_evidence.py, read by
+# public.py, shipped by the bundle. Named here, so that listing the bundle's files imports no torch.
+PUBLIC_EVIDENCE = Path(__file__).resolve().parent / "public_mistakes"

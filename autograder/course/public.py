@@ -18,6 +18,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from autograder.course import PUBLIC_EVIDENCE
 from autograder.engine import checks, diagnosis, runtime
 
 # What the notebooks' worked examples build: small, round sizes.
@@ -31,8 +32,6 @@ CONFIG = dict(
 CHECKED = dict(hidden_size=18, num_hidden_layers=3, num_attention_heads=3, intermediate_size=28, type_vocab_size=3,
                layer_norm_eps=0.05, num_labels=4)
 DTYPE = torch.float64
-# Each cataloged mistake's outputs on these checks' own cases (built by course/public_evidence.py).
-EVIDENCE = Path(__file__).resolve().parent / "public_mistakes"
 
 
 class NotStarted(NotImplementedError):
@@ -65,7 +64,7 @@ def last_observations():
 @cache
 def shipped_evidence():
     """The evidence on these checks' cases, or None where it was not shipped."""
-    return diagnosis.Evidence(EVIDENCE) if Path(f"{EVIDENCE}.json").exists() else None
+    return diagnosis.Evidence(PUBLIC_EVIDENCE) if Path(f"{PUBLIC_EVIDENCE}.json").exists() else None
 
 
 def run(component_id, checks_, quiet=False):

@@ -4,12 +4,12 @@ Built as the hidden cases' evidence is (engine/fixtures/evidence.py), with the p
 cases: each mistake's names run through the component's check twice, and a comparison the check made
 is one case. The file ships with the student bundle, so it holds nothing of a hidden case (test_bundle).
 """
-from autograder.course import public
+from autograder.course import PUBLIC_EVIDENCE, public
 from autograder.engine import spec
 from autograder.engine.fixtures.evidence import Entries, Outcome, collect
 
 
-def build(stem=public.EVIDENCE):
+def build(stem=PUBLIC_EVIDENCE):
     """Write stem.json and stem.npz: every component's mistakes on the public checks' own cases."""
     entries = Entries()
     for component in spec.COMPONENTS:
