@@ -23,7 +23,7 @@ PACKAGE = spec.KIT_ROOT / "autograder"
 STUDENT_MODULES = (
     "__init__.py", "__main__.py", "notebook.py", "pictures.py", "public.py",
     *(f"engine/{name}.py" for name in ("__init__", "checks", "diagnosis", "hf", "loader", "protocol", "runtime",
-                                       "sandbox", "spec", "tolerances")),
+                                       "sandbox", "spec", "tolerances", "training")),
     *(f"course/{name}.py" for name in ("__init__", "jupyter", "pictures", "public")),
     *(f"course/{PUBLIC_EVIDENCE.name}{suffix}" for suffix in (".json", ".npz")),
     *(f"breakout/{name}.py" for name in ("__init__", "bank", "quiz")),

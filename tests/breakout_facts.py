@@ -177,6 +177,13 @@ def cross_entropy_of_logits():
     return loss
 
 
+
+@fact
+def uniform_loss_over_13_tokens():
+    loss = F.cross_entropy(torch.zeros(1, 13, dtype=torch.float64), torch.tensor([5])).item()
+    assert math.isclose(loss, math.log(13), rel_tol=1e-12)
+    return loss
+
 def _combined_mask():
     names = reference()
     return names["causal_mask"](6) & names["padding_mask"](torch.tensor([[1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 1, 1]]))

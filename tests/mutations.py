@@ -62,3 +62,47 @@ OUTSIDE = [
     ("heads", "pooler applied twice", [("torch.tanh(self.pooler(hidden_states[:, 0]))", "torch.tanh(self.pooler(self.pooler(hidden_states[:, 0])))")]),
     ("seq2seq", "at most max_new_tokens - 1 steps", [("for _ in range(max_new_tokens):", "for _ in range(max_new_tokens - 1):")]),
 ]
+
+# Mistakes that show only when the model trains, outside the catalog, in two groups of components: each
+# group's submission must lose points in its components' train-mode tests only, and nowhere else.
+TRAINING_OUTSIDE = [
+    [
+        ("attention", "scores computed under torch.no_grad()", [
+            ("    scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))  # (..., T, S)",
+             "    with torch.no_grad():\n        scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))")]),
+        ("multihead", "values detached", [("v = self.value(source).view(", "v = self.value(source).detach().view(")]),
+        ("embeddings", "token-type embeddings frozen", [
+            ("self.token_type_embeddings = nn.Embedding(config.type_vocab_size, config.hidden_size)",
+             "self.token_type_embeddings = nn.Embedding(config.type_vocab_size, config.hidden_size).requires_grad_(False)")]),
+        ("decoder", "self-attention output not dropped out", [
+            ("hidden_states = self.self_attention_norm(hidden_states + self.dropout(attended))",
+             "hidden_states = self.self_attention_norm(hidden_states + attended)")]),
+        ("seq2seq", "logits from a detached decoder output", [
+            ("return self.lm_head(hidden_states)", "return self.lm_head(hidden_states.detach())")]),
+    ],
+    [
+        ("layernorm", "bias frozen", [("self.bias = nn.Parameter(torch.zeros(hidden_size))",
+                                        "self.bias = nn.Parameter(torch.zeros(hidden_size), requires_grad=False)")]),
+        ("feedforward", "dropout applied twice", [("return self.dropout(self.linear2(F.gelu(self.linear1(x))))",
+                                                   "return self.dropout(self.dropout(self.linear2(F.gelu(self.linear1(x)))))")]),
+        ("encoder", "the output norm's input detached", [
+            ("return self.output_norm(hidden_states + self.feed_forward(hidden_states))",
+             "return self.output_norm((hidden_states + self.feed_forward(hidden_states)).detach())")]),
+        ("heads", "the pooler under torch.no_grad()", [
+            ("        pooled = torch.tanh(self.pooler(hidden_states[:, 0]))  # (B, D)",
+             "        with torch.no_grad():\n            pooled = torch.tanh(self.pooler(hidden_states[:, 0]))")]),
+    ],
+]
+
+# Dropout written every correct way but the reference's: with F.dropout, torch.dropout and
+# nn.functional.dropout, and the submodule's p. Full marks, and no mistake named.
+TRAINING_VARIANTS = [
+    ("feedforward", "return self.dropout(self.linear2(F.gelu(self.linear1(x))))",
+     "return F.dropout(self.linear2(F.gelu(self.linear1(x))), self.dropout.p, self.training)"),
+    ("multihead", "context = self.dropout(weights) @ v", "context = nn.functional.dropout(weights, p=self.dropout.p, training=self.training) @ v"),
+    ("embeddings", "return self.dropout(self.layer_norm(x))", "return torch.dropout(self.layer_norm(x), self.dropout.p, self.training)"),
+    ("encoder", "hidden_states = self.attention_norm(hidden_states + self.dropout(attended))",
+     "attended = nn.functional.dropout(attended, self.dropout.p, training=self.training)\n"
+     "        hidden_states = self.attention_norm(hidden_states + attended)"),
+    ("heads", "return self.classifier(self.dropout(pooled))", "return self.classifier(F.dropout(pooled, p=self.dropout.p, training=self.training))"),
+]

@@ -129,7 +129,7 @@ def test_a_completed_notebook_runs_in_the_bundle_alone(built, tmp_path):
     jupyter.kernelspec(tmp_path / "jupyter" / "kernels", kit_root=built)
     nb = execute(folder / "05_encoder_heads.ipynb", dict(os.environ, JUPYTER_PATH=str(tmp_path / "jupyter")))
     assert outputs(nb, "error") == []
-    assert any("all 3 public checks passed" in o.get("text", "") for _, o in outputs(nb, "stream"))
+    assert any("all 5 public checks passed" in o.get("text", "") for _, o in outputs(nb, "stream"))
     assert any("image/png" in o.get("data", {}) for _, o in outputs(nb, "display_data")), "the attention heatmaps"
 
 

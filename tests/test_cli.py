@@ -52,8 +52,8 @@ def test_grade_all_writes_a_row_and_a_report_per_submission(tmp_path):
     run = cli("grade-all", folder, "--csv", tmp_path / "grades.csv", "--json-dir", tmp_path / "reports")
     assert run.returncode == 0, run.stderr
     rows = list(csv.DictReader((tmp_path / "grades.csv").open()))
-    assert [(r["submission"], float(r["total"])) for r in rows] == [("alice", 100.0), ("bob", 95 + round(5 * 9 / 11, 2))]
-    assert float(rows[1]["layernorm"]) == round(5 * 9 / 11, 2) and float(rows[1]["encoder"]) == 15
+    assert [(r["submission"], float(r["total"])) for r in rows] == [("alice", 100.0), ("bob", 95 + round(5 * 17 / 21, 2))]
+    assert float(rows[1]["layernorm"]) == round(5 * 17 / 21, 2) and float(rows[1]["encoder"]) == 15
     assert sorted(p.name for p in (tmp_path / "reports").iterdir()) == ["alice.json", "bob.json"]
     # Not a terminal: the progress is one plain line per submission, on stderr, away from the table.
     assert re.search(r"^graded 1/2: (alice|bob) \(about 0:\d\d left\)\ngraded 2/2: (alice|bob) \(done\)$", run.stderr, re.M)

@@ -1,5 +1,6 @@
 """While a component is graded, every other name is the reference's and its own reference is nowhere."""
 import pytest
+import torch
 
 from autograder.engine import spec
 from helpers import scores, submission
@@ -86,6 +87,19 @@ def test_the_reference_decides_what_it_has_and_the_students_additions_fill_the_r
     assert f(1) == (1, -1) and f(1).weights == -1, "the reference's values, under the student's names"
     assert f(1, None, "d") == f(1, dropout="d") == (1, -1), "the reference runs without what it does not take"
     assert f(mask=None, a=2) == (2, -2)
+    assert f(1, dropout=nn.Dropout(0.1).eval()) == (1, -1), "a dropout in eval mode changes nothing: the reference runs"
+    assert f(1, dropout=0.1) == (10, 0.1) and f(1, dropout=0.0) == (1, -1), "where to apply a probability is the student's"
+    live = nn.Dropout(0.1)
+    assert f(1, dropout=live) == (10, live), "a live dropout handed to a function that takes no value is the student's"
+
+    def reference_attention(query, key, value, mask=None):
+        return torch.tensor([[-1.0]]), torch.tensor([[0.5]])
+
+    attention = isolation.extend(reference_attention, lambda query, key, value, mask=None, dropout=None: "student")
+    twice = nn.Module()
+    twice.forward = lambda weights: 2 * weights
+    output, weights = attention(None, None, torch.tensor([[3.0]]), dropout=twice)
+    assert (output.item(), weights.item()) == (3.0, 0.5), "a live dropout goes on the reference's weights, then @ value"
 
     def renamed(x, m=None):
         return ("student", x)

@@ -14,7 +14,7 @@ import pytest
 from autograder.engine import fixtures, mistakes, spec
 from autograder.engine.diagnosis import PREFIX
 import mutations
-from mutations import OUTSIDE, VARIANTS
+from mutations import OUTSIDE, TRAINING_OUTSIDE, TRAINING_VARIANTS, VARIANTS
 from helpers import full_marks_except, scores, submission
 
 RECALL_GOAL = 0.95
@@ -76,6 +76,23 @@ def test_variant_loses_points_only_in_its_component_and_is_named(tmp_path, sandb
     assert own.score < own.points
     assert own.diagnosis == PREFIX + mistake.says, own.feedback()
     assert full_marks_except(results, mistake.component) == []
+
+
+@pytest.mark.parametrize("group", TRAINING_OUTSIDE, ids=lambda g: "+".join(c for c, _, _ in g))
+def test_training_mistakes_outside_the_catalog_lose_points_in_train_mode_and_only_in_their_components(tmp_path, sandbox, group):
+    """Each of these passes every eval-mode test: only the train-mode outputs and gradients show it."""
+    results = graded(tmp_path, sandbox, None, [edit for component, _, edits in group
+                                              for edit in mutations.variant_edits(component, edits)], everything=True)
+    for component, mistake, _ in group:
+        failed = [t.name for t in results[component].tests if not t.passed]
+        assert failed and all("train" in name for name in failed), f"'{mistake}': {failed}"
+    assert full_marks_except(results, *(component for component, _, _ in group)) == []
+
+
+def test_dropout_written_every_other_correct_way_keeps_full_marks(tmp_path, sandbox):
+    results = graded(tmp_path, sandbox, None, TRAINING_VARIANTS, everything=True)
+    assert full_marks_except(results) == []
+    assert [c.diagnosis for c in results.values() if c.diagnosis] == []
 
 
 @pytest.mark.parametrize("component, mistake, edits", [pytest.param(*o, id=f"{o[0]}-{o[1]}") for o in OUTSIDE])

@@ -97,7 +97,7 @@ def test_progress_lists_every_component(tmp_path):
     assert "masking       2/3   FAILED" in report and "True at [i, j] where j <= i" in report
     assert "seq2seq       not found: Seq2SeqTransformer, greedy_decode" in report
     # The decoder builds its causal mask with the student's causal_mask, so it fails with it.
-    assert "decoder       2/3   FAILED" in report and "7 of 10 components pass every public check" in report
+    assert "decoder       4/5   FAILED" in report and "7 of 10 components pass every public check" in report
 
 
 def test_use_notebooks_binds_names_across_notebooks(tmp_path):

@@ -92,3 +92,16 @@ def plot_matrix(matrix, title, xlabel, ylabel, cmap="viridis"):
     figure.colorbar(image, ax=ax)
     ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
     plt.show()
+
+
+def plot_loss(losses, title="training loss"):
+    """The loss curve so far, drawn in place of the last one: called every few steps, a live plot in Jupyter."""
+    import matplotlib.pyplot as plt
+    from IPython.display import clear_output, display
+
+    figure, ax = plt.subplots(figsize=(6, 3))
+    ax.plot(range(1, len(losses) + 1), losses)
+    ax.set(title=title, xlabel="step", ylabel="loss (cross-entropy)", yscale="log")
+    clear_output(wait=True)
+    display(figure)
+    plt.close(figure)

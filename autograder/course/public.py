@@ -4,7 +4,11 @@ They compare the student's code with torch's own building blocks (F.scaled_dot_p
 F.layer_norm, nn.MultiheadAttention, the post-LN nn.TransformerEncoderLayer and DecoderLayer) and with
 what the SPEC states, so they need no reference solution and no stored data. They are fewer and
 smaller than the hidden suites, which alone decide the grade. Every check runs in float64 on a small
-config, in eval mode; `check_<component>(names...)` takes the component's SPEC names in SPEC order.
+config, in eval mode, except the training checks: those run in train mode, with every dropout replaced
+by the deterministic stand-in the hidden suites use (engine/training.py), so that where dropout is
+applied shows, and compare each gradient of one backward pass with the change in the output that a
+small step in that tensor makes (central differences), so they need no reference either.
+`check_<component>(names...)` takes the component's SPEC names in SPEC order.
 """
 import math
 import warnings
@@ -19,7 +23,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from autograder.course import PUBLIC_EVIDENCE
-from autograder.engine import checks, diagnosis, runtime
+from autograder.engine import checks, diagnosis, runtime, training
 
 # What the notebooks' worked examples build: small, round sizes.
 CONFIG = dict(
@@ -29,8 +33,9 @@ CONFIG = dict(
 )
 # What the checks build: sizes unlike the usual ones, so that a hard-coded size or eps fails here too,
 # and Dh = 6, so that 1/sqrt(Dh) is not exact in float32 and a scale made in float32 shows in float64.
+# Unequal dropout probabilities, so that one used in the other's place shows in train mode.
 CHECKED = dict(hidden_size=18, num_hidden_layers=3, num_attention_heads=3, intermediate_size=28, type_vocab_size=3,
-               layer_norm_eps=0.05, num_labels=4)
+               layer_norm_eps=0.05, num_labels=4, hidden_dropout_prob=0.3, attention_probs_dropout_prob=0.2)
 DTYPE = torch.float64
 
 
@@ -218,6 +223,18 @@ def _torch_attention(student, cfg):
     return reference.eval()
 
 
+def _trained_attention(student, cfg, x, source, masks):
+    """What the student's MultiHeadAttention should return in train mode: dropout's stand-in on the attention
+    probabilities that nn.MultiheadAttention gives, then @ value, heads merged, and `output`.
+
+    nn.MultiheadAttention's own dropout cannot be swapped for the stand-in: it runs inside a torch function
+    (F.multi_head_attention_forward), and a TorchFunctionMode sees only the outermost call."""
+    _, weights = _torch_attention(student, cfg)(x, source, source, need_weights=True, average_attn_weights=False, **masks)
+    value = F.linear(source, student.value.weight, student.value.bias).unflatten(-1, (cfg.num_attention_heads, -1))
+    context = _dropout(weights, cfg.attention_probs_dropout_prob) @ value.transpose(1, 2)
+    return F.linear(context.transpose(1, 2).flatten(2), student.output.weight, student.output.bias)
+
+
 def _copy_attention(student, reference):
     with torch.no_grad():
         reference.in_proj_weight.copy_(torch.cat([student.query.weight, student.key.weight, student.value.weight]))
@@ -266,6 +283,24 @@ def _torch_decoder_layer(student, cfg):
     return reference.eval()
 
 
+def _feed_forward(block, x):
+    """linear2(gelu(linear1(x))) with the block's weights: its output before dropout."""
+    return F.linear(F.gelu(F.linear(x, block.linear1.weight, block.linear1.bias)), block.linear2.weight, block.linear2.bias)
+
+
+def _trained_layer(x, cfg, attentions, feed_forward, output_norm):
+    """BERT's post-LN layer in train mode, from _trained_attention and the student's weights.
+
+    attentions holds (the student's attention, its norm, the key/value states or None, torch's masks) per
+    attention block; dropout (its stand-in) follows each block's output before its residual sum."""
+    p = cfg.hidden_dropout_prob
+    for attention, norm, source, masks in attentions:
+        attended = _trained_attention(attention, cfg, x, x if source is None else source, masks)
+        x = F.layer_norm(x + _dropout(attended, p), (cfg.hidden_size,), norm.weight, norm.bias, cfg.layer_norm_eps)
+    total = x + _dropout(_feed_forward(feed_forward, x), p)
+    return F.layer_norm(total, (cfg.hidden_size,), output_norm.weight, output_norm.bias, cfg.layer_norm_eps)
+
+
 def _layer_count(student, cfg):
     if len(student.layers) != cfg.num_hidden_layers:
         raise AssertionError(f"layers holds {len(student.layers)} layers, expected num_hidden_layers = {cfg.num_hidden_layers}")
@@ -280,6 +315,93 @@ PADDED = torch.tensor([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]])  # (B, S): the second 
 
 def _causal(size):
     return torch.ones(size, size, dtype=torch.bool).tril()
+
+
+# --- training: train mode and gradients ---------------------------------------------------------
+
+# Central differences in float64: truncation ~ STEP² (1e-12) and rounding ~ 1e-16 / STEP (1e-10) relative to
+# the loss, so a right gradient agrees to 1e-6 while a cut or frozen one is off by O(1).
+STEP = 1e-6
+GRADIENT_TOLERANCE = 1e-6
+CUT = "a .detach(), .data, torch.no_grad() or a value rebuilt from .item() / .tolist() cuts it from the graph"
+
+
+def _train_mode(module, call):
+    """call() with module (if any) in train mode and every dropout replaced by the hidden suites' stand-in."""
+    if module is not None:
+        module.train()
+    with training.StandInDropout():
+        return call()
+
+
+def _dropout(x, p):
+    """What dropout with probability p gives while these checks run (engine/training.py)."""
+    return training.stand_in(x, p)
+
+
+def _gradients(call, inputs, module=None, where="", seed=0):
+    """Check the gradients of one backward pass through call(*inputs.values()) against central differences.
+
+    In train mode with dropout's stand-in, with one seeded upstream gradient per float output: the
+    derivative along one seeded random direction in every float input and every parameter of module at
+    once. Where that is off, the derivative in each tensor alone names the one whose gradient is wrong, and
+    those of every tensor are the check's observation (for naming a cataloged mistake).
+    """
+    params = dict(module.named_parameters()) if module is not None else {}
+    leaves = {name: value.detach().clone().requires_grad_() for name, value in inputs.items() if value.is_floating_point()}
+    args = [leaves.get(name, value) for name, value in inputs.items()]
+    tensors = {**leaves, **params}
+    upstream = []
+
+    def loss():
+        values = [v for v in training.outputs(_train_mode(module, lambda: call(*args)))
+                  if isinstance(v, torch.Tensor) and v.is_floating_point()]
+        if not upstream:
+            upstream.extend(_randn(*v.shape, seed=seed + i) for i, v in enumerate(values))
+        return sum((v * g).sum() for v, g in zip(values, upstream))
+
+    total = loss()
+    if not isinstance(total, torch.Tensor) or not total.requires_grad:
+        raise AssertionError(f"{where}: no gradient reaches anything: the output is computed under torch.no_grad() "
+                             "or detached")
+    total.backward()
+    directions = {name: _randn(*tensor.shape, seed=zlib.crc32(name.encode())) for name, tensor in tensors.items()}
+
+    def rates(names):
+        """(the backward pass's derivative along the directions of names, the output's rate of change)"""
+        analytic = sum(float((tensors[n].grad * directions[n]).sum()) for n in names if tensors[n].grad is not None)
+        originals = {n: tensors[n].detach().clone() for n in names}
+        with torch.no_grad():
+            steps = []
+            for sign in (1, -1):
+                for n in names:
+                    tensors[n].copy_(originals[n] + sign * STEP * directions[n])
+                steps.append(float(loss()))
+            for n in names:
+                tensors[n].copy_(originals[n])
+        return analytic, (steps[0] - steps[1]) / (2 * STEP)
+
+    def agree(analytic, numeric):
+        return abs(numeric - analytic) <= GRADIENT_TOLERANCE * max(1.0, abs(numeric))
+
+    frozen = [name for name, param in params.items() if not param.requires_grad]
+    if not frozen and agree(*rates(list(tensors))):
+        return
+    each = {name: rates([name]) for name in tensors}
+    observation = _observe(where, "gradients", np.array([a for a, _ in each.values()]), np.array([n for _, n in each.values()]))
+    observation.passed = False
+    if frozen:
+        raise AssertionError(f"{where}: {', '.join(frozen)} {'does' if len(frozen) == 1 else 'do'} not require grad, "
+                             "so training never changes it: drop requires_grad=False / requires_grad_(False)")
+    name, (analytic, numeric) = next(((n, r) for n, r in each.items() if not agree(*r)), (None, (0.0, 0.0)))
+    if name is None:
+        raise AssertionError(f"{where}: the gradients of your backward pass do not agree with how the output changes")
+    if tensors[name].grad is None:
+        raise AssertionError(f"{where}: no gradient reaches {name}, yet the output depends on it: {CUT}")
+    raise AssertionError(f"{where}: the gradient with respect to {name} is wrong: along a random direction your "
+                         f"backward pass gives {analytic:.6g}, while the output changes at the rate {numeric:.6g}. "
+                         f"Part of the computation is cut from the graph ({CUT}), or a custom autograd Function "
+                         "computes its backward wrongly.")
 
 
 # --- the checks ----------------------------------------------------------------------------------
@@ -318,6 +440,9 @@ def check_attention(scaled_dot_product_attention, quiet=False):
         ("a (T, S) mask: blocked keys get weight exactly 0", blocked),
         ("a (B, 1, 1, S) padding mask", lambda: compare(PADDED[:, None, None, :].bool(), PADDED[:, None, None, :].bool(),
                                                          "a (B, 1, 1, S) mask")),
+        ("gradients with respect to query, key and value", lambda: _gradients(
+            lambda query, key, value: scaled_dot_product_attention(query, key, value, mask),
+            dict(query=q, key=k, value=v), where="a (T, S) mask")),
     ], quiet)
 
 
@@ -356,6 +481,10 @@ def check_layernorm(LayerNorm, quiet=False):
         x = _randn(2, 5, 16, seed=4, scale=scale)
         _close(norm(x), F.layer_norm(x, (16,), norm.weight, norm.bias, eps), "output", where, hint)
 
+    def gradients():
+        norm = seeded(LayerNorm, 16, 0.1)
+        _gradients(norm, dict(x=_randn(2, 5, 16, seed=4)), norm, "LayerNorm(16, eps=0.1)")
+
     return run("layernorm", [
         ("parameters weight (ones) and bias (zeros)", parameters),
         ("the same as torch's layer norm", lambda: values(1e-12, 1.0, "eps=1e-12",
@@ -364,6 +493,7 @@ def check_layernorm(LayerNorm, quiet=False):
         ("a large eps, on inputs with a small variance", lambda: values(0.1, 0.1, "eps=0.1",
                                                                         "eps goes inside the square root: "
                                                                         "(x - mean) / sqrt(var + eps)")),
+        ("gradients with respect to the input, weight and bias", gradients),
     ], quiet)
 
 
@@ -376,8 +506,7 @@ def check_feedforward(FeedForward, quiet=False):
     def values():
         block = seeded(FeedForward, cfg)
         x = _randn(2, 5, cfg.hidden_size, seed=5, scale=3.0)  # large enough that tanh-approximate GELU is far off
-        hidden = F.gelu(F.linear(x, block.linear1.weight, block.linear1.bias))
-        _close(block(x), F.linear(hidden, block.linear2.weight, block.linear2.bias), "output", f"x (2, 5, {cfg.hidden_size})",
+        _close(block(x), _feed_forward(block, x), "output", f"x (2, 5, {cfg.hidden_size})",
                "linear2(gelu(linear1(x))) with the exact (erf) GELU, as BERT: F.gelu(x), not approximate='tanh'")
 
     def deterministic():
@@ -386,10 +515,23 @@ def check_feedforward(FeedForward, quiet=False):
         _close(block(x), block(x), "output", "called twice in eval mode",
                "use the nn.Dropout module (it is off in eval mode), not F.dropout")
 
+    def trained():
+        block = seeded(FeedForward, cfg)
+        x = _randn(2, 5, cfg.hidden_size, seed=5)
+        _close(_train_mode(block, lambda: block(x)), _dropout(_feed_forward(block, x), cfg.hidden_dropout_prob),
+               "output", "train mode", "dropout(linear2(gelu(linear1(x)))): dropout once, on linear2's output, "
+               "with p = hidden_dropout_prob (BERT's place)")
+
+    def gradients():
+        block = seeded(FeedForward, cfg)
+        _gradients(block, dict(x=_randn(2, 5, cfg.hidden_size, seed=5)), block, "FeedForward")
+
     return run("feedforward", [
         ("parameters linear1 (D -> F) and linear2 (F -> D)", parameters),
         ("linear2(gelu(linear1(x))) with the exact GELU", values),
         ("no dropout in eval mode", deterministic),
+        ("train mode: dropout on linear2's output", trained),
+        ("gradients with respect to the input and every weight", gradients),
     ], quiet)
 
 
@@ -414,6 +556,20 @@ def check_multihead(MultiHeadAttention, quiet=False):
         _close(output, expected, "output", where, "merge heads back with transpose(1, 2).reshape(B, T, D), then `output`")
 
     padding = PADDED.bool()
+
+    def trained():
+        attention = seeded(MultiHeadAttention, cfg)
+        expected = _trained_attention(attention, cfg, x, x, dict(key_padding_mask=~padding))
+        output, _ = _pair(_train_mode(attention, lambda: attention(x, padding[:, None, None, :])), "MultiHeadAttention")
+        _close(output, expected, "output", "train mode",
+               "dropout goes on the attention probabilities (after the softmax, before @ value), with "
+               "p = attention_probs_dropout_prob, and nowhere else in this module")
+
+    def gradients():
+        attention = seeded(MultiHeadAttention, cfg)
+        _gradients(lambda h, kv: attention(h, None, kv), dict(hidden_states=x, key_value_states=memory), attention,
+                   "cross-attention")
+
     return run("multihead", [
         ("parameters query, key, value, output (D -> D)", parameters),
         ("self-attention: the same as nn.MultiheadAttention", lambda: compare(None, "self-attention")),
@@ -422,6 +578,8 @@ def check_multihead(MultiHeadAttention, quiet=False):
         ("a (T, T) causal mask", lambda: compare(_causal(5), "causal mask", attn_mask=~_causal(5))),
         ("cross-attention: keys and values from key_value_states (S = 7)",
          lambda: compare(None, "cross-attention", memory)),
+        ("train mode: dropout on the attention probabilities", trained),
+        ("gradients with respect to both inputs and every weight", gradients),
     ], quiet)
 
 
@@ -438,14 +596,27 @@ def check_embeddings(Embeddings, sinusoidal_positional_encoding, quiet=False):
             "layer_norm.weight": (cfg.hidden_size,), "layer_norm.bias": (cfg.hidden_size,),
         })
 
-    def values(token_type_ids, where):
-        embeddings = seeded(Embeddings, cfg)
+    def expected(embeddings, token_type_ids):
         given = torch.zeros_like(ids) if token_type_ids is None else token_type_ids
         total = (embeddings.token_embeddings.weight[ids] + embeddings.position_embeddings.weight[:6]
                  + embeddings.token_type_embeddings.weight[given])
-        expected = F.layer_norm(total, (cfg.hidden_size,), embeddings.layer_norm.weight, embeddings.layer_norm.bias, cfg.layer_norm_eps)
-        _close(embeddings(ids, token_type_ids), expected, "output", where,
+        return F.layer_norm(total, (cfg.hidden_size,), embeddings.layer_norm.weight, embeddings.layer_norm.bias, cfg.layer_norm_eps)
+
+    def values(token_type_ids, where):
+        embeddings = seeded(Embeddings, cfg)
+        _close(embeddings(ids, token_type_ids), expected(embeddings, token_type_ids), "output", where,
                "layer_norm(token + position + token type); positions are 0..T-1, token types 0 when none are given")
+
+    def trained():
+        embeddings = seeded(Embeddings, cfg)
+        _close(_train_mode(embeddings, lambda: embeddings(ids, types)),
+               _dropout(expected(embeddings, types), cfg.hidden_dropout_prob), "output", "train mode",
+               "dropout(layer_norm(token + position + token type)): dropout after the layer norm, "
+               "with p = hidden_dropout_prob")
+
+    def gradients():
+        embeddings = seeded(Embeddings, cfg)
+        _gradients(embeddings, dict(input_ids=ids, token_type_ids=types), embeddings, "Embeddings")
 
     def sinusoidal():
         table = sinusoidal_positional_encoding(7, 6)
@@ -463,6 +634,8 @@ def check_embeddings(Embeddings, sinusoidal_positional_encoding, quiet=False):
         ("token + position + token type, then layer norm", lambda: values(types, "with token_type_ids")),
         ("token_type_ids=None means all type 0", lambda: values(None, "without token_type_ids")),
         ("the sinusoidal table of 'Attention Is All You Need'", sinusoidal),
+        ("train mode: dropout after the layer norm", trained),
+        ("gradients with respect to every table and the layer norm", gradients),
     ], quiet)
 
 
@@ -487,11 +660,28 @@ def check_encoder(TransformerEncoderLayer, TransformerEncoder, quiet=False):
         _close(student(ids, PADDED, types), hidden, "output", "TransformerEncoder with padding",
                "embeddings(input_ids, token_type_ids), then every layer in order, with padding_mask(attention_mask) passed to each")
 
+    def trained():
+        student = seeded(TransformerEncoderLayer, cfg)
+        attention = (student.attention, student.attention_norm, None, dict(key_padding_mask=~padding))
+        expected = _trained_layer(x, cfg, [attention], student.feed_forward, student.output_norm)
+        _close(_train_mode(student, lambda: student(x, padding[:, None, None, :])), expected, "output", "a layer in train mode",
+               "x = attention_norm(x + dropout(attention(x))), then output_norm(x + feed_forward(x)): dropout on the "
+               "attention block's output before the residual sum, and none added around the feed-forward block "
+               "(it applies its own)")
+
+    def gradients():
+        # Two layers show a graph cut between layers; fewer tensors keep a failing check's search short.
+        student = seeded(TransformerEncoder, config(**{**CHECKED, "num_hidden_layers": 2}))
+        _gradients(student, dict(input_ids=_tokens(2, 5, cfg, seed=10), attention_mask=PADDED), student,
+                   "TransformerEncoder")
+
     return run("encoder", [
         ("a layer: the same as torch's post-LN TransformerEncoderLayer", lambda: layer(None, "no mask")),
         ("a layer with a padding mask", lambda: layer(padding[:, None, None, :], "padding mask",
                                                        src_key_padding_mask=~padding)),
         ("the encoder: embeddings, then num_hidden_layers layers", encoder),
+        ("train mode: dropout after the attention block", trained),
+        ("gradients with respect to every weight of the encoder", gradients),
     ], quiet)
 
 
@@ -514,6 +704,17 @@ def check_heads(LanguageModelHead, SequenceClassificationHead, TransformerForSeq
         _close(head(h), F.linear(pooled, head.classifier.weight, head.classifier.bias), "logits",
                "SequenceClassificationHead", "classifier(dropout(tanh(pooler(h[:, 0])))): only the first ([CLS]) position")
 
+    def trained():
+        head = seeded(SequenceClassificationHead, cfg)
+        pooled = torch.tanh(F.linear(h[:, 0], head.pooler.weight, head.pooler.bias))
+        expected = F.linear(_dropout(pooled, cfg.hidden_dropout_prob), head.classifier.weight, head.classifier.bias)
+        _close(_train_mode(head, lambda: head(h)), expected, "logits", "SequenceClassificationHead in train mode",
+               "classifier(dropout(tanh(pooler(h[:, 0])))): dropout before the classifier, with p = hidden_dropout_prob")
+
+    def gradients(cls):
+        head = seeded(cls, cfg)
+        _gradients(head, dict(hidden_states=h), head, cls.__name__)
+
     def model():
         student = seeded(TransformerForSequenceClassification, cfg)
         ids = _tokens(2, 5, cfg, seed=12)
@@ -525,6 +726,9 @@ def check_heads(LanguageModelHead, SequenceClassificationHead, TransformerForSeq
         ("the LM head: decoder(layer_norm(gelu(dense(h))))", lm_head),
         ("the classification head reads position 0 only", classifier),
         ("TransformerForSequenceClassification = head(encoder(...))", model),
+        ("train mode: dropout before the classifier", trained),
+        ("gradients of the LM head", lambda: gradients(LanguageModelHead)),
+        ("gradients of the classification head", lambda: gradients(SequenceClassificationHead)),
     ], quiet)
 
 
@@ -552,12 +756,29 @@ def check_decoder(TransformerDecoderLayer, TransformerDecoder, quiet=False):
                "self-attention needs causal_mask(T) combined with padding_mask(attention_mask) (use &); "
                "cross-attention needs padding_mask(encoder_attention_mask)")
 
+    def trained():
+        student = seeded(TransformerDecoderLayer, cfg)
+        attentions = [(student.self_attention, student.self_attention_norm, None, dict(attn_mask=~_causal(5))),
+                      (student.cross_attention, student.cross_attention_norm, memory, dict(key_padding_mask=~padding))]
+        expected = _trained_layer(x, cfg, attentions, student.feed_forward, student.output_norm)
+        _close(_train_mode(student, lambda: student(x, memory, _causal(5), padding[:, None, None, :])), expected,
+               "output", "a layer in train mode",
+               "dropout on each attention block's output before its residual sum: x = norm(x + dropout(attention(x))), "
+               "and none added around the feed-forward block (it applies its own)")
+
+    def gradients():
+        student = seeded(TransformerDecoderLayer, cfg)
+        _gradients(lambda h, m: student(h, m, _causal(5)), dict(hidden_states=x, encoder_hidden_states=memory), student,
+                   "TransformerDecoderLayer")
+
     return run("decoder", [
         ("a layer with a causal mask: the same as torch's post-LN TransformerDecoderLayer",
          lambda: layer(None, "causal self-attention")),
         ("a layer with a padded source", lambda: layer(padding[:, None, None, :], "padded source",
                                                         memory_key_padding_mask=~padding)),
         ("the decoder: causal and padding masks together", decoder),
+        ("train mode: dropout after each attention block", trained),
+        ("gradients of a layer, with respect to both inputs and every weight", gradients),
     ], quiet)
 
 
@@ -615,10 +836,17 @@ def check_seq2seq(Seq2SeqTransformer, greedy_decode, quiet=False):
             raise AssertionError(f"with eos_token_id={eos}, expected {expected}, got {tokens.tolist()}: a row holds "
                                  "pad_token_id after its EOS, and decoding stops once every row has emitted EOS")
 
+    def gradients():
+        small = config(**{**CHECKED, "num_hidden_layers": 1})  # fewer tensors keep a failing check's search short
+        model = seeded(Seq2SeqTransformer, small, small, seed=DECODING_SEED)
+        _gradients(model, dict(input_ids=ids, decoder_input_ids=_tokens(2, 4, cfg, seed=18), attention_mask=PADDED),
+                   model, "Seq2SeqTransformer")
+
     return run("seq2seq", [
         ("the model: lm_head(decoder(..., encoder(...)))", forward),
         ("greedy decoding takes the arg-max at every step", arg_max),
         ("a row that emits EOS is padded from then on", stops),
+        ("gradients with respect to every weight of the model", gradients),
     ], quiet)
 
 

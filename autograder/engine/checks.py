@@ -5,6 +5,7 @@ greatest difference and where it is. Each check raises StudentError (an Assertio
 """
 import numpy as np
 
+from autograder.engine.protocol import FROZEN
 from autograder.engine.sandbox import StudentError
 from autograder.engine.tolerances import ANY_FLOAT, TOLERANCES
 
@@ -121,3 +122,52 @@ def _distinct(actual, expected):
         if got != want:
             break
     return got, want
+
+
+def no_gradients(names, why, where, every):
+    """The failure for gradients that never came: names are "NAME.grad" among every one expected, why "none"
+    or "frozen" (absent()). A module whose every parameter lacks one is named once, as "module.*"."""
+    what = ", ".join(_covering([n.removesuffix(".grad") for n in names], [n.removesuffix(".grad") for n in every]))
+    one = len(names) == 1
+    if why == "frozen":
+        return (f"{where}: {what} {'does' if one else 'do'} not require grad (requires_grad=False), so training would "
+                f"never change {'it' if one else 'them'}. Leave every parameter trainable: no requires_grad_(False), "
+                "no .requires_grad = False.")
+    return (f"{where}: no gradient reaches {what} (.grad is None after backward). Something between "
+            f"{'it' if one else 'them'} and the outputs cuts the graph: .detach(), .data, torch.no_grad(), "
+            "or a value rebuilt from .item(), .tolist() or numpy(); without a gradient nothing there can be trained.")
+
+
+def _covering(names, every):
+    """The fewest prefixes that name exactly these dotted names among every one: "key.*" for key.weight and
+    key.bias when both are among names; a name itself where its module has others that are not."""
+    chosen = []
+    for name in names:
+        parts = name.split(".")
+        for depth in range(1, len(parts) + 1):
+            prefix = ".".join(parts[:depth])
+            under = [n for n in every if n == prefix or n.startswith(prefix + ".")]
+            if set(under) <= set(names):
+                label = prefix if under == [prefix] else prefix + ".*"
+                if label not in chosen:
+                    chosen.append(label)
+                break
+    return chosen
+
+
+def absent(value):
+    """Why a gradient did not come ("frozen" or "none"), or None where it did."""
+    if value is None:
+        return "none"
+    return "frozen" if _frozen(value) else None
+
+
+def _frozen(value):
+    # Compared as text: the value came from the child, and an array under "$status" must not reach ==.
+    return isinstance(value, dict) and isinstance(value.get("$status"), str) and value == FROZEN
+
+
+NO_GRAPH = (
+    "{where}: {name} carries no gradient at all (its grad_fn is None): it was computed under torch.no_grad() or "
+    "detached, so nothing before it could be trained."
+)

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch.overrides import TorchFunctionMode
 
-from autograder.engine import isolation, loader, protocol, runtime, scrutiny, spec
+from autograder.engine import isolation, loader, protocol, runtime, scrutiny, spec, training
 
 FLOAT_DTYPES = {"float32": torch.float32, "float64": torch.float64}
 # Module names the student may not import here: the kit itself holds reference code.
@@ -145,35 +145,62 @@ class Server:
         return None
 
     def do_call(self, request):
+        target, args, kwargs, dtype = self._arguments(request)
+        # Every module in the call, the target or an argument (greedy_decode's model), runs in the
+        # call's dtype, in eval mode: dropout has no place in an eval-mode parity check.
+        for module in [target, *args, *kwargs.values()]:
+            if isinstance(module, torch.nn.Module):
+                module.eval()
+        with torch.no_grad():
+            result = self._guarded(dtype, lambda: target(*args, **kwargs))
+        reply = {"result": _plain(result)}
+        if request.get("return_inputs"):
+            reply["inputs"] = _plain(args)
+        return reply
+
+    def do_train(self, request):
+        """The call in train mode, dropout replaced by its stand-in, then one backward pass from the given
+        upstream gradients: the outputs, and the gradients of the float inputs and of every parameter."""
+        target, args, kwargs, dtype = self._arguments(request)
+        upstream = [None if u is None else self._values(u, dtype) for u in request["upstream"]]
+        result, args, kwargs, graph = self._guarded(dtype, lambda: training.run(target, args, kwargs, upstream))
+        params = training.parameter_gradients(target) if isinstance(target, torch.nn.Module) else {}
+        return {
+            "result": _plain(result),
+            "graph": graph,
+            "inputs": {"args": [_gradient(a) for a in args], "kwargs": {k: _gradient(v) for k, v in kwargs.items()}},
+            "params": {name: grad if grad is protocol.FROZEN else _plain(grad) for name, grad in params.items()},
+        }
+
+    def _arguments(self, request):
+        """The request's target and arguments, every module among them in the call's dtype."""
         dtype = FLOAT_DTYPES.get(request.get("dtype"))
         target = request["target"]
         target = self._values(target, dtype) if isinstance(target, dict) else self._name(target)
         args = self._values(request["args"], dtype)
         kwargs = self._values(request["kwargs"], dtype)
-        # Every module in the call, the target or an argument (greedy_decode's model), runs in the
-        # call's dtype, in eval mode: every check is a parity check, and dropout has no place there.
         for module in [target, *args, *kwargs.values()]:
             if isinstance(module, torch.nn.Module):
-                module.to(dtype or torch.get_default_dtype()).eval()
+                module.to(dtype or torch.get_default_dtype())
+        return target, args, kwargs, dtype
+
+    def _guarded(self, dtype, call):
+        """call() under the tripwire, with new tensors in the run's dtype and on its device (as they would be
+        in a program written for that dtype and device alone); Forbidden if it delegated its subject."""
         tripwire = Tripwire(self.forbidden, self.verdicts)
         previous = torch.get_default_dtype()
-        # New tensors the student creates follow the run's dtype and device, as they would in a program
-        # written for that dtype and device alone.
         device = torch.device(self.device) if self.device.type != "cpu" else contextlib.nullcontext()
         try:
             torch.set_default_dtype(dtype or previous)
-            with torch.no_grad(), device, tripwire:
-                result = target(*args, **kwargs)
+            with device, tripwire:
+                result = call()
         finally:
             torch.set_default_dtype(previous)
         if tripwire.transformers:
             raise Forbidden(TRANSFORMERS_MESSAGE)
         if tripwire.kernels:
             raise Forbidden(f"scores 0: {self.reason.format(call=', '.join(sorted(set(tripwire.kernels))))}")
-        reply = {"result": _plain(result)}
-        if request.get("return_inputs"):
-            reply["inputs"] = _plain(args)
-        return reply
+        return result
 
     def _name(self, name):
         if name not in self.names:
@@ -194,6 +221,11 @@ class Server:
                 return self.objects[value["$object"]]
             return {k: self._values(v, dtype) for k, v in value.items()}
         return value
+
+
+def _gradient(value):
+    """The gradient an input leaf (training.leaf) holds after backward, as plain data; None where there is none."""
+    return _plain(value.grad) if isinstance(value, torch.Tensor) and value.requires_grad else None
 
 
 def _plain(value):

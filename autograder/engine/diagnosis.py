@@ -14,7 +14,10 @@ Evidence for one case is one of:
   seeded ones and always the one farthest from the expected value), with their shape;
 - "failure": the message the grader gives when the mistake's module cannot take the case's weights;
 - "dropout": the outputs are the expected ones with elements zeroed and the rest scaled by one factor.
-No evidence (the mistake raised there) says nothing. Evidence files are generated: the hidden one,
+No evidence (the mistake raised there) says nothing. A case run in train mode is a case of its own, keyed
+trained(case id), whose outputs are the train-mode outputs and the gradients ("NAME.grad"); its "values"
+evidence also names the gradients that never came ("absent": "none", or "frozen" for a parameter that does
+not require grad), which a student's run must lack alike. Evidence files are generated: the hidden one,
 fixtures/<component>.mistakes.* (fixtures/evidence.py), stays with the instructors; the public one,
 course/public_mistakes.* (course/public_evidence.py), made from the public checks' own cases, ships with
 the student bundle.
@@ -33,6 +36,11 @@ SEPARATOR = "|"
 SAMPLES = 32
 
 
+def trained(key):
+    """The key of a case's train-mode observation: its outputs and gradients (suites/common.check_training)."""
+    return f"{key}{SEPARATOR}train"
+
+
 @dataclass
 class Observation:
     """What a student's code returned on one case (outputs), or the grader's message when it could not run it."""
@@ -43,6 +51,7 @@ class Observation:
     outputs: dict | None = None  # output name -> array
     expected: dict = field(default_factory=dict)
     failure: str | None = None
+    absent: dict = field(default_factory=dict)  # in train mode, "NAME.grad" -> "none" or "frozen" where no gradient came
 
 
 class Evidence:
@@ -95,6 +104,8 @@ class Evidence:
         if kind == "dropout":
             return all(name in observation.outputs and dropped_out(observation.outputs[name], observation.expected[name], tolerance)
                        for name in found["outputs"])
+        if found.get("absent", {}) != observation.absent:  # which gradients never came, and why, must match too
+            return False
         for name, about in found["outputs"].items():
             actual = observation.outputs.get(name)
             if actual is None or list(actual.shape) != about["shape"] or actual.dtype.kind != about["kind"]:

@@ -104,6 +104,19 @@ def randomize(model, seed):
     return model
 
 
+def untie(model):
+    """Give each parameter that several modules share (the LM head's decoder and the word embeddings) a copy
+    of its own, with the same values: the SPEC's modules hold one in each place, and each gets its own
+    gradient. The first module to hold it keeps the original."""
+    seen = set()
+    for module in model.modules():
+        for name, param in list(module.named_parameters(recurse=False)):
+            if id(param) in seen:
+                setattr(module, name, torch.nn.Parameter(param.detach().clone()))
+            seen.add(id(param))
+    return model
+
+
 def to_spec(hf_state, spec_shapes, prefix="", *, decoders=(), lm_head=None, classifier=None):
     """Rename an HF state dict to SPEC names and check it against the SPEC module's parameter shapes.
 

@@ -27,10 +27,12 @@ def extend(reference, student):
 
 
 def _extended_function(reference, student):
-    """The reference, given the arguments it takes: an extra one of the student's (a `dropout=` module, which
-    does nothing in eval mode) is left out. Only a call it cannot run at all (keywords under other names)
-    goes to the student's own function. A tuple it returns answers to the field names of the student's own
-    result (a NamedTuple's).
+    """The reference, given the arguments it takes: an extra one of the student's that changes nothing (a
+    `dropout=` module in eval mode) is left out. A dropout module in train mode handed to attention (The
+    Annotated Transformer's `attention(..., dropout=self.dropout)`) is applied where BERT applies it, to
+    the reference's attention probabilities before they weight the values. Only a call the reference
+    cannot run at all (keywords under other names, another live dropout) goes to the student's own
+    function. A tuple it returns answers to the field names of the student's own result (a NamedTuple's).
     """
     signature = inspect.signature(reference)
     positional = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in signature.parameters.values())
@@ -38,17 +40,34 @@ def _extended_function(reference, student):
     @functools.wraps(reference)
     def call(*args, **kwargs):
         taken = {name: value for name, value in kwargs.items() if name in signature.parameters}
+        live = [value for name, value in [*((None, value) for value in args[positional:]),
+                                          *((name, value) for name, value in kwargs.items() if name not in signature.parameters)]
+                if _live_dropout(name, value)]
         try:
-            signature.bind(*args[:positional], **taken)
+            bound = signature.bind(*args[:positional], **taken)
         except TypeError:
             return student(*args, **kwargs)
-        result = reference(*args[:positional], **taken)
+        if not live:
+            result = reference(*bound.args, **bound.kwargs)
+        elif len(live) == 1 and isinstance(live[0], nn.Module) and "value" in signature.parameters:
+            output, weights = reference(*bound.args, **bound.kwargs)
+            result = (live[0](weights) @ bound.arguments["value"], weights)
+        else:
+            return student(*args, **kwargs)
         if type(result) is tuple:
             result = _Result(result)
             result.__dict__["_student_call"] = functools.partial(student, *args, **kwargs)
         return result
 
     return call
+
+
+def _live_dropout(name, value):
+    """A module in train mode (a dropout: nothing else is handed to a function to apply), or a nonzero
+    probability given as a dropout keyword."""
+    if isinstance(value, nn.Module):
+        return value.training
+    return "dropout" in (name or "") and isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
 
 
 class _Result(tuple):

@@ -22,7 +22,7 @@ PACKAGE_FOLDERS = ("site-packages", "dist-packages")
 ROOT = "/kit"  # where the kit's jailed modules sit inside
 # What runs inside, and nothing of the judge's side: no checks, tolerances, suites, fixtures or solutions.
 MODULES = ("__init__", "engine/__init__", *(f"engine/{name}" for name in (
-    "child", "zygote", "runtime", "isolation", "protocol", "spec", "loader", "scrutiny")))
+    "child", "zygote", "runtime", "isolation", "protocol", "spec", "loader", "scrutiny", "training")))
 SYSTEM = ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
           "/etc/alternatives", "/etc/localtime")
 HOW_TO_INSTALL = (

@@ -43,6 +43,7 @@ def _catalog(component, *entries):
 
 SCALE = " / math.sqrt(query.size(-1))"
 SDPA_CALL = "_, weights = scaled_dot_product_attention(q, k, v, mask)"
+MHA_CONTEXT = "context = self.dropout(weights) @ v"
 FF_BODY = "return self.dropout(self.linear2(F.gelu(self.linear1(x))))"
 ENC_ATTN = "self.attention_norm(hidden_states + self.dropout(attended))"
 DEC_CROSS = "attended, _ = self.cross_attention(hidden_states, cross_mask, key_value_states=encoder_hidden_states)"
@@ -50,9 +51,10 @@ LM_BODY = "return self.decoder(self.layer_norm(F.gelu(self.dense(hidden_states))
 POOLED = "torch.tanh(self.pooler(hidden_states[:, 0]))"
 
 
-def _own_scores(scale):
-    """multihead computing its own scores instead of calling scaled_dot_product_attention."""
-    return (SDPA_CALL, f"scores = q @ k.transpose(-2, -1) * {scale}\n"
+def _own_scores(scale, scores=""):
+    """multihead computing its own scores instead of calling scaled_dot_product_attention, the scores passed
+    through `scores` (a function's name) first."""
+    return (SDPA_CALL, f"scores = {scores}(q @ k.transpose(-2, -1) * {scale})\n"
             "        weights = (scores if mask is None else scores.masked_fill(~mask, float('-inf'))).softmax(-1)")
 
 
@@ -88,6 +90,9 @@ CATALOG = [
         ("scale rounded to float32", "sqrt(Dh) is a float32 tensor, so float64 inputs are scaled by a rounded "
          "number; use a Python float (math.sqrt) or a tensor made with dtype=query.dtype.",
          [("/ math.sqrt(query.size(-1))", "/ torch.tensor(math.sqrt(query.size(-1)), dtype=torch.float32)")]),
+        ("weights detached", "the weights are detached from the graph (.detach(), or computed under torch.no_grad()), so "
+         "no gradient reaches the query or the key and attention cannot learn where to look; keep softmax(scores) in "
+         "the graph.", [("weights = torch.softmax(scores, dim=-1)", "weights = torch.softmax(scores, dim=-1).detach()")]),
     ),
     *_catalog(
         "masking",
@@ -128,6 +133,15 @@ CATALOG = [
         ("variance computed in float32", "the variance is computed in float32, so float64 inputs lose precision; "
          "keep every step in the input's dtype (no .float()).",
          [("var = (x - mean).pow(2).mean(dim=-1, keepdim=True)", "var = (x - mean).float().pow(2).mean(dim=-1, keepdim=True).to(x.dtype)")]),
+        ("input detached", "the input is detached (.detach(), or torch.no_grad()), so no gradient reaches the layer "
+         "norm's input, nor anything before it; keep x in the graph.",
+         [("        mean = x.mean(dim=-1, keepdim=True)", "        x = x.detach()\n        mean = x.mean(dim=-1, keepdim=True)")]),
+        ("mean and variance detached", "the mean and the variance are detached, as if they were constants; they depend "
+         "on x, and the gradient must flow through them too: no .detach() on either.",
+         [("mean = x.mean(dim=-1, keepdim=True)  #", "mean = x.mean(dim=-1, keepdim=True).detach()  #"),
+          ("var = (x - mean).pow(2).mean(dim=-1, keepdim=True)  #", "var = (x - mean).pow(2).mean(dim=-1, keepdim=True).detach()  #")]),
+        ("weight frozen", "weight does not require grad (requires_grad=False), so training never changes it; leave every "
+         "parameter trainable.", [("nn.Parameter(torch.ones(hidden_size))", "nn.Parameter(torch.ones(hidden_size), requires_grad=False)")]),
     ),
     *_catalog(
         "feedforward",
@@ -153,6 +167,13 @@ CATALOG = [
         ("intermediate size hard-coded", "the inner size is a fixed number; read it from the config: "
          "config.intermediate_size.", [("nn.Linear(config.hidden_size, config.intermediate_size)", "nn.Linear(config.hidden_size, 64)"),
                                        ("nn.Linear(config.intermediate_size, config.hidden_size)", "nn.Linear(64, config.hidden_size)")]),
+        ("dropout between the two linears", "dropout sits between the two linears; BERT applies it after the second: "
+         "dropout(linear2(gelu(linear1(x)))).", [(FF_BODY, "return self.linear2(self.dropout(F.gelu(self.linear1(x))))")]),
+        ("dropout missing", "the block has no dropout; BERT ends it with one: dropout(linear2(gelu(linear1(x)))).",
+         [(FF_BODY, "return self.linear2(F.gelu(self.linear1(x)))")]),
+        ("first linear frozen", "linear1's weight and bias do not require grad, so training never changes them; leave "
+         "every parameter trainable (no requires_grad_(False)).",
+         [("self.dropout = nn.Dropout(config.hidden_dropout_prob)", "self.dropout = nn.Dropout(config.hidden_dropout_prob)\n        self.linear1.requires_grad_(False)")]),
     ),
     *_catalog(
         "multihead",
@@ -194,6 +215,19 @@ CATALOG = [
         ("head size hard-coded", "the head size is a fixed number; compute it from the config: "
          "Dh = hidden_size // num_attention_heads.",
          [("self.head_dim = config.hidden_size // config.num_attention_heads", "self.head_dim = 8")]),
+        ("dropout missing on the attention probabilities", "dropout is missing on the attention probabilities; BERT drops "
+         "them out after the softmax, before they weight the values.", [(MHA_CONTEXT, "context = weights @ v")]),
+        ("dropout on the scores", "dropout is applied to the scores, before the softmax; BERT applies it to the "
+         "probabilities, after the softmax, before they weight the values.",
+         [_own_scores("self.head_dim ** -0.5", "self.dropout"), (MHA_CONTEXT, "context = weights @ v")]),
+        ("dropout on the output", "dropout is applied to the block's output; BERT drops out the attention probabilities "
+         "before they weight the values, and the output's own dropout belongs to the layer that adds the residual.",
+         [(MHA_CONTEXT, "context = weights @ v"), ("return self.output(context), weights", "return self.dropout(self.output(context)), weights")]),
+        ("hidden dropout probability on the attention", "the attention's dropout uses hidden_dropout_prob; BERT drops out "
+         "attention probabilities with config.attention_probs_dropout_prob.",
+         [("nn.Dropout(config.attention_probs_dropout_prob)", "nn.Dropout(config.hidden_dropout_prob)")]),
+        ("keys detached", "the keys are detached (.detach()), so no gradient reaches the key projection and it never "
+         "learns; keep them in the graph.", [("k = self.key(source).view(", "k = self.key(source).detach().view(")]),
     ),
     *_catalog(
         "embeddings",
@@ -222,6 +256,14 @@ CATALOG = [
          "eps=config.layer_norm_eps.", [("LayerNorm(config.hidden_size, eps=config.layer_norm_eps)", "LayerNorm(config.hidden_size)")]),
         ("two token types hard-coded", "the token-type table has a fixed 2 rows; read its size from the config: "
          "config.type_vocab_size.", [("nn.Embedding(config.type_vocab_size, config.hidden_size)", "nn.Embedding(2, config.hidden_size)")]),
+        ("dropout before the layer norm", "dropout comes before the layer norm; BERT applies it after: "
+         "dropout(layer_norm(token + position + token type)).",
+         [("return self.dropout(self.layer_norm(x))", "return self.layer_norm(self.dropout(x))")]),
+        ("dropout missing", "the embeddings have no dropout; BERT applies one after the layer norm: "
+         "dropout(layer_norm(token + position + token type)).", [("return self.dropout(self.layer_norm(x))", "return self.layer_norm(x)")]),
+        ("position embeddings frozen", "the position embeddings do not require grad, so they never learn; BERT's "
+         "positions are learned: leave position_embeddings trainable.",
+         [("self.dropout = nn.Dropout(config.hidden_dropout_prob)", "self.dropout = nn.Dropout(config.hidden_dropout_prob)\n        self.position_embeddings.weight.requires_grad_(False)")]),
     ),
     *_catalog(
         "encoder",
@@ -253,6 +295,18 @@ CATALOG = [
          "eps=config.layer_norm_eps.", [("self.attention_norm = LayerNorm(config.hidden_size, eps=config.layer_norm_eps)", "self.attention_norm = LayerNorm(config.hidden_size)")]),
         ("two layers hard-coded", "the encoder has a fixed 2 layers; build config.num_hidden_layers of them.",
          [("for _ in range(config.num_hidden_layers)", "for _ in range(2)")]),
+        ("attention output not dropped out", "the attention's output is added to the residual without dropout; BERT "
+         "applies self.dropout to it first: attention_norm(x + dropout(attention(x))).",
+         [(ENC_ATTN, "self.attention_norm(hidden_states + attended)")]),
+        ("dropout on the residual sum", "dropout is applied to the residual sum; BERT applies it to the attention's "
+         "output alone, before the sum: attention_norm(x + dropout(attention(x))).",
+         [(ENC_ATTN, "self.attention_norm(self.dropout(hidden_states + attended))")]),
+        ("feed-forward output dropped out twice", "the feed-forward's output goes through dropout again; FeedForward "
+         "already ends in dropout, so the layer adds none: output_norm(x + feed_forward(x)).",
+         [("self.output_norm(hidden_states + self.feed_forward(hidden_states))", "self.output_norm(hidden_states + self.dropout(self.feed_forward(hidden_states)))")]),
+        ("layers cut from each other", "each layer's input is detached, so no gradient reaches the layers below the last "
+         "one, nor the embeddings; pass hidden_states on as it is.",
+         [("hidden_states = layer(hidden_states, mask)", "hidden_states = layer(hidden_states.detach(), mask)")]),
     ),
     *_catalog(
         "decoder",
@@ -286,6 +340,12 @@ CATALOG = [
          "eps=config.layer_norm_eps.", [("self.output_norm = LayerNorm(config.hidden_size, eps=config.layer_norm_eps)", "self.output_norm = LayerNorm(config.hidden_size)")]),
         ("two layers hard-coded", "the decoder has a fixed 2 layers; build config.num_hidden_layers of them.",
          [("for _ in range(config.num_hidden_layers)", "for _ in range(2)")]),
+        ("cross-attention output not dropped out", "the cross-attention's output is added to the residual without "
+         "dropout; BERT applies self.dropout to it first: cross_attention_norm(x + dropout(cross_attention(x, memory))).",
+         [("self.cross_attention_norm(hidden_states + self.dropout(attended))", "self.cross_attention_norm(hidden_states + attended)")]),
+        ("encoder states detached", "the encoder's hidden states are detached in the cross-attention, so no gradient "
+         "reaches the encoder from the decoder; keep them in the graph.",
+         [("key_value_states=encoder_hidden_states", "key_value_states=encoder_hidden_states.detach()")]),
     ),
     *_catalog(
         "heads",
@@ -311,6 +371,12 @@ CATALOG = [
          "default eps; pass eps=config.layer_norm_eps.", [("LayerNorm(config.hidden_size, eps=config.layer_norm_eps)", "LayerNorm(config.hidden_size)")]),
         ("three labels hard-coded", "the classifier has a fixed 3 outputs; read their number from the config: "
          "config.num_labels.", [("nn.Linear(config.hidden_size, config.num_labels)", "nn.Linear(config.hidden_size, 3)")]),
+        ("dropout after the classifier", "dropout is applied to the logits, after the classifier; BERT applies it "
+         "before: classifier(dropout(tanh(pooler(h[:, 0])))).",
+         [("return self.classifier(self.dropout(pooled))", "return self.dropout(self.classifier(pooled))")]),
+        ("classifier dropout missing", "the classification head has no dropout; BERT applies one between the pooler and "
+         "the classifier: classifier(dropout(tanh(pooler(h[:, 0])))).",
+         [("return self.classifier(self.dropout(pooled))", "return self.classifier(pooled)")]),
     ),
     *_catalog(
         "seq2seq",
@@ -331,6 +397,10 @@ CATALOG = [
          "read it from the last position, hidden_states[:, -1].", [("hidden_states[:, -1]", "hidden_states[:, 0]")]),
         ("BOS left out of the result", "the result leaves out the BOS token it started from; return bos, then "
          "the generated tokens.", [("    return tokens\n", "    return tokens[:, 1:]\n")]),
+        ("encoder output detached", "the encoder's output is detached in the model's forward, so no gradient reaches the "
+         "encoder and only the decoder would learn; keep memory in the graph.",
+         [("memory = self.encoder(input_ids, attention_mask)  # (B, S, D)\n        hidden_states",
+           "memory = self.encoder(input_ids, attention_mask).detach()\n        hidden_states")]),
     ),
 ]
 

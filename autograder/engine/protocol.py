@@ -18,6 +18,8 @@ PID = struct.Struct("!Q")  # how the zygote tells the judge a process id
 MAX_MESSAGE_BYTES = 1 << 30  # what a child accepts from the judge (the submission's text, weights)
 MAX_REPLY_BYTES = 64 << 20  # what the judge accepts from a child: far above any right answer
 MAX_HEADER_BYTES = 16 << 20
+# What the child sends in place of a parameter's gradient when the parameter does not require grad.
+FROZEN = {"$status": "frozen"}
 
 
 class ProtocolError(Exception):

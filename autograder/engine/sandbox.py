@@ -329,6 +329,7 @@ class Child:
         self.timed_out = None  # what it was doing when its time ran out, if it did
         self.problems = []  # what went wrong while loading the submission
         self.observations = []  # what the component's value checks returned (diagnosis.Observation)
+        self.built = {}  # the suites' modules built in this child, by case and dtype (suites/common.built)
         self.defined = []
         self.closed = sock is None
         if sock is not None:
@@ -366,6 +367,11 @@ class Child:
         return self.request(
             {"op": "call", "target": target, "args": list(args), "kwargs": kwargs, "dtype": dtype, "return_inputs": return_inputs}
         )
+
+    def train(self, target, *args, dtype=None, upstream=(), **kwargs):
+        """The call in train mode, then one backward pass from upstream (a gradient per output, or None)."""
+        return self.request({"op": "train", "target": target, "args": list(args), "kwargs": kwargs, "dtype": dtype,
+                             "upstream": list(upstream)})
 
     def request(self, message):
         if self.fatal:
@@ -416,4 +422,5 @@ class Child:
 def _describe(message):
     target = message.get("target")
     name = "a method of an object it built" if isinstance(target, dict) else target
-    return {"new": f"building {name}", "load": "loading weights", "call": f"running {name}"}[message["op"]]
+    return {"new": f"building {name}", "load": "loading weights", "call": f"running {name}",
+            "train": f"running {name} in train mode"}[message["op"]]

@@ -2,7 +2,7 @@
 import numpy as np
 
 from autograder.engine import checks
-from autograder.engine.diagnosis import Observation
+from autograder.engine.diagnosis import Observation, trained
 from autograder.engine.fixtures import of_kind
 from autograder.engine.sandbox import Fatal
 
@@ -22,13 +22,23 @@ def run(student, case, dtype, inputs=None, return_inputs=False):
     args, kwargs = case.call_args(dtype, inputs)
     target = case.target
     if case.init is not None:
-        target = build(student, case.target, case.init, case.params)
+        target = built(student, case, dtype)
     if case.kind == "generate":
-        model = case.meta["model"]
-        args[0] = build(student, model["target"], model["init"], case.params)
+        args[0] = built(student, case, dtype)
     value = student.call(target, *args, dtype=dtype, return_inputs=return_inputs, **kwargs)
     named = checks.outputs(value["result"], case.outputs, case.target, case.describe(dtype))
     return (named, value["inputs"]) if return_inputs else named
+
+
+def built(student, case, dtype):
+    """The case's module (greedy_decode's model for a generate case), with its weights: built once per dtype,
+    so that the eval-mode and the train-mode runs of a dtype share it. A module built for one dtype is never
+    run in the other, so that what its constructor made in float64 is never rounded through float32."""
+    key = (case.id, dtype)
+    if key not in student.built:
+        target, init = (case.meta["model"]["target"], case.meta["model"]["init"]) if case.kind == "generate" else (case.target, case.init)
+        student.built[key] = build(student, target, init, case.params)
+    return student.built[key]
 
 
 def build(student, target, init, params):
@@ -64,12 +74,15 @@ def check_case(student, case, dtype, hints):
     return outputs
 
 
-def _observe(student, case, dtype, passed, outputs=None, failure=None):
-    """Keep what the case returned, for naming a cataloged mistake once the component is graded (diagnosis.py)."""
+def _observe(student, case, dtype, passed, outputs=None, failure=None, train=False, absent=None):
+    """Keep what the case returned, for naming a cataloged mistake once the component is graded (diagnosis.py).
+
+    A train-mode run is its own observation, under the key diagnosis.trained(case.id)."""
     arrays = None
     if outputs is not None:
         arrays = {name: value["$tensor"] for name, value in outputs.items() if isinstance(value, dict) and "$tensor" in value}
-    student.observations.append(Observation(case.id, dtype, passed, arrays, case.expected, failure))
+    key, expected = (trained(case.id), case.trained) if train else (case.id, case.expected)
+    student.observations.append(Observation(key, dtype, passed, arrays, expected, failure, absent or {}))
 
 
 def _constant(array):
@@ -90,6 +103,84 @@ def check_outputs(outputs, case, dtype, hints):
                 checks.close(outputs[name], expected, name, where, dtype, hints.get(name, ""))
         except checks.StudentError as error:
             failures.append(str(error))
+    if failures:
+        raise checks.StudentError("\n".join(failures))
+
+
+# What a gradient test says when the values are right but a gradient is not.
+GRADIENT_HINT = (
+    "the outputs are right but this gradient is not: part of the computation is cut from the graph (.detach(), "
+    ".data, torch.no_grad(), a value rebuilt from .item() or .tolist()), or a custom autograd Function computes "
+    "its own backward wrongly."
+)
+
+
+def run_training(student, case, dtype):
+    """The case in train mode (engine/training.py), one backward pass from its upstream gradients.
+
+    Returns {output name: value} for the outputs graded in train mode, {"NAME.grad": value} for every float
+    input and parameter (a gradient, None, or protocol.FROZEN), and the outputs that carried no graph.
+    """
+    args, kwargs = case.call_args(dtype)
+    target = built(student, case, dtype) if case.init is not None else case.target
+    reply = student.train(target, *args, dtype=dtype, upstream=[case.upstream.get(name) for name in case.outputs], **kwargs)
+    where = f"{case.describe(dtype)}, train mode"
+    if not isinstance(reply, dict) or not isinstance(reply.get("inputs"), dict) or not isinstance(reply.get("params"), dict):
+        raise checks.StudentError(f"{where}: the process running your code answered with something that is not a result")
+    named = checks.outputs(reply["result"], case.outputs, case.target, where)
+    graph = reply.get("graph") if isinstance(reply.get("graph"), list) else []
+    flat = dict(zip(case.outputs, graph))
+    outputs = {name: named[name] for name in case.upstream}
+    sent_args, sent_kwargs = reply["inputs"].get("args"), reply["inputs"].get("kwargs")
+    given = [*zip(case.args, sent_args if isinstance(sent_args, list) else []),
+             *((case.kwargs[k], v) for k, v in (sent_kwargs.items() if isinstance(sent_kwargs, dict) else ()) if k in case.kwargs)]
+    gradients = {f"{arg['$input']}.grad": value for arg, value in given if isinstance(arg, dict) and "$input" in arg}
+    gradients.update({f"{name}.grad": value for name, value in reply["params"].items()})
+    return outputs, gradients, [name for name in case.upstream if flat.get(name) is False]
+
+
+def check_training(student, case, dtype, hints):
+    """The case's outputs in train mode, with dropout's stand-in, and the gradients of one backward pass,
+    against what the reference (or Hugging Face) gives; hints, by output, say where dropout goes."""
+    where = f"{case.describe(dtype)}, train mode"
+    try:
+        outputs, gradients, no_graph = run_training(student, case, dtype)
+    except Fatal:
+        raise
+    except checks.StudentError as error:
+        _observe(student, case, dtype, passed=False, failure=str(error), train=True)
+        raise
+    failures = []
+    for name, value in outputs.items():
+        try:
+            checks.close(value, case.trained[name], name, where, dtype, hints.get(name, ""))
+        except checks.StudentError as error:
+            failures.append(str(error))
+    failures += [checks.NO_GRAPH.format(where=where, name=name) for name in no_graph]
+    expected = [name for name in case.trained if name.endswith(".grad")]
+    absent = {name: checks.absent(gradients[name]) for name in expected if name in gradients and checks.absent(gradients[name])}
+    # A gradient that never came says more than one that differs, so those come first.
+    wrong = [checks.no_gradients([n for n in absent if absent[n] == why], why, where, expected) for why in ("frozen", "none")
+             if why in absent.values()]
+    wrong += [f"{where}: there is no parameter {name.removesuffix('.grad')} to train: keep the names the SPEC gives "
+              "every parameter (the constructor you were given)." for name in expected if name not in gradients]
+    differ = []
+    for name in expected:
+        if name in gradients and name not in absent:
+            try:
+                checks.close(gradients[name], case.trained[name], name, where, dtype, GRADIENT_HINT)
+            except checks.StudentError as error:
+                differ.append(str(error))
+    if differ:
+        more = f"\n... and {len(differ) - 1} more gradients differ." if len(differ) > 1 else ""
+        wrong.append(differ[0] + more)
+    if wrong and failures:
+        failures.append(f"The gradients differ too ({len(differ) + len(absent)} of {len(expected)}), as they follow from "
+                        "these outputs: fix the outputs first.")
+    else:
+        failures += wrong
+    present = {name: value for name, value in {**outputs, **gradients}.items() if checks.absent(value) is None}
+    _observe(student, case, dtype, passed=not failures, outputs=present, train=True, absent=absent)
     if failures:
         raise checks.StudentError("\n".join(failures))
 

@@ -2,7 +2,7 @@
 import pytest
 
 from autograder.engine.fixtures import of_kind, with_dtypes
-from autograder.engine.suites.common import check_case, check_inputs_unchanged
+from autograder.engine.suites.common import check_case, check_inputs_unchanged, check_training
 
 COMPONENT = "attention"
 HINTS = {
@@ -15,6 +15,12 @@ HINTS = {
 @pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference"))
 def test_attention_matches_reference(student, case, dtype):
     check_case(student, case, dtype, HINTS)
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference", trained=True))
+def test_attention_trains_like_reference(student, case, dtype):
+    """Attention has no dropout of its own: train mode is eval mode, and query, key and value get gradients."""
+    check_training(student, case, dtype, HINTS)
 
 
 @pytest.mark.parametrize("case", of_kind(COMPONENT, "reference")[-2:], ids=str)

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from autograder.engine.fixtures import of_kind, with_dtypes
-from autograder.engine.suites.common import changed_tokens, check_case, check_deterministic, check_follows_config, check_inputs_unchanged, check_unchanged
+from autograder.engine.suites.common import changed_tokens, check_case, check_deterministic, check_follows_config, check_inputs_unchanged, check_training, check_unchanged
 
 COMPONENT = "decoder"
 LAYER_HINT = (
@@ -14,6 +14,11 @@ LAYER_HINT = (
 MODEL_HINT = (
     "self-attention mask = causal_mask(T) & padding_mask(attention_mask) when a mask is given; "
     "cross-attention mask = padding_mask(encoder_attention_mask)."
+)
+TRAIN_HINT = (
+    "in train mode each attention's output goes through self.dropout before its residual sum: "
+    "norm(x + dropout(attention(...))) for the self-attention and the cross-attention alike; the feed-forward "
+    "block ends in its own dropout, so output_norm(x + feed_forward(x)) adds none."
 )
 CUT = 3  # positions before this one must not see the tokens after it
 
@@ -26,6 +31,16 @@ def test_decoder_layer_matches_reference(student, case, dtype):
 @pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf"))
 def test_decoder_matches_hf_bert_decoder(student, case, dtype):
     check_case(student, case, dtype, {"output": MODEL_HINT})
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference", "config", trained=True))
+def test_decoder_trains_like_reference(student, case, dtype):
+    check_training(student, case, dtype, {"output": TRAIN_HINT})
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf", trained=True))
+def test_decoder_trains_like_hf_bert_decoder(student, case, dtype):
+    check_training(student, case, dtype, {"output": TRAIN_HINT})
 
 
 @pytest.mark.parametrize("case", of_kind(COMPONENT, "hf")[:2], ids=str)

@@ -2,12 +2,16 @@
 import pytest
 
 from autograder.engine.fixtures import of_kind, with_dtypes
-from autograder.engine.suites.common import check_case, check_deterministic, check_follows_config
+from autograder.engine.suites.common import check_case, check_deterministic, check_follows_config, check_training
 
 COMPONENT = "embeddings"
 HINT = (
     "token + position + token type, then layer_norm, then dropout; positions are 0..T-1 "
     "(torch.arange(T)), and missing token_type_ids mean all zeros."
+)
+TRAIN_HINT = (
+    "in train mode dropout (p = hidden_dropout_prob) comes after the layer norm, on the sum's normalised value: "
+    "dropout(layer_norm(token + position + token type)); not before the layer norm, not on one embedding alone."
 )
 
 
@@ -19,6 +23,16 @@ def test_embeddings_matches_reference(student, case, dtype):
 @pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf"))
 def test_embeddings_matches_hf_bert_embeddings(student, case, dtype):
     check_case(student, case, dtype, {"output": HINT})
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference", "config", trained=True))
+def test_embeddings_train_like_reference(student, case, dtype):
+    check_training(student, case, dtype, {"output": TRAIN_HINT})
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf", trained=True))
+def test_embeddings_train_like_hf_bert_embeddings(student, case, dtype):
+    check_training(student, case, dtype, {"output": TRAIN_HINT})
 
 
 @pytest.mark.parametrize("case", of_kind(COMPONENT, "hf")[:1], ids=str)

@@ -2,7 +2,7 @@
 import pytest
 
 from autograder.engine.fixtures import of_kind, with_dtypes
-from autograder.engine.suites.common import changed_tokens, check_case, check_deterministic, check_follows_config, check_inputs_unchanged, check_unchanged
+from autograder.engine.suites.common import changed_tokens, check_case, check_deterministic, check_follows_config, check_inputs_unchanged, check_training, check_unchanged
 
 COMPONENT = "encoder"
 LAYER_HINT = (
@@ -12,6 +12,11 @@ LAYER_HINT = (
 MODEL_HINT = (
     "embeddings, then every layer in order with padding_mask(attention_mask) (None when no mask is "
     "given); pass token_type_ids on to the embeddings."
+)
+TRAIN_HINT = (
+    "in train mode the attention's output goes through self.dropout before the residual sum: "
+    "attention_norm(x + dropout(attention(x))); the feed-forward block ends in its own dropout, so "
+    "output_norm(x + feed_forward(x)) adds none; nothing else is dropped out."
 )
 
 
@@ -23,6 +28,16 @@ def test_encoder_layer_matches_reference(student, case, dtype):
 @pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf"))
 def test_encoder_matches_hf_bert(student, case, dtype):
     check_case(student, case, dtype, {"output": MODEL_HINT})
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference", "config", trained=True))
+def test_encoder_trains_like_reference(student, case, dtype):
+    check_training(student, case, dtype, {"output": TRAIN_HINT})
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf", trained=True))
+def test_encoder_trains_like_hf_bert(student, case, dtype):
+    check_training(student, case, dtype, {"output": TRAIN_HINT})
 
 
 @pytest.mark.parametrize("case", of_kind(COMPONENT, "hf")[:2], ids=str)

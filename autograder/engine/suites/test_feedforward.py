@@ -2,7 +2,7 @@
 import pytest
 
 from autograder.engine.fixtures import of_kind, with_dtypes
-from autograder.engine.suites.common import check_case, check_deterministic, check_follows_config, check_inputs_unchanged
+from autograder.engine.suites.common import check_case, check_deterministic, check_follows_config, check_inputs_unchanged, check_training
 
 COMPONENT = "feedforward"
 HINT = (
@@ -14,6 +14,14 @@ HINT = (
 @pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference"))
 def test_feedforward_matches_reference(student, case, dtype):
     check_case(student, case, dtype, {"output": HINT})
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference", "config", trained=True))
+def test_feedforward_trains_like_reference(student, case, dtype):
+    check_training(student, case, dtype, {"output": (
+        "in train mode dropout (p = hidden_dropout_prob) comes last, after linear2: dropout(linear2(gelu(linear1(x)))); "
+        "not between the two linears, not on the input."
+    )})
 
 
 @pytest.mark.parametrize("case", of_kind(COMPONENT, "reference")[:1], ids=str)

@@ -2,7 +2,7 @@
 import pytest
 
 from autograder.engine.fixtures import of_kind, with_dtypes
-from autograder.engine.suites.common import check_case, check_deterministic, check_follows_config
+from autograder.engine.suites.common import check_case, check_deterministic, check_follows_config, check_training
 
 COMPONENT = "heads"
 HINTS = {
@@ -12,6 +12,13 @@ HINTS = {
     "tanh, dropout, classifier; do not average over positions.",
     "TransformerForSequenceClassification": "head(encoder(input_ids, attention_mask, token_type_ids)): "
     "pass both masks and token types through.",
+}
+TRAIN_HINTS = {
+    "LanguageModelHead": "the LM head has no dropout: in train mode it computes what it computes in eval mode.",
+    "SequenceClassificationHead": "in train mode dropout (p = hidden_dropout_prob) sits between the pooler and the "
+    "classifier: classifier(dropout(tanh(pooler(h[:, 0])))); not after the classifier, not before the pooler.",
+    "TransformerForSequenceClassification": "in train mode the encoder's dropouts and the head's one apply, nothing else: "
+    "head(encoder(input_ids, attention_mask, token_type_ids)).",
 }
 
 
@@ -23,6 +30,16 @@ def test_heads_match_hf(student, case, dtype):
 @pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf-model"))
 def test_sequence_classifier_matches_hf_bert(student, case, dtype):
     check_case(student, case, dtype, {"output": HINTS[case.target]})
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "config", trained=True))
+def test_heads_train_like_reference(student, case, dtype):
+    check_training(student, case, dtype, dict.fromkeys(case.outputs, TRAIN_HINTS[case.target]))
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf", "hf-model", trained=True))
+def test_heads_train_like_hf(student, case, dtype):
+    check_training(student, case, dtype, dict.fromkeys(case.outputs, TRAIN_HINTS[case.target]))
 
 
 @pytest.mark.parametrize("case", of_kind(COMPONENT, "hf-model")[:1], ids=str)

@@ -2,7 +2,7 @@
 import pytest
 
 from autograder.engine.fixtures import of_kind, with_dtypes
-from autograder.engine.suites.common import check_case, check_inputs_unchanged
+from autograder.engine.suites.common import check_case, check_inputs_unchanged, check_training
 
 COMPONENT = "layernorm"
 HINT = (
@@ -24,6 +24,12 @@ def test_layernorm_puts_eps_inside_sqrt(student, case, dtype):
 @pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "fresh"))
 def test_layernorm_starts_as_plain_normalisation(student, case, dtype):
     check_case(student, case, dtype, {"output": "a new LayerNorm must start with weight = ones and bias = zeros. " + HINT})
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference", "large-eps", "fresh", trained=True))
+def test_layernorm_trains_like_reference(student, case, dtype):
+    """The input, weight and bias all get their gradients."""
+    check_training(student, case, dtype, {"output": HINT})
 
 
 @pytest.mark.parametrize("case", of_kind(COMPONENT, "reference")[:1], ids=str)

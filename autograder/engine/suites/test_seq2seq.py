@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from autograder.engine.fixtures import of_kind, with_dtypes
-from autograder.engine.suites.common import changed_tokens, check_case, check_deterministic, check_unchanged
+from autograder.engine.suites.common import changed_tokens, check_case, check_deterministic, check_training, check_unchanged
 
 COMPONENT = "seq2seq"
 MODEL_HINT = (
@@ -21,6 +21,13 @@ CUT = 2
 @pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf"))
 def test_seq2seq_matches_hf_encoder_decoder(student, case, dtype):
     check_case(student, case, dtype, {"logits": MODEL_HINT})
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf", trained=True))
+def test_seq2seq_trains_like_hf_encoder_decoder(student, case, dtype):
+    check_training(student, case, dtype, {"logits": (
+        "in train mode the dropouts are the encoder's and the decoder's own; the model adds none. " + MODEL_HINT
+    )})
 
 
 @pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "generate"))

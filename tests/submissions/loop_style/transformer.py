@@ -59,8 +59,8 @@ class MultiHeadAttention(nn.Module):
         outputs, weights = [], []
         for head in range(self.h):
             part = slice(head * self.d_k, (head + 1) * self.d_k)
-            out, w = scaled_dot_product_attention(q[..., part], k[..., part], v[..., part], head_mask)
-            outputs.append(out)
+            _, w = scaled_dot_product_attention(q[..., part], k[..., part], v[..., part], head_mask)
+            outputs.append(self.dropout(w) @ v[..., part])  # each head's probabilities dropped out on their own
             weights.append(w)
         return self.output(torch.cat(outputs, dim=-1)), torch.stack(weights, dim=1)
 
