@@ -150,39 +150,48 @@ def check_training(student, case, dtype, hints):
     except checks.StudentError as error:
         _observe(student, case, dtype, passed=False, failure=str(error), train=True)
         raise
-    failures = []
-    for name, value in outputs.items():
-        try:
-            checks.close(value, case.trained[name], name, where, dtype, hints.get(name, ""))
-        except checks.StudentError as error:
-            failures.append(str(error))
+    failures = _differences(outputs, case.trained, dtype, where, lambda name: hints.get(name, ""))
     failures += [checks.NO_GRAPH.format(where=where, name=name) for name in no_graph]
-    expected = [name for name in case.trained if name.endswith(".grad")]
-    absent = {name: checks.absent(gradients[name]) for name in expected if name in gradients and checks.absent(gradients[name])}
-    # A gradient that never came says more than one that differs, so those come first.
-    wrong = [checks.no_gradients([n for n in absent if absent[n] == why], why, where, expected) for why in ("frozen", "none")
-             if why in absent.values()]
-    wrong += [f"{where}: there is no parameter {name.removesuffix('.grad')} to train: keep the names the SPEC gives "
-              "every parameter (the constructor you were given)." for name in expected if name not in gradients]
-    differ = []
-    for name in expected:
-        if name in gradients and name not in absent:
-            try:
-                checks.close(gradients[name], case.trained[name], name, where, dtype, GRADIENT_HINT)
-            except checks.StudentError as error:
-                differ.append(str(error))
-    if differ:
-        more = f"\n... and {len(differ) - 1} more gradients differ." if len(differ) > 1 else ""
-        wrong.append(differ[0] + more)
+    absent, wrong, count = _gradient_failures(gradients, case, dtype, where)
     if wrong and failures:
-        failures.append(f"The gradients differ too ({len(differ) + len(absent)} of {len(expected)}), as they follow from "
-                        "these outputs: fix the outputs first.")
+        # Gradients follow from the outputs: while those are wrong, the gradients' own messages would mislead.
+        failures.append(f"The gradients differ too ({count} of {sum(n.endswith('.grad') for n in case.trained)}), "
+                        "as they follow from these outputs: fix the outputs first.")
     else:
         failures += wrong
     present = {name: value for name, value in {**outputs, **gradients}.items() if checks.absent(value) is None}
     _observe(student, case, dtype, passed=not failures, outputs=present, train=True, absent=absent)
     if failures:
         raise checks.StudentError("\n".join(failures))
+
+
+def _differences(values, expected, dtype, where, hint):
+    """The messages of the values (by name) that differ from expected, each with hint(name)."""
+    failures = []
+    for name, value in values.items():
+        try:
+            checks.close(value, expected[name], name, where, dtype, hint(name))
+        except checks.StudentError as error:
+            failures.append(str(error))
+    return failures
+
+
+def _gradient_failures(gradients, case, dtype, where):
+    """({name: "none" or "frozen"} for gradients that never came, messages, how many gradients are wrong).
+
+    Gradients that never came are grouped by why, and come first: they say more than one that differs.
+    Of those that differ, the first is shown, with how many more there are."""
+    expected = [name for name in case.trained if name.endswith(".grad")]
+    absent = {name: checks.absent(gradients[name]) for name in expected if name in gradients and checks.absent(gradients[name])}
+    messages = [checks.no_gradients([n for n in absent if absent[n] == why], why, where, expected)
+                for why in ("frozen", "none") if why in absent.values()]
+    messages += [f"{where}: there is no parameter {name.removesuffix('.grad')} to train: keep the names the SPEC gives "
+                 "every parameter (the constructor you were given)." for name in expected if name not in gradients]
+    present = {name: gradients[name] for name in expected if name in gradients and name not in absent}
+    differ = _differences(present, case.trained, dtype, where, lambda name: GRADIENT_HINT)
+    if differ:
+        messages.append(differ[0] + (f"\n... and {len(differ) - 1} more gradients differ." if len(differ) > 1 else ""))
+    return absent, messages, len(differ) + len(absent)
 
 
 def check_follows_config(student, case, dtype):
