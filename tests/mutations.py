@@ -63,8 +63,9 @@ OUTSIDE = [
     ("seq2seq", "at most max_new_tokens - 1 steps", [("for _ in range(max_new_tokens):", "for _ in range(max_new_tokens - 1):")]),
 ]
 
-# Mistakes that show only when the model trains, outside the catalog, in two groups of components: each
-# group's submission must lose points in its components' train-mode tests only, and nowhere else.
+# Mistakes that show only when the model trains, outside the catalog, in groups of components: each group's
+# submission must lose points in its components' train-mode tests only, and nowhere else. The first two cut
+# or freeze a gradient in every component that has one; the third misplaces dropout.
 TRAINING_OUTSIDE = [
     [
         ("attention", "scores computed under torch.no_grad()", [
@@ -91,6 +92,16 @@ TRAINING_OUTSIDE = [
         ("heads", "the pooler under torch.no_grad()", [
             ("        pooled = torch.tanh(self.pooler(hidden_states[:, 0]))  # (B, D)",
              "        with torch.no_grad():\n            pooled = torch.tanh(self.pooler(hidden_states[:, 0]))")]),
+    ],
+    [
+        ("multihead", "dropout on the values instead of the probabilities", [("context = self.dropout(weights) @ v",
+                                                                              "context = weights @ self.dropout(v)")]),
+        ("embeddings", "dropout applied twice", [("return self.dropout(self.layer_norm(x))", "return self.dropout(self.dropout(self.layer_norm(x)))")]),
+        ("encoder", "dropout on the feed-forward block's input", [
+            ("return self.output_norm(hidden_states + self.feed_forward(hidden_states))",
+             "return self.output_norm(hidden_states + self.feed_forward(self.dropout(hidden_states)))")]),
+        ("heads", "dropout on the pooler's input too", [("torch.tanh(self.pooler(hidden_states[:, 0]))",
+                                                         "torch.tanh(self.pooler(self.dropout(hidden_states[:, 0])))")]),
     ],
 ]
 
