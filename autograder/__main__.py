@@ -41,7 +41,9 @@ def main(argv=None):
     batch = commands.add_parser("grade-all", help="grade every submission in a class folder (one per subfolder or file)")
     batch.add_argument("folder")
     batch.add_argument("--csv", metavar="FILE", help="write the grades here: one row per submission, a column per component")
-    batch.add_argument("--json-dir", metavar="DIR", help="write each submission's results.json here, as NAME.json")
+    batch.add_argument("--json-dir", metavar="DIR",
+                       help="write each submission's results.json here, as NAME.json for the submission NAME (bob/ -> bob.json, "
+                            "bob.ipynb -> bob.ipynb.json)")
     batch.add_argument("--accept-flagged", metavar="NAME", action="append", default=[],
                        help="score this submission's flagged components: you have read its code (repeatable)")
     batch.add_argument("--workers", type=int, metavar="N", help="grade N submissions at a time (default: one per core)")
@@ -213,7 +215,8 @@ def run_grade_all(args):
         print(f"{path.name[:24]:<24} {report.score:7.2f}  " + " ".join(f"{scores[i]:8.2f}" for i in ids) + mark, flush=True)
         progress.step(path.name)
         if args.json_dir:
-            _write(Path(args.json_dir) / f"{path.stem}.json", report.results(args.format, args.visibility))
+            # The whole name, suffix and all: bob/, bob.evil/ and bob.ipynb each keep a report of their own.
+            _write(Path(args.json_dir) / f"{path.name}.json", report.results(args.format, args.visibility))
     if args.csv:
         with open(args.csv, "w", newline="") as file:
             writer = csv.DictWriter(file, ["submission", "total", *ids, "flags", "problem"])

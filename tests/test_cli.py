@@ -59,6 +59,21 @@ def test_grade_all_writes_a_row_and_a_report_per_submission(tmp_path):
     assert re.search(r"^graded 1/2: (alice|bob) \(about 0:\d\d left\)\ngraded 2/2: (alice|bob) \(done\)$", run.stderr, re.M)
 
 
+def test_grade_all_keeps_a_report_per_submission_whose_names_share_a_stem(tmp_path):
+    """bob/ and bob.evil/ once wrote the same bob.json, and bob's report was lost."""
+    folder = tmp_path / "class"
+    for name in ("bob", "bob.evil"):
+        (folder / name).mkdir(parents=True)
+        (folder / name / "masking.py").write_text((spec.SOLUTIONS / "masking.py").read_text())
+    (folder / "bob.py").write_text("def oops(:\n")
+    run = cli("grade-all", folder, "--json-dir", tmp_path / "reports")
+    assert run.returncode == 0, run.stdout + run.stderr
+    reports = {p.name: json.loads(p.read_text()) for p in (tmp_path / "reports").iterdir()}
+    assert sorted(reports) == ["bob.evil.json", "bob.json", "bob.py.json"]
+    masking = {name: [t["score"] for t in report["tests"] if t["tags"] == ["masking"]] for name, report in reports.items()}
+    assert masking["bob.json"] == masking["bob.evil.json"] == [5] and reports["bob.py.json"]["score"] == 0
+
+
 def test_grade_all_refuses_a_missing_folder(tmp_path):
     run = cli("grade-all", tmp_path / "nowhere")
     assert run.returncode == 2 and "is not a folder" in run.stdout and "Traceback" not in run.stderr
