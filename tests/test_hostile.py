@@ -95,6 +95,25 @@ def test_the_jail_holds_where_the_static_check_is_waved_through(name, tmp_path, 
     assert not escaped(probe(tmp_path / name, JAIL_PROBES[name]), sandbox), f"{name}: the attack worked inside the jail"
 
 
+# IPC objects a child could leave for the next child or student (they outlive a process, and /tmp's
+# emptying): each body makes one, removes it, and says whether it could.
+IPC_PROBES = {
+    "system_v_shared_memory": "import ctypes; c = ctypes.CDLL(None); i = c.shmget(0, 4096, 0o1600)\nreturn i >= 0 and c.shmctl(i, 0, None) == 0",
+    "system_v_message_queue": "import ctypes; c = ctypes.CDLL(None); i = c.msgget(0, 0o1600)\nreturn i >= 0 and c.msgctl(i, 0, None) == 0",
+    "system_v_semaphores": "import ctypes; c = ctypes.CDLL(None); i = c.semget(0, 1, 0o1600)\nreturn i >= 0 and c.semctl(i, 0, 0) == 0",
+    "posix_message_queue": "import ctypes, ctypes.util; c = ctypes.CDLL(ctypes.util.find_library('rt') or None)\n"
+                           "i = c.mq_open(b'/kit-probe', 0o102, 0o600, None)\nreturn i >= 0 and c.mq_unlink(b'/kit-probe') == 0",
+}
+
+
+@pytest.mark.parametrize("name", sorted(IPC_PROBES))
+def test_no_ipc_object_can_be_made_in_the_jail(name, tmp_path, sandbox):
+    control = {}
+    exec(f"def attack():\n{textwrap.indent(IPC_PROBES[name], '    ')}", control)
+    assert control["attack"](), f"{name}: the probe cannot make one even outside the jail"
+    assert not escaped(probe(tmp_path / name, IPC_PROBES[name]), sandbox), f"{name}: made inside the jail"
+
+
 def test_the_jails_tmp_is_its_own(tmp_path, sandbox):
     marker = f"/tmp/hostile-marker-{os.getpid()}"
     escaped(probe(tmp_path / "s", f"open({marker!r}, 'w').write('x'); return False"), sandbox)

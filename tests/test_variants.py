@@ -59,7 +59,7 @@ def class_graded(tmp_path_factory, notebook_student_folder):
 @pytest.mark.parametrize("name", [*STYLES, "dave"])
 def test_correct_style_gets_full_marks_without_a_note(class_graded, name):
     run, _, reports = class_graded
-    report = json.loads((reports / f"{Path(name).stem}.json").read_text())
+    report = json.loads((reports / f"{name}.json").read_text())
     assert report["score"] == report["max_score"] == 100, run.stdout
     (integration,) = [test for test in report["tests"] if test["name"] == spec.INTEGRATION]
     assert integration["status"] == "passed", integration["output"]

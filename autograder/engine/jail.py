@@ -2,13 +2,16 @@
 
 Inside: Python and its packages read-only (torch, numpy), the few kit modules that run student code
 (child, zygote, runtime, loader, ...), an empty /tmp of TMP_BYTES, a fresh /proc, a read-only /dev, no network,
-no terminal, uid nobody. Not inside: the kit's reference solutions, fixtures and hidden suites, the
+no terminal, uid nobody, and no System V IPC or POSIX message queues (a seccomp filter refuses them: their
+objects would outlive a component, and carry data from one child, or one student, to the next). Not inside: the kit's reference solutions, fixtures and hidden suites, the
 judge's files and processes, other students' files, anything writable outside /tmp. The student's
 files never enter as files: the judge reads them (bounded) and sends their text over the socket.
 """
 import functools
 import os
+import platform
 import shutil
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -33,6 +36,18 @@ HOW_TO_INSTALL = (
 )
 
 
+# The system calls of System V IPC (shared memory, message queues, semaphores) and of POSIX message queues,
+# by architecture (audit arch, numbers): whatever they make lives in the IPC namespace that every child of a
+# zygote shares, for as long as the zygote, beyond the memory limit. Torch and numpy use none of them;
+# POSIX shared memory and semaphores are files in /dev/shm, which the zygote empties between children.
+IPC_SYSCALLS = {
+    "x86_64": (0xC000003E, (29, 30, 31, 64, 65, 66, 67, 68, 69, 70, 71, 220, 240, 241, 242, 243, 244, 245)),
+    "aarch64": (0xC00000B7, tuple(range(180, 198))),
+}
+X32_SYSCALL_BIT = 0x40000000  # x86_64's x32 ABI numbers its system calls from here
+EPERM = 1
+
+
 class JailUnavailable(Exception):
     """No jail can be built on this machine; the message says what to install or enable."""
 
@@ -47,13 +62,48 @@ def bwrap():
         return shutil.which("bwrap")
 
 
-def command(argv, device="cpu"):
-    """bwrap's command line that runs argv (a Python program's arguments) in the jail."""
+def seccomp_filter(machine=None):
+    """The classic BPF program bwrap's --seccomp loads: IPC_SYSCALLS fail with EPERM, as does any call made
+    through another ABI than the machine's own (x86's 32-bit ones, x32); None on an architecture it does not
+    know, where the jail goes without it."""
+    known = IPC_SYSCALLS.get(machine or platform.machine())
+    if known is None:
+        return None
+    arch, numbers = known
+    load, equal, at_least, ret = 0x20, 0x15, 0x35, 0x06
+    refuse, allow = 0x00050000 | EPERM, 0x7FFF0000
+    body = [(load, 0, 0, 0)]  # seccomp_data.nr
+    if arch == IPC_SYSCALLS["x86_64"][0]:
+        body.append((at_least, None, 0, X32_SYSCALL_BIT))
+    body += [(equal, None, 0, number) for number in numbers]
+    program = [(load, 0, 0, 4), (equal, 1, 0, arch), (ret, 0, 0, refuse), *body, (ret, 0, 0, allow), (ret, 0, 0, refuse)]
+    last = len(program) - 1  # None above: jump to the last instruction, which refuses
+    return b"".join(struct.pack("=HBBI", code, last - i - 1 if jt is None else jt, jf, k)
+                    for i, (code, jt, jf, k) in enumerate(program))
+
+
+def filter_fd():
+    """A file descriptor to read seccomp_filter() from, for bwrap's --seccomp (the caller passes it on and
+    closes it); None where there is no filter."""
+    program = seccomp_filter()
+    if program is None:
+        return None
+    read, write = os.pipe()
+    os.write(write, program)
+    os.close(write)
+    return read
+
+
+def command(argv, device="cpu", seccomp=None):
+    """bwrap's command line that runs argv (a Python program's arguments) in the jail; seccomp is
+    filter_fd()'s descriptor, which the caller must pass to the process (pass_fds)."""
     binary = bwrap()
     if binary is None:
         raise JailUnavailable(f"bubblewrap is not installed: {HOW_TO_INSTALL}")
     args = [binary, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--uid", str(NOBODY),
             "--gid", str(NOBODY), "--hostname", "jail", "--clearenv", "--proc", "/proc", "--dev", "/dev"]
+    if seccomp is not None:
+        args += ["--seccomp", str(seccomp)]
     # The scratch folders first: a venv under /tmp (a CI checkout) is bound over them, not hidden by them.
     args += ["--size", str(TMP_BYTES), "--tmpfs", "/tmp", "--size", str(TMP_BYTES), "--tmpfs", "/dev/shm"]
     if device == "cuda":
@@ -107,11 +157,15 @@ def _readable_system(device):
 @functools.cache
 def check(device="cpu"):
     """Raise JailUnavailable with the reason when no jail can be built here; cached per process."""
+    seccomp = filter_fd()
     try:
-        done = subprocess.run(command(["-I", "-c", "pass"], device), stdin=subprocess.DEVNULL, capture_output=True,
-                              timeout=60)
+        done = subprocess.run(command(["-I", "-c", "pass"], device, seccomp), stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=60, pass_fds=() if seccomp is None else (seccomp,))
     except (OSError, subprocess.TimeoutExpired) as error:
         raise JailUnavailable(f"the jail could not start ({error}): {HOW_TO_INSTALL}") from None
+    finally:
+        if seccomp is not None:
+            os.close(seccomp)
     if done.returncode:
         reason = done.stderr.decode(errors="replace").strip()[-500:]
         raise JailUnavailable(f"the jail could not start ({reason}): {HOW_TO_INSTALL}")

@@ -82,17 +82,24 @@ class Sandbox:
     def _start(self):
         self._control, theirs = socket.socketpair()
         argv = ["-I", "-c", BOOT, str(theirs.fileno()), "jailed" if self.limits.jail else "free"]
+        passed = [theirs.fileno()]
         if self.limits.jail:
             from autograder.engine import jail
 
-            command, env = jail.command(argv + [jail.ROOT], self.device), {}
+            seccomp = jail.filter_fd()
+            passed += [] if seccomp is None else [seccomp]
+            command, env = jail.command(argv + [jail.ROOT], self.device, seccomp), {}
         else:
             command = [sys.executable, *argv, str(spec.KIT_ROOT)]
             env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", MPLBACKEND="Agg")
-        self._process = subprocess.Popen(command, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
-                                         stdout=subprocess.DEVNULL, stderr=self._log, env=env, cwd="/",
-                                         start_new_session=True)
-        theirs.close()
+        try:
+            self._process = subprocess.Popen(command, pass_fds=passed, stdin=subprocess.DEVNULL,
+                                             stdout=subprocess.DEVNULL, stderr=self._log, env=env, cwd="/",
+                                             start_new_session=True)
+        finally:
+            theirs.close()
+            for fd in passed[1:]:
+                os.close(fd)
         self._ready = False
 
     def _stop(self):
