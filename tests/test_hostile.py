@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import socket
+import stat
 import subprocess
 import sys
 import textwrap
@@ -112,6 +113,21 @@ def test_no_ipc_object_can_be_made_in_the_jail(name, tmp_path, sandbox):
     exec(f"def attack():\n{textwrap.indent(IPC_PROBES[name], '    ')}", control)
     assert control["attack"](), f"{name}: the probe cannot make one even outside the jail"
     assert not escaped(probe(tmp_path / name, IPC_PROBES[name]), sandbox), f"{name}: made inside the jail"
+
+
+def test_what_the_jail_writes_to_its_pid_1_costs_the_judge_no_disk(tmp_path, sandbox):
+    """The jail's pid 1 holds the zygote's standard error: 64 MiB written there once went to a file of the judge's."""
+    attack = "with open('/proc/1/fd/2', 'wb') as log:\n    log.write(bytes(64 << 20))\nreturn True"
+    assert escaped(probe(tmp_path / "s", attack), sandbox), "the control: the write itself goes through"
+    grown = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            status = os.stat(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if stat.S_ISREG(status.st_mode) and status.st_size > 1 << 20:
+            grown.append(os.readlink(f"/proc/self/fd/{fd}"))
+    assert grown == []
 
 
 def test_the_jails_tmp_is_its_own(tmp_path, sandbox):

@@ -13,7 +13,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -72,7 +71,7 @@ class Sandbox:
             from autograder.engine import jail  # the student bundle's sandbox never jails: its jail.py is left out
 
             jail.check(device)
-        self._log = tempfile.TemporaryFile()
+        self._log = _Tail()
         self._watched = None  # the child whose processes the watchdog bounds
         self._lock = threading.Lock()
         self._closing = threading.Event()
@@ -94,7 +93,7 @@ class Sandbox:
             env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", MPLBACKEND="Agg")
         try:
             self._process = subprocess.Popen(command, pass_fds=passed, stdin=subprocess.DEVNULL,
-                                             stdout=subprocess.DEVNULL, stderr=self._log, env=env, cwd="/",
+                                             stdout=subprocess.DEVNULL, stderr=self._log.fd, env=env, cwd="/",
                                              start_new_session=True)
         finally:
             theirs.close()
@@ -126,17 +125,12 @@ class Sandbox:
                 return ours
             except (OSError, protocol.Closed, protocol.Timeout):
                 if attempt:
-                    raise RuntimeError(f"the sandbox's zygote process does not start: {self._log_tail()}") from None
+                    raise RuntimeError(f"the sandbox's zygote process does not start: {self._log.text()}") from None
                 self._stop()
                 self._start()
 
     def _read_pid(self, seconds):
         return PID.unpack(protocol.read(self._control, PID.size, time.monotonic() + seconds))[0]
-
-    def _log_tail(self):
-        self._log.seek(0, os.SEEK_END)
-        self._log.seek(max(0, self._log.tell() - 2000))
-        return self._log.read().decode(errors="replace").strip() or "(it wrote nothing)"
 
     def parse(self, path):
         """The Submission at path, and the static check's flags, parsed in the jail from a bounded read."""
@@ -260,6 +254,31 @@ class Sandbox:
         self._closing.set()
         self._stop()
         self._log.close()
+
+
+class _Tail:
+    """The last SIZE bytes the zygote writes to its standard error, the rest read and dropped.
+
+    Never a file: the jail's pid 1 (bwrap's reaper) holds the zygote's standard streams, and anything in the
+    jail can write to them through /proc/1/fd; into a file, that was the judge's disk, without bound."""
+
+    SIZE = 2000
+
+    def __init__(self):
+        self._read, self.fd = os.pipe()
+        self._data = b""
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self):
+        while chunk := os.read(self._read, 1 << 16):
+            self._data = (self._data + chunk)[-self.SIZE:]
+        os.close(self._read)
+
+    def text(self):
+        return self._data.decode(errors="replace").strip() or "(it wrote nothing)"
+
+    def close(self):
+        os.close(self.fd)  # the drain ends once every writer in the jail has gone too
 
 
 def _status(pid):
