@@ -43,3 +43,22 @@ def test_closed_and_slow_peers_are_told_apart():
         a.close()
         with pytest.raises(protocol.Closed):
             protocol.receive(b)
+
+
+@pytest.mark.parametrize("reply", [[1, 2], "result", None, {"nothing": 1}, {"result": 1, "inputs": [], "params": {}}],
+                         ids=["a list", "a string", "nothing", "no result", "inputs not a dict"])
+def test_a_reply_that_is_not_an_answer_is_the_submissions_doing(reply):
+    """The child runs the student's code, which can write any message to its socket."""
+    from types import SimpleNamespace
+
+    from autograder.engine import fixtures
+    from autograder.engine.sandbox import StudentError
+    from autograder.engine.suites.common import run, run_training
+
+    case = next(c for c in fixtures.cases("attention") if c.trained)
+    student = SimpleNamespace(call=lambda *a, **k: reply, train=lambda *a, **k: reply, built={})
+    with pytest.raises(StudentError, match="answered with something that is not a result"):
+        run_training(student, case, "float64")
+    if not (isinstance(reply, dict) and "result" in reply):
+        with pytest.raises(StudentError, match="answered with something that is not a result"):
+            run(student, case, "float64")

@@ -25,9 +25,20 @@ def run(student, case, dtype, inputs=None, return_inputs=False):
         target = built(student, case, dtype)
     if case.kind == "generate":
         args[0] = built(student, case, dtype)
-    value = student.call(target, *args, dtype=dtype, return_inputs=return_inputs, **kwargs)
+    value = _reply(student.call(target, *args, dtype=dtype, return_inputs=return_inputs, **kwargs), case.describe(dtype),
+                   ["result", *(["inputs"] if return_inputs else [])])
     named = checks.outputs(value["result"], case.outputs, case.target, case.describe(dtype))
     return (named, value["inputs"]) if return_inputs else named
+
+
+def _reply(value, where, keys, dicts=()):
+    """The child's answer, if it is a dict with these keys (those in dicts holding dicts): the child runs the
+    student's code, which can write anything to its socket, and what is not an answer is the submission's
+    doing, never the grader's failure."""
+    if (not isinstance(value, dict) or any(key not in value for key in keys)
+            or any(not isinstance(value.get(key), dict) for key in dicts)):
+        raise checks.StudentError(f"{where}: the process running your code answered with something that is not a result")
+    return value
 
 
 def built(student, case, dtype):
@@ -125,8 +136,7 @@ def run_training(student, case, dtype):
     target = built(student, case, dtype) if case.init is not None else case.target
     reply = student.train(target, *args, dtype=dtype, upstream=[case.upstream.get(name) for name in case.outputs], **kwargs)
     where = f"{case.describe(dtype)}, train mode"
-    if not isinstance(reply, dict) or not isinstance(reply.get("inputs"), dict) or not isinstance(reply.get("params"), dict):
-        raise checks.StudentError(f"{where}: the process running your code answered with something that is not a result")
+    reply = _reply(reply, where, ["result"], dicts=["inputs", "params"])
     named = checks.outputs(reply["result"], case.outputs, case.target, where)
     graph = reply.get("graph") if isinstance(reply.get("graph"), list) else []
     flat = dict(zip(case.outputs, graph))
