@@ -141,10 +141,8 @@ def run_training(student, case, dtype):
     graph = reply.get("graph") if isinstance(reply.get("graph"), list) else []
     flat = dict(zip(case.outputs, graph))
     outputs = {name: named[name] for name in case.upstream}
-    sent_args, sent_kwargs = reply["inputs"].get("args"), reply["inputs"].get("kwargs")
-    given = [*zip(case.args, sent_args if isinstance(sent_args, list) else []),
-             *((case.kwargs[k], v) for k, v in (sent_kwargs.items() if isinstance(sent_kwargs, dict) else ()) if k in case.kwargs)]
-    gradients = {f"{arg['$input']}.grad": value for arg, value in given if isinstance(arg, dict) and "$input" in arg}
+    sent = case.filled(reply["inputs"].get("args"), reply["inputs"].get("kwargs"))
+    gradients = {f"{name}.grad": value for name, value in sent.items()}
     gradients.update({f"{name}.grad": value for name, value in reply["params"].items()})
     return outputs, gradients, [name for name in case.upstream if flat.get(name) is False]
 
