@@ -4,6 +4,7 @@ import sys
 from pathlib import Path
 
 from autograder.engine import sandbox, spec
+from autograder.engine.protocol import visible, visible_name
 
 
 # The student bundle has no hidden suites: there, `grade` runs the public checks and nothing else exists.
@@ -208,12 +209,12 @@ def run_grade_all(args):
     # Rows are printed as submissions finish, and written to the CSV in name order.
     for path, report in grade_each(paths, accepted=accepted, workers=args.workers, **_grade_args(args)):
         scores = {c.id: c.score for c in report.scored}
-        rows.append({"submission": path.name, "total": report.score, **scores, "flags": " | ".join(report.flags),
-                     "problem": report.problem or ""})
-        mark = "  FLAGGED for review" if report.flags else f"  {report.problem[:80]}" if report.problem else ""
+        name, problem = visible_name(path.name), visible(report.problem or "")  # a student chose the name
+        rows.append({"submission": name, "total": report.score, **scores, "flags": " | ".join(report.flags), "problem": problem})
+        mark = "  FLAGGED for review" if report.flags else f"  {problem[:80]}" if problem else ""
         progress.clear()
-        print(f"{path.name[:24]:<24} {report.score:7.2f}  " + " ".join(f"{scores[i]:8.2f}" for i in ids) + mark, flush=True)
-        progress.step(path.name)
+        print(f"{name[:24]:<24} {report.score:7.2f}  " + " ".join(f"{scores[i]:8.2f}" for i in ids) + mark, flush=True)
+        progress.step(name)
         if args.json_dir:
             # The whole name, suffix and all: bob/, bob.evil/ and bob.ipynb each keep a report of their own.
             _write(Path(args.json_dir) / f"{path.name}.json", report.results(args.format, args.visibility))

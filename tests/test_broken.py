@@ -46,9 +46,9 @@ def test_shape_error_is_reported_with_the_line(tmp_path):
 
 
 def test_exit_at_import_does_not_stop_loading(tmp_path):
-    results, report = graded(tmp_path, files={"leftover.py": "import sys\nif True:\n    sys.exit('bye')\n"})
+    results, report = graded(tmp_path, files={"leftover.py": "if True:\n    exit('bye')\n"})
     assert report.score == 100
-    assert "while loading your code: SystemExit: bye (leftover.py, line 3: sys.exit('bye'))" in report.notes
+    assert "while loading your code: SystemExit: bye (leftover.py, line 2: exit('bye'))" in report.notes
 
 
 def test_exit_in_forward_fails_that_component(tmp_path):
@@ -83,7 +83,57 @@ def test_delegating_to_a_library_scores_zero(tmp_path, component, old, new, call
     results, _ = graded(tmp_path, [(component, old, new)])
     assert results[component].score == 0
     assert call in results[component].feedback() and "scores 0" in results[component].feedback()
+    assert not results[component].flags and "FLAGGED" not in results[component].feedback()  # delegation is not tampering
     assert full_marks_except(results, component) == []
+
+
+@pytest.mark.parametrize(
+    "component, edits, call",
+    [
+        # Names the old list of kernels missed (issue 26, class 2): torch's flex attention ...
+        ("attention", [("attention", "return weights @ value, weights",
+                        "flex.flex_attention(*[torch.zeros(1, 1, 16, 16)] * 3)\n    return weights @ value, weights"),
+                       ("attention", "import torch\n", "import torch\nimport torch.nn.attention.flex_attention as flex\n")],
+         "flex_attention"),
+        # ... and a module reached by an assignment rather than an import.
+        ("multihead", [("multihead", "context = self.dropout(weights) @ v  # (B, H, T, Dh)",
+                        "context = functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)"),
+                       ("multihead", "from torch import nn\n", "from torch import nn\nfunctional = nn.functional\n")],
+         "scaled_dot_product_attention"),
+    ],
+    ids=["flex-attention", "functional-by-assignment"],
+)
+def test_delegation_is_seen_however_it_is_spelled_and_named_with_its_line(tmp_path, component, edits, call):
+    results, _ = graded(tmp_path, edits, components=[component])
+    feedback = results[component].feedback()
+    assert results[component].score == 0 and call in feedback and f"named at {component}.py, line" in feedback
+    assert not results[component].flags and "FLAGGED" not in feedback
+
+
+def test_a_kernel_in_a_branch_that_never_runs_keeps_the_score_with_a_warning(tmp_path):
+    """nanoGPT's `if self.flash: F.scaled_dot_product_attention(...) else: <by hand>`, with the flag off."""
+    results, report = graded(tmp_path, [
+        ("multihead", "context = self.dropout(weights) @ v  # (B, H, T, Dh)",
+         "if self.flash:\n            context = nn.functional.scaled_dot_product_attention(q, k, v)\n"
+         "        else:\n            context = self.dropout(weights) @ v"),
+        ("multihead", "self.dropout = nn.Dropout(config.attention_probs_dropout_prob)",
+         "self.dropout = nn.Dropout(config.attention_probs_dropout_prob)\n        self.flash = False"),
+    ], components=["multihead"])
+    multihead = results["multihead"]
+    assert multihead.score == multihead.points and not multihead.flags and "FLAGGED" not in report.table()
+    assert "warning: multihead.py, line 50: names torch.nn.functional.scaled_dot_product_attention" in multihead.feedback()
+    assert "never ran while this part was graded" in report.table()
+
+
+def test_code_the_check_cannot_read_never_runs(tmp_path):
+    """Nested past the parser's depth: once an earlier file has raised the recursion limit, the child could
+    parse what the check could not. Graded as if an instructor had accepted the flag on the earlier file."""
+    deep = "x = " + "-" * 3000 + "1\n"
+    results, report = graded(tmp_path, files={"aa.py": "import sys\nsys.setrecursionlimit(100000)\n",
+                                              "deep.py": "import masking\nmasking.causal_mask = None\n" + deep},
+                             components=["masking"], accept_flagged=True)
+    assert results["masking"].score == results["masking"].points
+    assert any("deep.py was not run: the grader's check cannot read it (RecursionError)" in note for note in report.notes)
 
 
 def test_reference_cannot_be_imported_from_a_submission(tmp_path):

@@ -21,7 +21,7 @@ def test_check_solutions_passes_and_prints_both_tables():
 
 
 def test_grade_writes_gradescope_results(tmp_path):
-    path = submission(tmp_path / "s", [("masking", ".tril()", ".triu()")], files={"noisy.py": "import sys\nif True:\n    print('NOISE')\n    print('NOISE', file=sys.stderr)\n"})
+    path = submission(tmp_path / "s", [("masking", ".tril()", ".triu()")], files={"noisy.py": "import warnings\nif True:\n    print('NOISE')\n    warnings.warn('NOISE')\n"})
     run = cli("grade", path, "--json", tmp_path / "results.json")
     assert run.returncode == 0
     assert "NOISE" not in run.stdout + run.stderr, "student output must not reach the grader's"
@@ -72,6 +72,37 @@ def test_grade_all_keeps_a_report_per_submission_whose_names_share_a_stem(tmp_pa
     assert sorted(reports) == ["bob.evil.json", "bob.json", "bob.py.json"]
     masking = {name: [t["score"] for t in report["tests"] if t["tags"] == ["masking"]] for name, report in reports.items()}
     assert masking["bob.json"] == masking["bob.evil.json"] == [5] and reports["bob.py.json"]["score"] == 0
+
+
+FORGED = "[attention] 10\u221510 tests passed."  # a division slash: a file name holds no "/"
+ANSI = "\x1b[2J\x1b[H\x1b[32mtotal 100.00 / 100"
+
+
+def test_what_a_student_wrote_reaches_the_screen_and_files_escaped(tmp_path):
+    """Issue 26, class 4: an exception message of terminal escapes redrew the score table, and a file name
+    with a newline put a forged report line into the table and into results.json."""
+    folder = tmp_path / "class"
+    eve = folder / f"eve\n{FORGED}"
+    eve.mkdir(parents=True)
+    masking = (spec.SOLUTIONS / "masking.py").read_text()
+    raising = f"raise ValueError({ANSI + chr(10) + FORGED!r})"
+    (eve / "masking.py").write_text(masking.replace("return torch.ones(size, size, dtype=torch.bool, device=device).tril()", raising))
+    (eve / f"extra\n{FORGED}.py").write_text("raise ValueError('at import')\n")
+
+    run = cli("grade", eve, "--component", "masking", "--json", tmp_path / "results.json")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "\x1b" not in run.stdout and not any(line.lstrip().startswith(FORGED) for line in run.stdout.splitlines())
+    assert "\\x1b[2J" in run.stdout and f"extra\\n{FORGED}.py, line 1" in run.stdout  # shown, made visible
+    results = json.loads((tmp_path / "results.json").read_text())
+    outputs = [results["output"]] + [test["output"] for test in results["tests"]]
+    assert not any("\x1b" in text or line.lstrip().startswith(FORGED) for text in outputs for line in text.splitlines())
+
+    run = cli("grade-all", folder, "--csv", tmp_path / "grades.csv", "--json-dir", tmp_path / "reports")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert not any(line.lstrip().startswith(FORGED) for line in (run.stdout + run.stderr).splitlines())
+    assert [p.name for p in (tmp_path / "reports").iterdir()] == [f"eve\n{FORGED}.json"]  # its own name, reversibly
+    (row,) = csv.DictReader((tmp_path / "grades.csv").open())
+    assert row["submission"] == f"eve\\n{FORGED}" and float(row["masking"]) < 5
 
 
 def test_grade_all_refuses_a_missing_folder(tmp_path):

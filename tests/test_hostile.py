@@ -171,7 +171,8 @@ def test_a_probe_whose_attack_works_scores(tmp_path, sandbox):
     assert escaped(probe(tmp_path / "s", "open('/tmp/mine', 'w').write('x'); return open('/tmp/mine').read() == 'x'"), sandbox)
 
 
-# Ways to switch off the delegation tripwire or read the grader, each of which the static check must flag.
+# Ways to switch off the delegation tripwire or read the grader, each of which the static check must flag (the
+# check's verdict decides; none of these needs to run for it).
 FLAGGED = {
     "disable_torch_function": ("layernorm", "import torch\nwith torch._C.DisableTorchFunction():\n    pass\n"),
     "pop_the_mode_stack": ("layernorm", "from torch.overrides import _pop_mode\n"),
@@ -181,7 +182,23 @@ FLAGGED = {
     "run_the_reference_by_path": ("attention", "import runpy\n"),
     "spec_from_file_location": ("attention", "from importlib.util import spec_from_file_location\n"),
     "unlisted_kernel": ("layernorm", "import torch\nnorm = torch._refs.native_layer_norm\n"),
-    "renamed_kernel": ("multihead", "import torch.nn.functional as F\nfused = F.multi_head_attention_forward\n"),
+    # The second wave (issue 26, class 2): each scored full marks for torch's own kernel, with nothing flagged.
+    "kernel_on_a_thread": ("layernorm", "import threading\n"),
+    "kernel_in_a_pool": ("layernorm", "from concurrent.futures import ThreadPoolExecutor\n"),
+    "tensor_subclass_hook": ("layernorm", "import torch\nclass Quiet(torch.Tensor):\n    @classmethod\n"
+                                          "    def __torch_function__(cls, func, types, args=(), kwargs=None):\n        return func(*args)\n"),
+    "hook_as_an_attribute": ("layernorm", "import torch\nclass Quiet(torch.Tensor):\n    __torch_function__ = None\n"),
+    "kernel_renamed": ("layernorm", "import torch.nn.functional as F\nnorm = getattr(F, 'layer_norm')\nnorm.__name__ = 'relu'\n"),
+    "sys_through_torch": ("attention", "import torch\nfound = torch.sys.modules\n"),
+    "ctypes_through_torch": ("attention", "from torch import ctypes\n"),
+    "builtins_through_torch": ("attention", "import torch as t\nrun = t.builtins.exec\n"),
+    "sys_through_a_computing_module": ("attention", "import dataclasses\nfound = dataclasses.sys.modules\n"),
+    "sys_by_assignment": ("attention", "import torch\nlib = torch\nfound = lib.sys.modules\n"),
+    "torch_compiled": ("layernorm", "import torch\nfast = torch.compile(lambda x: x)\n"),
+    "operator_registry": ("layernorm", "import torch\nnorm = torch.ops.aten.native_layer_norm\n"),
+    "torch_rewritten": ("attention", "import torch\ntorch.nn.functional.softmax = None\n"),
+    "worker_processes": ("attention", "import torch\nloader = torch.utils.data.DataLoader([], num_workers=1)\n"),
+    "files": ("attention", "secret = open('/etc/hostname').read()\n"),
     "gc_walk": ("attention", "import gc\nobjects = gc.get_objects()\n"),
     "ctypes": ("attention", "import ctypes\n"),
     "signals": ("attention", "import os\nos.kill(2, 9)\n"),
@@ -210,7 +227,8 @@ def test_honest_styles_are_not_flagged():
     from autograder.engine import loader, scrutiny
 
     for path in [spec.SOLUTIONS, *sorted((spec.KIT_ROOT / "tests" / "submissions").iterdir()), spec.KIT_ROOT / "course" / "source"]:
-        assert scrutiny.flags(loader.load(path)) == {}, path
+        verdict = scrutiny.check(loader.load(path))
+        assert (verdict.flags, verdict.kernels) == ({}, {}), path
 
 
 def honest(folder):

@@ -1,7 +1,7 @@
 """The instructor's pipeline with the real nbgrader, as the README walks through it.
 
 alice completes every exercise; bob hands in the release untouched; carol has one bug (layer norm's eps
-outside the square root), a correct feed-forward block that writes to stderr on every call, and her
+outside the square root), a correct feed-forward block that warns and prints on every call, and her
 notebooks ask for the `python3` kernel; dave is right, and works in the notebooks his own way: future
 imports, helper cells, magics, debug prints, self-check lines in his exercise cells, quick tests.
 The rest attack or break the pipeline: eve's cell replaces the grader's hidden-cell function and writes
@@ -24,8 +24,8 @@ from course_helpers import completed, install_test_kernel, nbgrader, new_course,
 
 BUG = mistakes.BY_ID["layernorm/eps-outside-the-square-root"].edits[0]
 NOISE = ('        ### BEGIN SOLUTION\n        return self.dropout(',
-         '        ### BEGIN SOLUTION\n        import sys, warnings\n        warnings.warn("feed-forward says hello")\n'
-         '        print("and writes to stderr", file=sys.stderr)\n        return self.dropout(')
+         '        ### BEGIN SOLUTION\n        import warnings\n        warnings.warn("feed-forward says hello")\n'
+         '        print("and writes to stdout")\n        return self.dropout(')
 HANG = ("def scaled_dot_product_attention(", "while True:\n    pass\n\n\ndef scaled_dot_product_attention(")
 CRASH = ("class LayerNorm(", "import os\nos._exit(1)\n\n\nclass LayerNorm(")
 FLAGGED = ("    ### BEGIN SOLUTION\n    scores = query @", "    ### BEGIN SOLUTION\n    import ctypes\n    scores = query @")
@@ -132,7 +132,7 @@ def test_every_grade_cell_scores_what_its_component_scores(pipeline):
         assert cell_scores(root, student) == dict.fromkeys(points, 0), student
     carol = cell_scores(root, "carol")
     assert {k: v for k, v in carol.items() if k != "grade-layernorm"} == {k: v for k, v in points.items() if k != "grade-layernorm"}, \
-        "a correct feed-forward that writes to stderr must keep its points"
+        "a correct feed-forward that warns and prints must keep its points"
     assert carol["grade-layernorm"] < points["grade-layernorm"]
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from autograder.engine import fixtures, loader, spec
+from autograder.engine.protocol import visible, visible_name
 from autograder.engine.sandbox import Limits, Sandbox
 from autograder.engine.session import Grading
 
@@ -98,7 +99,8 @@ class ComponentResult:
         if limit is not None and len(failing) > limit:
             more = len(failing) - limit
             lines.append(f"- and {more} more failing test{'s' if more > 1 else ''} (grade with --json FILE to see every one)")
-        return "\n".join(lines)
+        # Every part of it came through _text or a suite's message; this is the last line of defence.
+        return visible("\n".join(lines), newlines=True)
 
 
 @dataclass
@@ -129,10 +131,10 @@ class Report:
 
     def summary(self):
         """What concerns the whole submission: its notes, and each flagged component."""
-        return "\n".join(self.notes + [f"FLAGGED for review: {flag}" for flag in self.flags])
+        return visible("\n".join(self.notes + [f"FLAGGED for review: {flag}" for flag in self.flags]), newlines=True)
 
     def table(self):
-        lines = [f"Grading {self.submission}", ""]
+        lines = [f"Grading {visible_name(self.submission)}", ""]
         lines.append(f"{'component':<13} {'score':>15}   tests")
         for c in self.components:
             score = f"{c.score:6.2f} / {c.points:<3g}" if c.id in spec.BY_ID else "not scored"
@@ -141,10 +143,10 @@ class Report:
         lines.append(f"{'total':<13} {f'{self.score:6.2f} / {self.max_score:<3g}':>15}")
         lines += [f"note: {note}" for note in self.notes]
         for c in self.components:
-            if c.status != "passed" or c.flags:
+            if c.status != "passed" or c.flags or c.notes:
                 lines += ["", f"[{c.id}] " + c.feedback(SHOWN_FAILURES).replace("\n", "\n  ")]
         lines += ["", f"graded in {self.seconds:.1f} s"]
-        return "\n".join(lines)
+        return visible("\n".join(lines), newlines=True)
 
     def gradescope(self, visibility="visible"):
         """Gradescope's results.json. visibility is when students see each component's score and feedback
@@ -195,7 +197,7 @@ class Report:
     def failed(cls, path, error, seconds):
         """The report of a grading that raised: 0 for every component, and the reason."""
         components = [ComponentResult(c.id, c.points) for c in spec.COMPONENTS]
-        reason = f"grading failed ({type(error).__name__}: {str(error)[:500]}); the score is 0"
+        reason = f"grading failed ({type(error).__name__}: {visible(str(error)[:500])}); the score is 0"
         return cls(str(path), components, [reason], seconds, reason, grader_failed=True)
 
 
@@ -255,8 +257,14 @@ def grade(path, device="cpu", limits=None, components=None, sandbox=None, accept
         child = grading.children.get(i)
         component = ComponentResult(i, spec.BY_ID[i].points if i in spec.BY_ID else 0, collector.results[i],
                                     flags=grading.flags.get(i, []), accepted=accept_flagged)
+        kernels = grading.kernels.get(i, [])
         if child is not None:
             component.fatal = child.fatal
+            if child.delegated and kernels:
+                component.fatal += " (named at " + "; ".join(k.split(": ")[0] for k in kernels) + ")"
+            elif kernels:
+                component.notes += [f"warning: {k}, which this part may not delegate to; it never ran while this part "
+                                    "was graded, so the score stands (it would score 0 if it ran)" for k in kernels]
             if i in spec.BY_ID and not child.fatal and not all(o.passed for o in child.observations):
                 component.diagnosis = fixtures.evidence_of(i).diagnose(i, child.observations)
             # Every child loads the whole submission, so what went wrong there is said once, for all.

@@ -69,7 +69,7 @@ def check_pretrained(path, checkpoint, device="cpu", limits=None):
         return result
     sandbox = Sandbox(device, limits or Limits())
     try:
-        submission, flags = sandbox.parse(path)
+        submission, flags, _ = sandbox.parse(path)
         result.flags = flags.get("encoder", [])
         child = sandbox.start("encoder", submission)
         for dtype in case.dtypes:

@@ -4,6 +4,7 @@ A message is a JSON header followed by raw array bytes. Only plain data crosses:
 lists, dicts and numeric arrays of a fixed set of dtypes. Nothing is ever unpickled.
 """
 import json
+import re
 import socket
 import struct
 import time
@@ -20,6 +21,23 @@ MAX_REPLY_BYTES = 64 << 20  # what the judge accepts from a child: far above any
 MAX_HEADER_BYTES = 16 << 20
 # What the child sends in place of a parameter's gradient when the parameter does not require grad.
 FROZEN = {"$status": "frozen"}
+
+
+# Characters a terminal, a spreadsheet or a reader acts on rather than shows: C0 and C1 controls (escape
+# sequences, carriage returns, newlines), and Unicode's line separators and direction overrides.
+INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
+def visible(text, newlines=False):
+    """text with each character of INVISIBLE written as its Python escape (ESC as \\x1b), newlines kept only
+    where asked: whatever a student wrote is shown, and can neither move the cursor nor start a line."""
+    return INVISIBLE.sub(lambda m: m.group() if newlines and m.group() == "\n" else repr(m.group())[1:-1], text)
+
+
+def visible_name(name):
+    """A file or folder name as shown and stored: visible(), with backslashes doubled so that it reads back
+    to one name only."""
+    return visible(name.replace("\\", "\\\\"))
 
 
 class ProtocolError(Exception):

@@ -139,7 +139,8 @@ def load_reference(submission_message, wanted):
 def _is_student(filename):
     # Student code is compiled under labels such as "multihead.py"; library and kit frames have absolute
     # paths, and the kit's code that a child loads has labels starting with REFERENCE_LABEL.
-    return not os.path.isabs(filename) and not filename.startswith(REFERENCE_LABEL)
+    # Frozen modules (`exit` is _sitebuiltins') have labels too, of their own form.
+    return not os.path.isabs(filename) and not filename.startswith((REFERENCE_LABEL, "<frozen "))
 
 
 def student_frame(error):
@@ -157,7 +158,7 @@ def describe(error):
         # A `raise` line only repeats the message; any other line shows what failed.
         quoted = f": {line}" if line and not line.startswith("raise") else ""
         # Library frames (torch's, the grader's) say nothing about whose code the error came from.
-        inner = [f.filename for f in traceback.extract_tb(error.__traceback__) if not os.path.isabs(f.filename)][-1]
+        inner = [f.filename for f in traceback.extract_tb(error.__traceback__) if _is_student(f.filename) or f.filename.startswith(REFERENCE_LABEL)][-1]
         called = ", inside another part, the kit's, that this line calls" if inner.startswith(REFERENCE_LABEL) else ""
         where = f" ({frame.filename}, line {frame.lineno}{quoted}{called})"
     message = str(error).strip().splitlines()

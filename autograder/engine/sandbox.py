@@ -133,16 +133,17 @@ class Sandbox:
         return PID.unpack(protocol.read(self._control, PID.size, time.monotonic() + seconds))[0]
 
     def parse(self, path):
-        """The Submission at path, and the static check's flags, parsed in the jail from a bounded read."""
+        """The Submission at path and the static check's verdict (flags, kernels), parsed in the jail from a
+        bounded read by a child that runs none of it."""
         name, files, notes = loader.read_files(path)
         reply = self._one_shot({"parse": {"name": name, "files": files, "notes": notes}, "memory_limit": self.limits.memory})
         if not isinstance(reply, dict) or "error" in reply or "submission" not in reply:
             error = reply.get("error") if isinstance(reply, dict) else None
             raise loader.SubmissionError(_text(error) if error else "it could not be parsed")
-        units = [loader.Unit(**{k: _text(u[k], None) for k in ("module", "label", "code")}) for u in reply["submission"]["units"]]
+        units = [loader.Unit(_text(u["module"], None), _text(u["label"], None), str(u["code"])) for u in reply["submission"]["units"]]
         submission = loader.Submission(units, dict(reply["submission"]["owners"]), loader.distinct(map(_text, reply["notes"])))
-        flags = {c: [_text(r) for r in reasons][:5] for c, reasons in reply["flags"].items() if c in spec.BY_ID}
-        return submission, flags
+        flags, kernels = (_by_component(reply.get(key)) for key in ("flags", "kernels"))
+        return submission, flags, kernels
 
     def answers(self, cells, names):
         """{name: value} of a quiz sheet's answers, from its code cells run in order in the jail.
@@ -329,10 +330,29 @@ def _answer(value):
     return value if value is None or isinstance(value, (bool, int, float)) else object()
 
 
+def _by_component(table, most=5):
+    """{component id: [text, ...]} as the parse child sent it, checked and bounded."""
+    if not isinstance(table, dict):
+        return {}
+    return {c: [_text(r) for r in reasons][:most] for c, reasons in table.items() if c in spec.BY_ID and isinstance(reasons, list)}
+
+
 def _text(value, limit=MAX_TEXT):
-    """A child's string as the judge keeps it: a string, and no longer than limit."""
+    """A child's string as the judge keeps it: a string, visible (protocol.visible), and no longer than limit."""
     text = value if isinstance(value, str) else str(value)
-    return text if limit is None or len(text) <= limit else text[:limit] + f" [... {len(text) - limit} more characters]"
+    text = text if limit is None or len(text) <= limit else text[:limit] + f" [... {len(text) - limit} more characters]"
+    return protocol.visible(text)
+
+
+def _texts(value):
+    """A child's reply with every string in it made _text: the suites quote its type names and dtypes."""
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, list):
+        return [_texts(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _texts(v) for k, v in value.items()}
+    return value
 
 
 def reference_source(components):
@@ -352,6 +372,7 @@ class Child:
         self.remaining = time_limit
         self.fatal = fatal  # the message that ended this component, if one did
         self.killed = None  # why the watchdog killed its processes, if it did
+        self.delegated = False  # its tripwire saw a library kernel of its subject run
         self.timed_out = None  # what it was doing when its time ran out, if it did
         self.problems = []  # what went wrong while loading the submission
         self.observations = []  # what the component's value checks returned (diagnosis.Observation)
@@ -407,9 +428,10 @@ class Child:
             self._fail(_describe(message))
         if not reply["ok"]:
             if reply.get("kind") == "forbidden":
+                self.delegated = True
                 self._end(_text(reply["message"]))
             raise StudentError(_text(reply["message"]))
-        return reply["value"]
+        return _texts(reply["value"])
 
     def _receive(self, doing):
         if self.fatal:

@@ -20,11 +20,11 @@ class Grading:
         self.load_failure = None
         self.children = {}
         try:
-            self.submission, self.flags = self.sandbox.parse(path)
+            self.submission, self.flags, self.kernels = self.sandbox.parse(path)
             if not self.submission.units:  # every file skipped, or none there: say why, as for an unreadable one
                 raise loader.SubmissionError("; ".join(self.submission.notes) or "it holds no code to grade")
         except (loader.SubmissionError, OSError) as error:
-            self.submission, self.flags = None, {}
+            self.submission, self.flags, self.kernels = None, {}, {}
             self.error = str(error)
 
     def child(self, component_id):

@@ -11,14 +11,15 @@ KIT_ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = KIT_ROOT / "solutions"
 ASSIGNMENTS = KIT_ROOT / "assignments"
 
-ATTENTION_KERNELS = (
-    "scaled_dot_product",  # F.scaled_dot_product_attention and its aten kernels
-    "multi_head_attention",  # nn.MultiheadAttention, F.multi_head_attention_forward
-    "flash_attention",
-    "efficient_attention",
-    "transformer_encoder_layer",  # the fused nn.TransformerEncoderLayer fast path
-)
-NORM_KERNELS = ("layer_norm", "group_norm", "instance_norm", "batch_norm", "rms_norm")
+# What a component may not delegate to, by kind: substrings of torch's names for it, lower case without
+# underscores, matched against the function a call reaches (the child's tripwire) and against what a name in
+# the source resolves to (scrutiny.py), module path included (torch.nn.attention.*, torch.nn.modules.transformer).
+KERNELS = {
+    "attention": ("attention", "transformer"),  # sdpa, flex, MultiheadAttention, the fused Transformer* layers
+    "normalisation": ("layernorm", "groupnorm", "instancenorm", "batchnorm", "rmsnorm", "transformer"),
+}
+# Any part of a transformers model or its helpers, anywhere (configurations are plain data, and allowed).
+TRANSFORMERS = "transformers"
 
 
 @dataclass(frozen=True)
@@ -26,8 +27,18 @@ class Component:
     id: str
     names: tuple[str, ...]
     points: int
-    forbidden: tuple[str, ...] = ()  # substrings of torch function names this component may not call
+    kinds: tuple[str, ...] = ()  # keys of KERNELS: what its code may not delegate its subject to
     forbidden_reason: str = ""
+
+    @property
+    def kernels(self):
+        """Every kind of library code this component may not delegate to: its own kinds, and transformers."""
+        return (*self.kinds, TRANSFORMERS)
+
+    @property
+    def forbidden(self):
+        """The substrings of torch's function names that its tripwire watches for."""
+        return tuple(pattern for kind in self.kinds for pattern in KERNELS[kind])
 
     @property
     def reference(self):
@@ -43,7 +54,7 @@ COMPONENTS = (
         "attention",
         ("scaled_dot_product_attention",),
         10,
-        ATTENTION_KERNELS,
+        ("attention",),
         "it calls torch's own attention ({call}) instead of computing softmax(QKᵀ/sqrt(Dh))V itself",
     ),
     Component("masking", ("causal_mask", "padding_mask"), 5),
@@ -51,14 +62,14 @@ COMPONENTS = (
         "layernorm",
         ("LayerNorm",),
         5,
-        NORM_KERNELS,
+        ("normalisation",),
         "it calls torch's own normalisation ({call}) instead of computing mean and variance itself",
     ),
     Component(
         "multihead",
         ("MultiHeadAttention",),
         15,
-        ATTENTION_KERNELS,
+        ("attention",),
         "it calls torch's own attention ({call}) instead of splitting heads and using scaled_dot_product_attention",
     ),
     Component("feedforward", ("FeedForward",), 5),
