@@ -14,8 +14,10 @@ partial credit as the cell's result, zero as text on stderr.
 - The breakout quiz sheets: a sheet's code cells run in the jail, and its answers come back as data
   for the bank's checks.
 """
+import copy
 import os
 import re
+import uuid
 import weakref
 
 import nbformat
@@ -28,6 +30,10 @@ from autograder.course.jupyter import KitError, cell_text
 from autograder.engine import loader, sandbox, spec
 from autograder.engine.jail import JailUnavailable
 from autograder.engine.progress import Progress
+from autograder.engine.protocol import visible
+
+# Where KitSanitize leaves its notes for KitGrades: the notebook's own metadata, which nbgrader clears after.
+NOTES = "kit_repairs"
 
 # Each autograde run's _Run, keyed by the run's converter: a long-lived process (formgrader's server)
 # never reuses an earlier run's grades.
@@ -66,7 +72,8 @@ class KitGrades(NbGraderPreprocessor):
                 raise KitError(f"the test cell {meta.get('grade_id')!r} is not one the kit grades: "
                                "is this notebook from the kit's course?")
             points, text = verdicts[meta["grade_id"]]
-            cell.outputs = _outputs(points, text)
+            repairs = "".join(f"\nNote: {note}." for note in nb.metadata.get(NOTES, []))
+            cell.outputs = _outputs(points, text + repairs)
         return nb, resources
 
     def _run(self):
@@ -122,6 +129,54 @@ class KitGrades(NbGraderPreprocessor):
             answers, problem = {}, f"\nYour answer cells could not be run: {error}"
         verdicts = {q.id: bank.cell_verdict(q, answers.get(q.id)) for q in run.questions.values()}
         return {f"check-{qid}": (points, text + (problem if not points else "")) for qid, (points, text) in verdicts.items()}
+
+
+class KitSanitize(NbGraderPreprocessor):
+    """First of nbgrader's sanitizing steps: a student's notebook whose nbgrader cells are not the source's
+    (a hidden cell pasted twice, as Jupyter's copy and paste does; renamed, deleted, re-typed) is put back
+    in the source's shape, so that nbgrader neither stops (a duplicate made it stop the whole class) nor
+    scores the student's version of a cell.
+
+    A cell whose nbgrader metadata does not belong (a second copy, an id the source lacks, a changed type)
+    keeps its text and loses the metadata; a graded or locked cell of the source that is missing comes
+    back from it, so the kit's verdict fills it. Solution cells are the student's and never come back.
+    Each repair is a note in the notebook's metadata, which KitGrades puts into the feedback. The kit's
+    own grade never depended on these cells: it reads the student's files (loader), not nbgrader's copy.
+    """
+
+    def preprocess(self, nb, resources):
+        ids = resources["nbgrader"]
+        coursedir = self.parent.parent.coursedir
+        path = os.path.join(coursedir.format_path(coursedir.source_directory, ".", ids["assignment"]), f"{ids['notebook']}.ipynb")
+        source = nbformat.read(path, as_version=4)
+        expected = {_grade_id(cell): cell for cell in source.cells if _grade_id(cell)}
+        kept, notes = [], []
+        for cell in nb.cells:
+            grade_id = _grade_id(cell)
+            if "nbgrader" in cell.metadata and (grade_id not in expected or grade_id in kept
+                                                or cell.cell_type != expected[grade_id].cell_type):
+                del cell.metadata["nbgrader"]
+                notes.append(f"a cell marked as nbgrader's {visible(str(grade_id))!r} is not the course's (a pasted copy, "
+                             "or a changed one): it was kept as an ordinary cell")
+            elif grade_id:
+                kept.append(grade_id)
+        for grade_id, cell in expected.items():
+            if grade_id not in kept and not cell.metadata["nbgrader"].get("solution"):
+                restored = copy.deepcopy(cell)
+                if "id" in restored:
+                    restored["id"] = uuid.uuid4().hex[:8]  # the student's cells may use the source's id
+                nb.cells.append(restored)
+                notes.append(f"nbgrader's cell {grade_id!r} was missing or changed: it was put back from the course's source")
+        if notes:
+            self.log.warning("%s's %s: %s", ids["student"], ids["notebook"], "; ".join(notes))
+            nb.metadata[NOTES] = notes
+        return nb, resources
+
+
+def _grade_id(cell):
+    meta = cell.metadata.get("nbgrader")
+    grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
+    return grade_id if isinstance(grade_id, str) else None
 
 
 class _Run:

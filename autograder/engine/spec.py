@@ -1,4 +1,4 @@
-"""The components of ../shared/SPEC.md: ids, the names each owns, points, and what each may not delegate.
+"""The components of the contract (docs/CONTRACT.md): ids, the names each owns, points, and what each may not delegate.
 
 Everything that needs to know the components reads them from here.
 """
