@@ -211,7 +211,17 @@ FLAGGED = {
 
 
 @pytest.mark.parametrize("name", sorted(FLAGGED))
-def test_reaching_for_the_grader_is_flagged(name, tmp_path, sandbox):
+def test_reaching_for_the_grader_is_flagged(name, tmp_path):
+    """The verdict is the static check's alone (the parse child's, computed here the same way): nothing runs."""
+    from autograder.engine import loader, scrutiny
+
+    component, code = FLAGGED[name]
+    path = submission(tmp_path / name, files={f"{component}.py": spec.BY_ID[component].reference.read_text() + code})
+    assert scrutiny.check(loader.load(path)).flags.get(component), f"{name} was not flagged"
+
+
+@pytest.mark.parametrize("name", ["ctypes", "sys_through_torch"])
+def test_a_flagged_component_scores_zero_until_an_instructor_accepts_it(name, tmp_path, sandbox):
     component, code = FLAGGED[name]
     path = submission(tmp_path / name, files={f"{component}.py": spec.BY_ID[component].reference.read_text() + code})
     report = grade(path, components=[component], sandbox=sandbox)
@@ -220,7 +230,7 @@ def test_reaching_for_the_grader_is_flagged(name, tmp_path, sandbox):
     assert "FLAGGED" in report.table() and any(f.startswith(component) for f in report.flags)
     assert "FLAGGED for review" in json.dumps(report.gradescope())
     accepted = grade(path, components=[component], sandbox=sandbox, accept_flagged=True).components[0]
-    assert accepted.flags and "accepted by the instructor" in accepted.feedback()
+    assert accepted.flags and accepted.score == accepted.points and "accepted by the instructor" in accepted.feedback()
 
 
 def test_honest_styles_are_not_flagged():
@@ -282,6 +292,13 @@ def processes_with(marker):
         except OSError:
             pass
     return found
+
+
+def test_threads_are_bounded_for_root_too(tmp_path, sandbox):
+    """Issue 26, class 3: as root, RLIMIT_NPROC does not bind, and one child ran 1000 threads."""
+    attack = ("import threading, time\nstop = threading.Event()\nfor _ in range(150):\n"
+              "    threading.Thread(target=stop.wait, daemon=True).start()\ntime.sleep(3)\nreturn True")
+    assert not escaped(probe(tmp_path / "s", attack), sandbox)
 
 
 def test_memory_of_all_a_components_processes_is_bounded(tmp_path):

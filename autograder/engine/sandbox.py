@@ -24,6 +24,9 @@ DEFAULT_TIME_LIMIT = 60.0  # seconds of student code per component, loading incl
 DEFAULT_TOTAL_TIME = 240.0  # seconds of student code per submission, all components together
 DEFAULT_MEMORY_LIMIT = 4 << 30  # bytes all of a component's processes may add to what torch itself takes
 DEFAULT_PROCESSES = 64  # processes a component may run at once
+# Threads and processes a component may run at once. RLIMIT_NPROC counts them only for an unprivileged
+# user: a jail started by root is root outside, where the limit does not bind, so the watchdog counts.
+DEFAULT_TASKS = 128
 START_TIME = 120.0  # seconds the zygote may take to import torch
 ANSWER_TIME = 10.0  # seconds the zygote may take to fork
 WATCH_EVERY = 0.25  # seconds between the watchdog's looks at a component's processes
@@ -47,6 +50,7 @@ class Limits:
     memory: int = DEFAULT_MEMORY_LIMIT
     total: float = DEFAULT_TOTAL_TIME
     processes: int = DEFAULT_PROCESSES
+    tasks: int = DEFAULT_TASKS
     jail: bool = True  # False only with --unsafe-no-jail
 
     @classmethod
@@ -235,6 +239,8 @@ class Sandbox:
                                     f"the limit of {self.limits.memory / 2**30:g} GiB")
                 elif len(found) > self.limits.processes:
                     child.killed = f"scores 0: your code started more than {self.limits.processes} processes"
+                elif sum(map(_threads, found)) > self.limits.tasks:
+                    child.killed = f"scores 0: your code ran more than {self.limits.tasks} threads and processes at once"
                 else:
                     continue
                 for pid in found:
@@ -291,6 +297,15 @@ def _status(pid):
         return None
     fields = dict(line.split(":", 1) for line in lines if ":" in line)
     return int(fields["PPid"]), fields.get("NSpid", str(pid)).split()
+
+
+def _threads(pid):
+    """How many threads a process runs (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as file:
+            return next((int(line.split()[1]) for line in file if line.startswith("Threads:")), 0)
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def _kill(pid):
