@@ -7,10 +7,9 @@ imports, helper cells, magics, debug prints, self-check lines in his exercise ce
 The rest attack or break the pipeline: eve's cell replaces the grader's hidden-cell function and writes
 beside the gradebook, frank hands in an `autograder/` package beside his notebooks (under a kernel, the
 hidden cell's `python -m autograder` ran it), gina's notebook never stops, hank's kills its process,
-ivy is right but late, and kim's attention is right but imports ctypes (flagged for review). lee and mona are
-right, and tamper with nbgrader's cells: lee pastes a copy of a hidden test cell (Jupyter's copy and paste: same
-metadata, a new cell id), which once made nbgrader stop for everyone after him; mona renames one and raises its
-points, and deletes another.
+ivy is right but late, and kim's attention is right but imports ctypes (flagged for review). dan is right and
+tampers with nbgrader's cells: he pastes a copy of a hidden test cell (Jupyter's copy and paste: same metadata, a
+new cell id), which once made nbgrader stop for everyone after him, and renames another, raising its points.
 """
 import csv
 import json
@@ -50,7 +49,7 @@ FAKE_KIT = {
     "__main__.py": ("import json, sys\nargs = sys.argv\nreport = {'tests': [{'tags': [args[args.index('--component') + 1]], "
                     "'score': 15, 'output': 'full marks'}]}\nopen(args[args.index('--json') + 1], 'w').write(json.dumps(report))\n"),
 }
-STUDENTS = ["alice", "bob", "carol", "dave", "eve", "frank", "gina", "hank", "ivy", "kim", "lee", "mona"]
+STUDENTS = ["alice", "bob", "carol", "dan", "dave", "eve", "frank", "gina", "hank", "ivy", "kim"]
 ZERO = ["bob", "eve", "frank", "gina", "hank"]
 
 
@@ -76,9 +75,8 @@ def pipeline(tmp_path_factory):
     completed(release, source, submitted / "hank" / notebooks.ASSIGNMENT, [CRASH])
     (completed(release, source, submitted / "ivy" / notebooks.ASSIGNMENT) / "timestamp.txt").write_text(LATE)
     completed(release, source, submitted / "kim" / notebooks.ASSIGNMENT, [FLAGGED])
-    tamper(completed(release, source, submitted / "lee" / notebooks.ASSIGNMENT) / "01_attention.ipynb", paste="grade-attention")
-    tamper(completed(release, source, submitted / "mona" / notebooks.ASSIGNMENT) / "01_attention.ipynb",
-           rename="grade-attention", delete="grade-masking")
+    tamper(completed(release, source, submitted / "dan" / notebooks.ASSIGNMENT) / "01_attention.ipynb",
+           paste="grade-attention", rename="grade-masking")
     runs = {step: nbgrader(root, env, *step) for step in [
         ("autograde", notebooks.ASSIGNMENT), ("generate_feedback", notebooks.ASSIGNMENT), ("export",)]}
     return root, env, runs, carol
@@ -90,25 +88,22 @@ def add_cell(path, source):
     path.write_text(json.dumps(nb))
 
 
-def tamper(path, paste=None, rename=None, delete=None):
+def tamper(path, paste, rename):
     nb = json.loads(path.read_text())
     cells = {cell["metadata"].get("nbgrader", {}).get("grade_id"): cell for cell in nb["cells"]}
-    if paste:
-        nb["cells"].insert(nb["cells"].index(cells[paste]) + 1, {**json.loads(json.dumps(cells[paste])), "id": uuid.uuid4().hex[:8]})
-    if rename:
-        cells[rename]["metadata"]["nbgrader"].update(grade_id="grade-mine", points=1000)
-    if delete:
-        nb["cells"].remove(cells[delete])
+    nb["cells"].insert(nb["cells"].index(cells[paste]) + 1, {**json.loads(json.dumps(cells[paste])), "id": uuid.uuid4().hex[:8]})
+    cells[rename]["metadata"]["nbgrader"].update(grade_id="grade-mine", points=1000)
     path.write_text(json.dumps(nb))
 
 
 def test_a_tampered_notebook_is_graded_by_the_kit_and_stops_nobody(pipeline):
     root, _, _, _ = pipeline
-    assert grades(root)["lee"] == grades(root)["mona"] == spec.TOTAL_POINTS
-    feedback = {s: (root / "feedback" / s / notebooks.ASSIGNMENT / "01_attention.html").read_text() for s in ("lee", "mona")}
-    for student, cell in (("lee", "grade-attention"), ("mona", "grade-mine")):
-        assert "(a pasted copy, or a changed one): it was kept as an ordinary cell" in feedback[student] and cell in feedback[student]
-    assert "grade-masking" in feedback["mona"] and "was missing or changed: it was put back from the course" in feedback["mona"]
+    assert grades(root)["dan"] == spec.TOTAL_POINTS  # and everyone after him is graded (the other tests)
+    feedback = (root / "feedback" / "dan" / notebooks.ASSIGNMENT / "01_attention.html").read_text()
+    for cell in ("grade-attention", "grade-mine"):
+        assert f"nbgrader&#x27;s &#x27;{cell}&#x27;" in feedback or f"nbgrader's '{cell}'" in feedback
+    assert "(a pasted copy, or a changed one): it was kept as an ordinary cell" in feedback
+    assert "grade-masking" in feedback and "was missing or changed: it was put back from the course" in feedback
 
 
 def exported(root):

@@ -102,3 +102,21 @@ def test_imports_inside_functions_find_the_submission(tmp_path):
     ])
     results, report = scores(path, components=["multihead"])
     assert results["multihead"].status == "passed", report.table()
+
+
+def test_code_that_reads_bertconfigs_other_attributes_gets_full_marks(tmp_path):
+    """Hugging Face's own modeling_bert reads hidden_act, classifier_dropout and pad_token_id, which a config of
+    the contract's keys alone lacked: its feed-forward and heads scored 0 (SPEC: the kit uses BertConfig)."""
+    path = submission(tmp_path / "s", [
+        ("feedforward", "self.dropout = nn.Dropout(config.hidden_dropout_prob)",
+         "self.dropout = nn.Dropout(config.hidden_dropout_prob)\n        self.act = {'gelu': F.gelu}[config.hidden_act]"),
+        ("feedforward", "F.gelu(self.linear1(x))", "self.act(self.linear1(x))"),
+        ("heads", "self.dropout = nn.Dropout(config.hidden_dropout_prob)",
+         "self.dropout = nn.Dropout(config.classifier_dropout if config.classifier_dropout is not None "
+         "else config.hidden_dropout_prob)"),
+        ("embeddings", "nn.Embedding(config.vocab_size, config.hidden_size)",
+         "nn.Embedding(config.vocab_size, config.hidden_size, padding_idx=config.pad_token_id)"),
+    ])
+    results, _ = scores(path, components=["feedforward", "heads", "embeddings"])
+    assert {c: r.score for c, r in results.items()} == {c: spec.BY_ID[c].points for c in results}, \
+        {c: r.feedback() for c, r in results.items() if r.score != r.points}

@@ -223,7 +223,7 @@ class Server:
             return [self._values(v, dtype) for v in value]
         if isinstance(value, dict):
             if "$config" in value:
-                return types.SimpleNamespace(**value["$config"])  # SPEC promises BertConfig's attribute names only
+                return types.SimpleNamespace(**value["$config"])  # a BertConfig's attributes (hf.spec_config)
             if "$object" in value:
                 return self.objects[value["$object"]]
             return {k: self._values(v, dtype) for k, v in value.items()}
