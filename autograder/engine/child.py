@@ -40,22 +40,30 @@ class Tripwire(TorchFunctionMode):
     def __init__(self, forbidden, verdicts):
         super().__init__()
         self.forbidden = forbidden
-        self.verdicts = verdicts  # {function name: whether it is forbidden}, kept from call to call
+        self.verdicts = verdicts  # {function: its name if it is forbidden, else None}, kept from call to call
         self.kernels = []
         self.transformers = False
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        name = _function_name(func)
-        forbidden = self.verdicts.get(name)
-        if forbidden is None:
-            key = name.replace("_", "").lower()
-            forbidden = self.verdicts[name] = any(pattern in key for pattern in self.forbidden)
-        if forbidden:
-            self.kernels.append(f"torch's {name}")
+        # Keyed by the function itself: this runs on every torch call the student's code makes.
+        try:
+            kernel = self.verdicts.get(func, False)
+        except TypeError:  # an unhashable callable is judged each time
+            kernel = self._kernel(func)
+        if kernel is False:
+            kernel = self.verdicts[func] = self._kernel(func)
+        if kernel:
+            self.kernels.append(f"torch's {kernel}")
         # The frame walk costs; it is only needed once transformers has been imported at all.
         if "transformers" in sys.modules and _inside_transformers():
             self.transformers = True
         return func(*args, **(kwargs or {}))
+
+    def _kernel(self, func):
+        """The function's name if it is one this component may not delegate to, else None."""
+        name = _function_name(func)
+        key = name.replace("_", "").lower()
+        return name if any(pattern in key for pattern in self.forbidden) else None
 
 
 def _function_name(func):
