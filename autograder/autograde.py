@@ -84,9 +84,7 @@ class KitGrades(NbGraderPreprocessor):
 
     def _is_quiz(self, ids):
         """Whether the instructor's source notebook is a breakout quiz sheet: the student's copy may say anything."""
-        coursedir = self._run()[0].coursedir
-        source = os.path.join(coursedir.format_path(coursedir.source_directory, ".", ids["assignment"]), f"{ids['notebook']}.ipynb")
-        return loader.QUIZ_METADATA in nbformat.read(source, as_version=4).metadata
+        return loader.QUIZ_METADATA in _source_notebook(self._run()[0].coursedir, ids).metadata
 
     def _components(self, ids):
         """{grade cell id: (points, text)} from the grading of this student's whole submission."""
@@ -146,9 +144,7 @@ class KitSanitize(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         ids = resources["nbgrader"]
-        coursedir = self.parent.parent.coursedir
-        path = os.path.join(coursedir.format_path(coursedir.source_directory, ".", ids["assignment"]), f"{ids['notebook']}.ipynb")
-        source = nbformat.read(path, as_version=4)
+        source = _source_notebook(self.parent.parent.coursedir, ids)
         expected = {_grade_id(cell): cell for cell in source.cells if _grade_id(cell)}
         kept, notes = [], []
         for cell in nb.cells:
@@ -171,6 +167,12 @@ class KitSanitize(NbGraderPreprocessor):
             self.log.warning("%s's %s: %s", ids["student"], ids["notebook"], "; ".join(notes))
             nb.metadata[NOTES] = notes
         return nb, resources
+
+
+def _source_notebook(coursedir, ids):
+    """The instructor's source of the notebook nbgrader is processing (resources["nbgrader"] gives ids)."""
+    folder = coursedir.format_path(coursedir.source_directory, ".", ids["assignment"])
+    return nbformat.read(os.path.join(folder, f"{ids['notebook']}.ipynb"), as_version=4)
 
 
 def _grade_id(cell):

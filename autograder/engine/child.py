@@ -283,11 +283,10 @@ def parse(files, memory_limit):
         return {"error": str(error)}
     except (RecursionError, MemoryError) as error:
         return {"error": f"it is too large or too deeply nested to read ({type(error).__name__})"}
-    for unit in list(submission.units):
-        if reason := scrutiny.unreadable(unit.code):
-            submission.units.remove(unit)
-            submission.notes.append(f"{unit.label} was not run: the grader's check cannot read it ({reason})")
     verdict = scrutiny.check(submission)
+    for unit, reason in verdict.unreadable:
+        submission.units.remove(unit)
+        submission.notes.append(f"{unit.label} was not run: the grader's check cannot read it ({reason})")
     return {"submission": submission.as_message(), "notes": submission.notes, "flags": verdict.flags, "kernels": verdict.kernels}
 
 

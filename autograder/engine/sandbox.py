@@ -198,21 +198,25 @@ class Sandbox:
 
     def students(self):
         """The outer pids of every process student code runs in now: the zygote's tree less the kit's own."""
-        parents, inner = {}, {}
+        return list(self._threads())
+
+    def _threads(self):
+        """{outer pid: its number of threads} for every process student code runs in now (one read of /proc)."""
+        parents, inner, threads = {}, {}, {}
         for entry in os.scandir("/proc"):
             if entry.name.isdigit():
                 status = _status(int(entry.name))
                 if status:
-                    parents[int(entry.name)], inner[int(entry.name)] = status
+                    parents[int(entry.name)], inner[int(entry.name)], threads[int(entry.name)] = status
         root = self._process.pid
         kit = {"1", "2"} if self.limits.jail else set()  # in the jail: bwrap's init and the zygote
-        found = []
+        found = {}
         for pid in parents:
             ancestor, steps = parents[pid], 0
             while ancestor != root and ancestor in parents and steps < 1000:
                 ancestor, steps = parents[ancestor], steps + 1
             if ancestor == root and inner[pid][-1] not in kit:
-                found.append(pid)
+                found[pid] = threads[pid]
         return found
 
     def kill_students(self):
@@ -232,14 +236,14 @@ class Sandbox:
             if child is None:
                 continue
             with self._lock:
-                found = self.students() if child is self._watched else []
+                found = self._threads() if child is self._watched else {}
                 used = sum(map(_private_bytes, found))
                 if used > self.limits.memory:
                     child.killed = (f"scores 0: your code's processes used {used / 2**30:.1f} GiB together, more than "
                                     f"the limit of {self.limits.memory / 2**30:g} GiB")
                 elif len(found) > self.limits.processes:
                     child.killed = f"scores 0: your code started more than {self.limits.processes} processes"
-                elif sum(map(_threads, found)) > self.limits.tasks:
+                elif sum(found.values()) > self.limits.tasks:
                     child.killed = f"scores 0: your code ran more than {self.limits.tasks} threads and processes at once"
                 else:
                     continue
@@ -289,23 +293,14 @@ class _Tail:
 
 
 def _status(pid):
-    """(parent pid, [pid in each namespace]) from /proc, or None once the process is gone."""
+    """(parent pid, [pid in each namespace], threads) from /proc, or None once the process is gone."""
     try:
         with open(f"/proc/{pid}/status") as file:
             lines = file.read().splitlines()
     except OSError:
         return None
     fields = dict(line.split(":", 1) for line in lines if ":" in line)
-    return int(fields["PPid"]), fields.get("NSpid", str(pid)).split()
-
-
-def _threads(pid):
-    """How many threads a process runs (0 once it is gone)."""
-    try:
-        with open(f"/proc/{pid}/status") as file:
-            return next((int(line.split()[1]) for line in file if line.startswith("Threads:")), 0)
-    except (OSError, ValueError, IndexError):
-        return 0
+    return int(fields["PPid"]), fields.get("NSpid", str(pid)).split(), int(fields.get("Threads", "1"))
 
 
 def _kill(pid):

@@ -17,7 +17,7 @@ torch's x), never by its spelling. Two verdicts come out of it:
   internals, __torch_function__, computed attribute names), so a blinded tripwire is a flagged submission.
 
 A unit the check cannot parse (beyond a plain syntax error, which the child reports with its line) is
-never run: see unreadable().
+never run: see Verdict.unreadable.
 """
 import ast
 import importlib
@@ -104,10 +104,11 @@ MISSING = object()
 
 
 class Verdict:
-    """What the check found: {component id: ["file, line N: reason", ...]} for flags and for kernels."""
+    """What the check found: {component id: ["file, line N: reason", ...]} for flags and for kernels, and
+    [(unit, why)] for the units it cannot read."""
 
     def __init__(self):
-        self.flags, self.kernels = {}, {}
+        self.flags, self.kernels, self.unreadable = {}, {}, []
 
     def add(self, table, components, where, text):
         for component in components:
@@ -117,15 +118,21 @@ class Verdict:
 
 
 def check(submission):
-    """The Verdict for a loader.Submission's units (unreadable ones are skipped: they never run)."""
+    """The Verdict for a loader.Submission's units. A unit the check cannot parse beyond a plain syntax
+    error (which the child reports with its line) is listed as unreadable: nested past the parser's depth,
+    it could run where a raised recursion limit lets the child parse it, so it must never run."""
     owned = {}
     for name, module in submission.owners.items():
         owned.setdefault(module, set()).add(spec.OWNER[name].id)
     own_modules = {unit.module for unit in submission.units}
     verdict, resolver = Verdict(), Resolver(own_modules)
     for unit in submission.units:
-        tree = _parse(unit.code)
-        if tree is None:
+        try:
+            tree = ast.parse(unit.code)
+        except SyntaxError:
+            continue
+        except (RecursionError, MemoryError, ValueError) as error:
+            verdict.unreadable.append((unit, type(error).__name__))
             continue
         aliases = resolver.aliases(tree)
         for statement in tree.body:
@@ -140,25 +147,6 @@ def check(submission):
                 else:
                     verdict.add(verdict.kernels, sorted(c for c in components if kind in spec.BY_ID[c].kernels), where, reason)
     return verdict
-
-
-def unreadable(code):
-    """Why the check cannot read this code, when it cannot and Python's compiler would not simply report a
-    syntax error (code nested past the parser's depth, which a raised recursion limit would let run)."""
-    try:
-        ast.parse(code)
-    except SyntaxError:
-        return None
-    except (RecursionError, MemoryError, ValueError) as error:
-        return type(error).__name__
-    return None
-
-
-def _parse(code):
-    try:
-        return ast.parse(code)
-    except (SyntaxError, RecursionError, MemoryError, ValueError):
-        return None
 
 
 class Resolver:
@@ -226,11 +214,9 @@ def _importable(root):
     """Roots worth importing here to resolve: the allowed standard library and installed libraries."""
     if root in sys.stdlib_module_names:
         return root in COMPUTING
-    return root not in REFUSED and importlib.util.find_spec(root) is not None if _safe_name(root) else False
-
-
-def _safe_name(root):
-    return root.isidentifier() and not root.startswith("_")
+    if root in REFUSED or not root.isidentifier() or root.startswith("_"):
+        return False
+    return importlib.util.find_spec(root) is not None
 
 
 def _dunder(name):
@@ -332,7 +318,7 @@ def _kernel(prefix, obj):
 
 
 def _is_configuration(name):
-    return ".configuration_" in name or name.endswith(("Config", "PretrainedConfig"))
+    return ".configuration_" in name or name.endswith("Config")
 
 
 def _findings(statement, aliases, resolver):
@@ -425,14 +411,15 @@ def _by_string(call, line, aliases, resolver):
     if len(call.args) < 2:
         return
     target, name = call.args[:2]
-    on_library = _dotted(target, aliases) is not None
+    library = _dotted(target, aliases)
+    on_library = library is not None
     if call.func.id in ("setattr", "delattr") and on_library:
         yield line, f"{call.func.id} on a library the grader runs on", None
     elif isinstance(name, ast.Constant) and isinstance(name.value, str):
         if name.value in ATTRIBUTES or _dunder(name.value) and name.value not in DUNDERS:
             yield line, f"{call.func.id}(..., {name.value!r}) (Python's or torch's internals)", None
         elif on_library:
-            reason, kind = _judged(f"{_dotted(target, aliases)}.{name.value}", resolver)
+            reason, kind = _judged(f"{library}.{name.value}", resolver)
             if reason:
                 yield line, reason, kind
     elif on_library or isinstance(target, (ast.Call, ast.Subscript)):
