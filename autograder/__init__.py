@@ -2,9 +2,10 @@
 
 Three subpackages, each importing only those below it (tests/test_layout.py holds the rule):
 
-- engine/    grading a submission: the contract (spec), the loader and static check, the jail, the
-             sandbox and its child process, the wire protocol, the checks and tolerances, the hidden
-             suites and their fixtures, the mistake catalog and diagnosis, the report.
+- engine/    grading a submission, in folders by trust: contract/ (spec, wire protocol, loader) and
+             child/ (what runs beside student code) enter the jail; judge/ (sandbox, jail, hidden suites
+             and fixtures, checks, tolerances, diagnosis, report) decides; build/ makes the fixtures and
+             the mistake catalog offline.
 - course/    the coding notebooks: their builder, the student stubs, the public checks and pictures
              the notebooks run, the public checks' evidence.
 - breakout/  the question bank: loading and grading answers, the terminal quiz, the quiz notebooks

@@ -3,12 +3,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from autograder.engine import sandbox, spec
-from autograder.engine.protocol import visible, visible_name
+from autograder.engine.contract import spec
+from autograder.engine.judge import sandbox
+from autograder.engine.contract.protocol import visible, visible_name
 
 
 # The student bundle has no hidden suites: there, `grade` runs the public checks and nothing else exists.
-FULL_KIT = (Path(__file__).resolve().parent / "engine" / "suites").is_dir()
+FULL_KIT = (Path(__file__).resolve().parent / "engine" / "judge" / "suites").is_dir()
 BANK_HERE = (Path(__file__).resolve().parent.parent / "breakout_questions").is_dir()
 
 
@@ -71,8 +72,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     commands = {"grade": run_grade, "grade-all": run_grade_all, "check-solutions": run_check, "generate": run_generate,
                 "bundle": run_bundle, "kernel": run_kernel, "quiz": run_quiz, "gradescope": run_gradescope}
-    from autograder.engine.grade import GraderError
-    from autograder.engine.jail import JailUnavailable
+    from autograder.engine.judge.grade import GraderError
+    from autograder.engine.judge.jail import JailUnavailable
 
     try:
         return commands[args.command](args)
@@ -114,7 +115,7 @@ def _grade_args(args):
 
 def run_public(args):
     from autograder.course.public import progress
-    from autograder.engine.loader import SubmissionError
+    from autograder.engine.contract.loader import SubmissionError
 
     try:
         print(progress(args.path))
@@ -161,13 +162,13 @@ def run_grade(args):
         return run_public(args)
     import time
 
-    from autograder.engine.grade import Report, grade
+    from autograder.engine.judge.grade import Report, grade
 
     started = time.monotonic()
     try:
         report = grade(args.path, components=args.component, accept_flagged=args.accept_flagged, **_grade_args(args))
         if args.pretrained:
-            from autograder.engine.pretrained import check_pretrained
+            from autograder.engine.judge.pretrained import check_pretrained
 
             report.components.append(check_pretrained(args.path, args.pretrained, **_grade_args(args)))
     except Exception as error:
@@ -190,8 +191,8 @@ def _write(path, text):
 def run_grade_all(args):
     import csv
 
-    from autograder.engine.grade import grade_each, submissions_in
-    from autograder.engine.progress import Progress
+    from autograder.engine.judge.grade import grade_each, submissions_in
+    from autograder.engine.judge.progress import Progress
 
     if not Path(args.folder).is_dir():
         print(f"{args.folder} is not a folder: grade-all takes a folder with one submission per subfolder or file")
@@ -242,7 +243,7 @@ def run_gradescope(args):
 
 def run_check(args):
     from autograder.course import notebooks
-    from autograder.engine.grade import grade
+    from autograder.engine.judge.grade import grade
 
     solutions = grade(spec.SOLUTIONS, **_grade_args(args))
     release = grade(spec.ASSIGNMENTS, **_grade_args(args))

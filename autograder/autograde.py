@@ -27,10 +27,11 @@ from nbformat.v4 import new_output
 from traitlets import Bool, Float, Integer, List, Unicode
 
 from autograder.course.jupyter import KitError, cell_text
-from autograder.engine import loader, sandbox, spec
-from autograder.engine.jail import JailUnavailable
-from autograder.engine.progress import Progress
-from autograder.engine.protocol import visible
+from autograder.engine.contract import loader, spec
+from autograder.engine.judge import sandbox
+from autograder.engine.judge.jail import JailUnavailable
+from autograder.engine.judge.progress import Progress
+from autograder.engine.contract.protocol import visible
 
 # Where KitSanitize leaves its notes for KitGrades: the notebook's own metadata, which nbgrader clears after.
 NOTES = "kit_repairs"
@@ -100,7 +101,7 @@ class KitGrades(NbGraderPreprocessor):
         return {f"grade-{c.id}": (c.score, cell_text(c.id, c.score, c.feedback(), report.summary())) for c in report.scored}
 
     def _grade(self, graded, folders, converter):
-        from autograder.engine.grade import grade_each
+        from autograder.engine.judge.grade import grade_each
 
         accepted = [f for f in folders if _ids(converter, f)[1] in self.accept_flagged]
         progress = Progress(len(folders), "graded in the jail")

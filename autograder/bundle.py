@@ -13,7 +13,7 @@ from pathlib import Path
 
 from autograder.breakout import bank, quiz_notebooks
 from autograder.course import PUBLIC_EVIDENCE, notebooks
-from autograder.engine import spec
+from autograder.engine.contract import spec
 
 PACKAGE = spec.KIT_ROOT / "autograder"
 # What the notebooks import (public, pictures, notebook; breakout for the quizzes' format check), what
@@ -22,8 +22,10 @@ PACKAGE = spec.KIT_ROOT / "autograder"
 # itself, which quotes the reference). Paths in the package.
 STUDENT_MODULES = (
     "__init__.py", "__main__.py", "notebook.py", "pictures.py", "public.py",
-    *(f"engine/{name}.py" for name in ("__init__", "checks", "diagnosis", "hf", "loader", "protocol", "runtime",
-                                       "sandbox", "spec", "tolerances", "training")),
+    "engine/__init__.py",
+    *(f"engine/contract/{name}.py" for name in ("__init__", "loader", "protocol", "spec")),
+    *(f"engine/child/{name}.py" for name in ("__init__", "runtime", "training")),
+    *(f"engine/judge/{name}.py" for name in ("__init__", "checks", "diagnosis", "hf", "sandbox", "tolerances")),
     *(f"course/{name}.py" for name in ("__init__", "jupyter", "pictures", "public")),
     *(f"course/{PUBLIC_EVIDENCE.name}{suffix}" for suffix in (".json", ".npz")),
     *(f"breakout/{name}.py" for name in ("__init__", "bank", "quiz")),

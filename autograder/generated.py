@@ -12,8 +12,8 @@ import numpy as np
 
 from autograder.breakout import bank, quiz_notebooks
 from autograder.course import PUBLIC_EVIDENCE, notebooks, stubs
-from autograder.engine import spec
-from autograder.engine.fixtures import HERE as FIXTURES
+from autograder.engine.contract import spec
+from autograder.engine.judge.fixtures import HERE as FIXTURES
 
 # float64 BLAS kernels differ between CPUs in the last bits; any real change moves values far more.
 DRIFT_TOLERANCE = 1e-12
@@ -22,7 +22,7 @@ PARTS = ("stubs", *(f"fixtures:{c.id}" for c in spec.COMPONENTS), "public mistak
 
 def write():
     from autograder.course import public_evidence
-    from autograder.engine.fixtures.build import build
+    from autograder.engine.build.fixtures import build
 
     parts = bank.load()  # a malformed question bank stops here, before anything is written
     stubs.write()
@@ -49,7 +49,7 @@ def drift(parts=PARTS):
 
 def _built_drift(part):
     from autograder.course import public_evidence
-    from autograder.engine.fixtures.build import build
+    from autograder.engine.build.fixtures import build
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)

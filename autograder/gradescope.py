@@ -9,7 +9,7 @@ scripts. Not the course's notebooks, the question bank or the kit's own tests.
 import zipfile
 from pathlib import Path
 
-from autograder.engine import spec
+from autograder.engine.contract import spec
 
 SCRIPTS = spec.KIT_ROOT / "gradescope"
 INSTALL = spec.KIT_ROOT / "docker" / "install.sh"  # the container image installs with the same script

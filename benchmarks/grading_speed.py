@@ -27,7 +27,7 @@ sys.path.insert(0, str(KIT / "tests"))  # the kit's tests build submissions from
 from helpers import submission  # noqa: E402
 from mutations import edits  # noqa: E402
 
-from autograder.engine.mistakes import CATALOG  # noqa: E402
+from autograder.engine.build.mistakes import CATALOG  # noqa: E402
 
 # Twenty submissions as a course gets them: most complete, some with one mistake, a few that do not
 # load, one hostile.

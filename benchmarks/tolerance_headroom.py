@@ -12,10 +12,11 @@ import argparse
 
 import numpy as np
 
-from autograder.engine import checks, fixtures, loader, spec
-from autograder.engine.sandbox import Sandbox
-from autograder.engine.suites.common import run, run_training
-from autograder.engine.tolerances import ANY_FLOAT, TOLERANCES
+from autograder.engine.contract import loader, spec
+from autograder.engine.judge import checks, fixtures
+from autograder.engine.judge.sandbox import Sandbox
+from autograder.engine.judge.suites.common import run, run_training
+from autograder.engine.judge.tolerances import ANY_FLOAT, TOLERANCES
 
 
 def worst_share(outputs, expected_values, dtype, case_id):

@@ -13,7 +13,7 @@ from transformers import BertConfig, BertModel
 from transformers.models.bert.modeling_bert import BertLayer
 
 from autograder.course import jupyter
-from autograder.engine import spec
+from autograder.engine.contract import spec
 
 FACTS = {}
 

@@ -9,7 +9,7 @@ os.environ["OMP_NUM_THREADS"] = "1"
 import pytest  # noqa: E402
 from xdist.scheduler import LoadScopeScheduling  # noqa: E402
 
-from autograder.engine.sandbox import Limits, Sandbox  # noqa: E402
+from autograder.engine.judge.sandbox import Limits, Sandbox  # noqa: E402
 from helpers import TIME_LIMIT  # noqa: E402
 
 # Modules whose tests read one expensive module-scoped fixture (a whole nbgrader course, a graded class,

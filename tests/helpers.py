@@ -1,9 +1,9 @@
 """Building test submissions from the reference, and grading them, for the kit's own tests."""
 import shutil
 
-from autograder.engine import spec
-from autograder.engine.grade import grade
-from autograder.engine.sandbox import Limits
+from autograder.engine.contract import spec
+from autograder.engine.judge.grade import grade
+from autograder.engine.judge.sandbox import Limits
 
 
 def submission(folder, edits=(), files=None, drop=()):
@@ -51,7 +51,7 @@ def tiny_checkpoint(folder, sentences):
     """A small BERT checkpoint with seeded weights and a WordPiece tokenizer covering the sentences' words."""
     from transformers import BertModel, BertTokenizerFast
 
-    from autograder.engine import hf
+    from autograder.engine.judge import hf
 
     special = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
     words = sorted({w.strip(".,").lower() for s in sentences for w in s.split()} | {".", ","})

@@ -1,7 +1,7 @@
 """Submissions that do no work: the release stubs, each NotImplementedError replaced by a made-up answer."""
 import ast
 
-from autograder.engine import spec
+from autograder.engine.contract import spec
 
 SUBMISSION = spec.KIT_ROOT / "tests" / "submissions" / "no_work"
 # What each answers, in tests/submissions/no_work/fakes.py: zeros, random values, the input itself, a

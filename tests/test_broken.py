@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from autograder.engine import checks, spec
+from autograder.engine.contract import spec
+from autograder.engine.judge import checks
 from helpers import full_marks_except, scores, submission
 
 
@@ -212,7 +213,8 @@ def test_children_do_not_outlive_a_killed_grader(tmp_path):
     script = (
         "import sys, numpy\n"
         "import threading, time\n"
-        "from autograder.engine import loader, sandbox\n"
+        "from autograder.engine.contract import loader\n"
+        "from autograder.engine.judge import sandbox\n"
         "box = sandbox.Sandbox()\n"
         f"child = box.start('masking', loader.load({str(path)!r}))\n"
         "threading.Thread(target=lambda: (time.sleep(0.5), print(box.students()[0], flush=True))).start()\n"

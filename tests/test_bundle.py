@@ -12,7 +12,8 @@ import pytest
 from autograder import bundle
 from autograder.breakout import bank, quiz_notebooks
 from autograder.course import PUBLIC_EVIDENCE, jupyter, notebooks
-from autograder.engine import diagnosis, fixtures, spec
+from autograder.engine.contract import spec
+from autograder.engine.judge import diagnosis, fixtures
 from course_helpers import completed, execute, outputs
 
 

@@ -5,8 +5,9 @@ import re
 import subprocess
 import sys
 
-from autograder.engine import mistakes, spec
-from autograder.engine.diagnosis import PREFIX
+from autograder.engine.build import mistakes
+from autograder.engine.contract import spec
+from autograder.engine.judge.diagnosis import PREFIX
 from helpers import submission
 
 

@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from autograder.engine import spec
+from autograder.engine.contract import spec
 
 CONTRACT = spec.KIT_ROOT / "docs" / "CONTRACT.md"
 STAFF_COPY = spec.KIT_ROOT.parent / "shared" / "SPEC.md"

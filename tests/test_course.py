@@ -5,7 +5,7 @@ import json
 import pytest
 
 from autograder.course import notebooks
-from autograder.engine import spec
+from autograder.engine.contract import spec
 from course_helpers import execute, install_test_kernel, outputs
 
 

@@ -3,7 +3,7 @@ import pytest
 
 from autograder import generated
 from autograder.course import stubs
-from autograder.engine import spec
+from autograder.engine.contract import spec
 
 
 @pytest.mark.parametrize("part", generated.PARTS)

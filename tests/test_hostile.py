@@ -19,9 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.engine import jail, spec
-from autograder.engine.grade import grade
-from autograder.engine.sandbox import Limits, Sandbox
+from autograder.engine.contract import spec
+from autograder.engine.judge import jail
+from autograder.engine.judge.grade import grade
+from autograder.engine.judge.sandbox import Limits, Sandbox
 from helpers import TIME_LIMIT, submission
 
 KIT = str(spec.KIT_ROOT)
@@ -77,9 +78,9 @@ def kit_unchanged():
 JAIL_PROBES = {
     "import_the_kit_by_path": f"import sys; sys.path.insert(0, {KIT + '/autograder/engine'!r}); import tolerances; return True",
     "read_the_reference": f"return 'def' in open({KIT + '/solutions/masking.py'!r}).read()",
-    "read_the_fixtures": f"import os; return bool(os.listdir({KIT + '/autograder/engine/fixtures'!r}))",
-    "read_a_hidden_suite": f"return 'def test' in open({KIT + '/autograder/engine/suites/test_masking.py'!r}).read()",
-    "rewrite_the_tolerances": f"open({KIT + '/autograder/engine/tolerances.py'!r}, 'a').write('ATOL = 1e9'); return True",
+    "read_the_fixtures": f"import os; return bool(os.listdir({KIT + '/autograder/engine/judge/fixtures'!r}))",
+    "read_a_hidden_suite": f"return 'def test' in open({KIT + '/autograder/engine/judge/suites/test_masking.py'!r}).read()",
+    "rewrite_the_tolerances": f"open({KIT + '/autograder/engine/judge/tolerances.py'!r}, 'a').write('ATOL = 1e9'); return True",
     "rewrite_the_reference": f"open({KIT + '/solutions/masking.py'!r}, 'a').write('#'); return True",
     "plant_a_pth_file": f"open({SITE + '/zz_hostile.pth'!r}, 'w').write('import os'); return True",
     "see_the_judge": f"import os; os.kill({os.getpid()}, 0); return True",
@@ -213,7 +214,8 @@ FLAGGED = {
 @pytest.mark.parametrize("name", sorted(FLAGGED))
 def test_reaching_for_the_grader_is_flagged(name, tmp_path):
     """The verdict is the static check's alone (the parse child's, computed here the same way): nothing runs."""
-    from autograder.engine import loader, scrutiny
+    from autograder.engine.child import scrutiny
+    from autograder.engine.contract import loader
 
     component, code = FLAGGED[name]
     path = submission(tmp_path / name, files={f"{component}.py": spec.BY_ID[component].reference.read_text() + code})
@@ -234,7 +236,8 @@ def test_a_flagged_component_scores_zero_until_an_instructor_accepts_it(name, tm
 
 
 def test_honest_styles_are_not_flagged():
-    from autograder.engine import loader, scrutiny
+    from autograder.engine.child import scrutiny
+    from autograder.engine.contract import loader
 
     for path in [spec.SOLUTIONS, *sorted((spec.KIT_ROOT / "tests" / "submissions").iterdir()), spec.KIT_ROOT / "course" / "source"]:
         verdict = scrutiny.check(loader.load(path))
@@ -330,7 +333,7 @@ def test_special_files_and_links_are_skipped(tmp_path, sandbox):
     (folder / "layernorm.py").symlink_to(spec.BY_ID["layernorm"].reference)
     (folder / "extra.py").symlink_to("/dev/zero")
     (folder / "multihead.py").unlink()
-    (folder / "multihead.py").symlink_to(spec.KIT_ROOT / "autograder" / "engine" / "suites" / "test_multihead.py")
+    (folder / "multihead.py").symlink_to(spec.KIT_ROOT / "autograder" / "engine" / "judge" / "suites" / "test_multihead.py")
     started = time.monotonic()
     report = grade(folder, components=["attention", "layernorm", "multihead", "masking"], sandbox=sandbox)
     assert time.monotonic() - started < 60

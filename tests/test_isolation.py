@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from autograder.engine import spec
+from autograder.engine.contract import spec
 from helpers import scores, submission
 
 
@@ -37,7 +37,7 @@ def test_the_reference_decides_what_it_has_and_the_students_additions_fill_the_r
 
     from torch import nn
 
-    from autograder.engine import isolation
+    from autograder.engine.child import binding as isolation
 
     class Reference(nn.Module):
         def __init__(self, size):

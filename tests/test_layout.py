@@ -1,7 +1,9 @@
 """The package's layout (autograder/__init__.py): three subpackages, each importing only those below it,
-and on top the command line, nbgrader's step, what is delivered and the names the notebooks import.
+and on top the command line, nbgrader's step, what is delivered and the names the notebooks import. Inside
+the engine, folders by trust (autograder/engine/__init__.py): what enters the jail imports nothing of the
+judge's.
 
-The rule is written once, here: LAYERS, and upward_imports(), which every test of this file uses.
+The rules are written once, here: LAYERS with upward_imports(), and TRUST with untrusted_imports().
 """
 import ast
 import importlib
@@ -10,7 +12,8 @@ import re
 
 import pytest
 
-from autograder.engine import spec
+from autograder.engine.contract import spec
+from autograder.engine.judge import jail
 
 LAYERS = ("engine", "course", "breakout")  # bottom first; the package's own modules sit above all three
 TOP = len(LAYERS)
@@ -18,7 +21,7 @@ PACKAGE = spec.KIT_ROOT / "autograder"
 
 
 def module_name(path, package):
-    """autograder/engine/jail.py -> autograder.engine.jail; a package's __init__.py -> the package."""
+    """autograder/engine/judge/jail.py -> autograder.engine.judge.jail; a package's __init__.py -> the package."""
     parts = path.relative_to(package.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
@@ -63,6 +66,40 @@ def upward_imports(package=PACKAGE):
     return found
 
 
+# The engine's folders, each with the folders its code may import. contract/ and child/ run in the jail, beside
+# the student: nothing of the judge's (a tolerance, a fixture, a score) may be importable from there.
+TRUST = {
+    "contract": {"contract"},
+    "child": {"contract", "child"},
+    "judge": {"contract", "child", "judge"},
+    "build": {"contract", "child", "judge", "build"},
+}
+JAILED = ("contract", "child")
+# What deciding a grade reads or calls: a closeness test, a tolerance, a point. None of it belongs in the child,
+# whose answers are data the judge checks.
+GRADING_NAMES = frozenset({"allclose", "isclose", "assert_close", "assert_allclose", "testing", "TOLERANCES",
+                           "ANY_FLOAT", "points", "TOTAL_POINTS", "expected"})
+
+
+def untrusted_imports(package=PACKAGE):
+    """Every import of an engine folder's code that reaches a folder of the engine it may not import (TRUST),
+    as 'file:line imports module'; a module that sits in no folder of TRUST is reported as such."""
+    found = []
+    for path in sorted((package / "engine").rglob("*.py")):
+        name = module_name(path, package)
+        if name == f"{package.name}.engine":
+            continue
+        own = name.split(".")[2]
+        if own not in TRUST:
+            found.append(f"{path.relative_to(package.parent)} is in no folder of the engine's")
+            continue
+        for line, target in imports(path, name):
+            parts = target.split(".")
+            if parts[:2] == [package.name, "engine"] and len(parts) > 2 and parts[2] not in TRUST[own]:
+                found.append(f"{path.relative_to(package.parent)}:{line} imports {target}")
+    return found
+
+
 def test_layout_no_module_imports_from_a_layer_above_its_own():
     assert upward_imports() == []
 
@@ -89,6 +126,51 @@ def test_layout_rule_catches_upward_imports_at_any_depth_and_relative(tmp_path):
         "autograder/engine/grade.py:1 imports autograder.bundle",
         "autograder/engine/loader.py:2 imports autograder.course.public",
     ]
+
+
+def test_layout_engine_folders_import_only_what_their_trust_allows():
+    assert untrusted_imports() == []
+
+
+def test_layout_trust_rule_catches_the_child_reaching_the_judge(tmp_path):
+    package = tmp_path / PACKAGE.name
+    files = {
+        "__init__.py": "",
+        "engine/__init__.py": "",
+        "engine/loose.py": "",
+        "engine/contract/spec.py": "from autograder.engine.child import runtime\n",
+        "engine/child/server.py": "def run():\n    from autograder.engine.judge.tolerances import TOLERANCES\n",
+        "engine/child/runtime.py": "from ..judge import checks\nfrom . import binding\nfrom autograder.engine.contract import spec\n",
+        "engine/judge/grade.py": "from autograder.engine import build\nfrom autograder.engine.child import runtime\n",
+        "engine/build/fixtures.py": "from autograder.engine.judge import grade\n",
+    }
+    for relative, text in files.items():
+        (package / relative).parent.mkdir(parents=True, exist_ok=True)
+        (package / relative).write_text(text)
+    assert untrusted_imports(package) == [
+        "autograder/engine/child/runtime.py:1 imports autograder.engine.judge.checks",
+        "autograder/engine/child/server.py:2 imports autograder.engine.judge.tolerances.TOLERANCES",
+        "autograder/engine/contract/spec.py:1 imports autograder.engine.child.runtime",
+        "autograder/engine/judge/grade.py:1 imports autograder.engine.build",
+        "autograder/engine/loose.py is in no folder of the engine's",
+    ]
+
+
+def test_layout_the_jail_mounts_the_jailed_folders_alone():
+    engine = PACKAGE / "engine"
+    assert {p.parent.name for p in engine.glob("*/__init__.py")} == set(TRUST)
+    assert jail.INSIDE == ("__init__.py", "engine/__init__.py", *(f"engine/{folder}" for folder in JAILED))
+
+
+def test_layout_code_in_the_child_holds_no_grading_decision():
+    """The child computes and answers; closeness, tolerances and points are read in the judge alone."""
+    found = []
+    for path in sorted((PACKAGE / "engine" / "child").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+            if name in GRADING_NAMES:
+                found.append(f"{path.name}:{node.lineno} {name}")
+    assert found == []
 
 
 def test_layout_every_subpackage_is_a_layer_and_says_what_it_owns_and_may_import():

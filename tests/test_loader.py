@@ -3,7 +3,8 @@ import json
 
 import pytest
 
-from autograder.engine import loader, runtime, spec
+from autograder.engine.child import runtime
+from autograder.engine.contract import loader, spec
 
 
 def notebook(path, *cells):

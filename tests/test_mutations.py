@@ -11,8 +11,10 @@ components use.
 """
 import pytest
 
-from autograder.engine import fixtures, mistakes, spec
-from autograder.engine.diagnosis import PREFIX
+from autograder.engine.build import mistakes
+from autograder.engine.contract import spec
+from autograder.engine.judge import fixtures
+from autograder.engine.judge.diagnosis import PREFIX
 import mutations
 from mutations import OUTSIDE, TRAINING_OUTSIDE, TRAINING_VARIANTS, VARIANTS
 from helpers import full_marks_except, scores, submission

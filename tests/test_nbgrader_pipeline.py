@@ -20,9 +20,10 @@ from html import escape as html_escape
 import pytest
 
 from autograder.course import notebooks
-from autograder.engine import mistakes, spec
-from autograder.engine.diagnosis import PREFIX
-from autograder.engine.grade import grade
+from autograder.engine.build import mistakes
+from autograder.engine.contract import spec
+from autograder.engine.judge.diagnosis import PREFIX
+from autograder.engine.judge.grade import grade
 from course_helpers import completed, install_test_kernel, nbgrader, new_course, notebook_student
 
 BUG = mistakes.BY_ID["layernorm/eps-outside-the-square-root"].edits[0]

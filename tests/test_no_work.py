@@ -2,7 +2,7 @@
 imitates an honest mistake never scores more than the mistake itself."""
 import pytest
 
-from autograder.engine import spec
+from autograder.engine.contract import spec
 from helpers import scores, submission
 from no_work import MODES, no_work_submission
 

@@ -1,5 +1,5 @@
 """How `make test` shares the tests out between workers (conftest.py)."""
-from autograder.engine import spec
+from autograder.engine.contract import spec
 from conftest import SHARED_FIXTURE_MODULES, SharedFixturesTogether
 
 

@@ -14,9 +14,11 @@ import pytest
 
 from autograder import __main__ as cli, bundle
 from autograder.course import notebooks
-from autograder.engine import grade as grading, jail, mistakes, spec
-from autograder.engine.diagnosis import PREFIX
-from autograder.engine.grade import ComponentResult, Report
+from autograder.engine.build import mistakes
+from autograder.engine.contract import spec
+from autograder.engine.judge import grade as grading, jail
+from autograder.engine.judge.diagnosis import PREFIX
+from autograder.engine.judge.grade import ComponentResult, Report
 from helpers import submission
 import mutations
 
@@ -121,7 +123,7 @@ def test_the_package_holds_the_scripts_the_grader_and_nothing_else(gradescope):
     code = [n for n in names if "/" in n]
     assert {n.split("/")[0] for n in code} == {"autograder", "solutions"}
     assert not [n for n in code if "__pycache__" in n or n.endswith(".ipynb") or n.endswith(".yaml")]
-    assert f"solutions/{spec.COMPONENTS[0].reference.name}" in names and "autograder/engine/suites/test_multihead.py" in names
+    assert f"solutions/{spec.COMPONENTS[0].reference.name}" in names and "autograder/engine/judge/suites/test_multihead.py" in names
     assert options[options.index("--visibility") + 1] == "after_due_date" and options[options.index("--time-limit") + 1] == "20.0"
 
 

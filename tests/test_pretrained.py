@@ -1,8 +1,8 @@
 """Pretrained parity on a small BERT checkpoint and tokenizer that the test saves itself."""
 import pytest
 
-from autograder.engine import spec
-from autograder.engine.pretrained import SENTENCES, check_pretrained
+from autograder.engine.contract import spec
+from autograder.engine.judge.pretrained import SENTENCES, check_pretrained
 from helpers import submission, tiny_checkpoint
 
 

@@ -1,7 +1,7 @@
 """The progress line of a batch: redrawn in place on a terminal, one plain line per step elsewhere."""
 import io
 
-from autograder.engine.progress import Progress
+from autograder.engine.judge.progress import Progress
 
 
 class Terminal(io.StringIO):

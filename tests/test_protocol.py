@@ -4,7 +4,7 @@ import socket
 import numpy as np
 import pytest
 
-from autograder.engine import protocol
+from autograder.engine.contract import protocol
 
 
 def roundtrip(message):
@@ -51,9 +51,9 @@ def test_a_reply_that_is_not_an_answer_is_the_submissions_doing(reply):
     """The child runs the student's code, which can write any message to its socket."""
     from types import SimpleNamespace
 
-    from autograder.engine import fixtures
-    from autograder.engine.sandbox import StudentError
-    from autograder.engine.suites.common import run, run_training
+    from autograder.engine.judge import fixtures
+    from autograder.engine.judge.sandbox import StudentError
+    from autograder.engine.judge.suites.common import run, run_training
 
     case = next(c for c in fixtures.cases("attention") if c.trained)
     student = SimpleNamespace(call=lambda *a, **k: reply, train=lambda *a, **k: reply, built={})

@@ -7,8 +7,9 @@ import pytest
 import torch
 
 from autograder.course import jupyter, pictures, public
-from autograder.engine import mistakes, spec
-from autograder.engine.diagnosis import PREFIX
+from autograder.engine.build import mistakes
+from autograder.engine.contract import spec
+from autograder.engine.judge.diagnosis import PREFIX
 from helpers import submission, tiny_checkpoint
 import mutations
 from mutations import OUTSIDE, VARIANTS

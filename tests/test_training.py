@@ -1,4 +1,4 @@
-"""Dropout's deterministic stand-in and the train-mode run (autograder/engine/training.py): every correct way of
+"""Dropout's deterministic stand-in and the train-mode run (autograder/engine/child/training.py): every correct way of
 writing dropout computes the same stand-in, p = 0 and eval mode are the identity, and the result depends on
 each element alone, so that how a tensor is laid out or split never changes it."""
 import pytest
@@ -6,8 +6,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from autograder.engine import training
-from autograder.engine.protocol import FROZEN
+from autograder.engine.child import training
+from autograder.engine.contract.protocol import FROZEN
 
 P = 0.3
 

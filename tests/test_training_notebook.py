@@ -6,7 +6,7 @@ import re
 import pytest
 
 from autograder.course import notebooks
-from autograder.engine import mistakes
+from autograder.engine.build import mistakes
 from course_helpers import completed, execute, install_test_kernel, outputs
 
 NOTEBOOK = "09_train.ipynb"

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from autograder.course import jupyter, notebooks
-from autograder.engine import spec
-from autograder.engine.diagnosis import PREFIX
+from autograder.engine.contract import spec
+from autograder.engine.judge.diagnosis import PREFIX
 from course_helpers import completed, notebook_student
 from helpers import scores, submission
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from autograder.engine import spec
+from autograder.engine.contract import spec
 
 BANK = spec.KIT_ROOT / "breakout_questions"
 KINDS = ("choice", "numeric", "short")

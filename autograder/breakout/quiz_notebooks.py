@@ -8,7 +8,7 @@ written in a Markdown cell that an instructor grades by hand, with the handout's
 from autograder.breakout import bank
 from autograder.course import notebooks
 from autograder.course.notebooks import COURSE, dumps, nbgrader_metadata, notebook_cell
-from autograder.engine.loader import QUIZ_METADATA
+from autograder.engine.contract.loader import QUIZ_METADATA
 
 ASSIGNMENT = "breakout"
 SOURCE = COURSE / "source" / ASSIGNMENT

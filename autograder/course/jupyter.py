@@ -10,7 +10,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.engine import loader, runtime, spec
+from autograder.engine.child import runtime
+from autograder.engine.contract import loader, spec
 
 KERNEL_NAME = "transformers-kit"
 KERNEL_DISPLAY_NAME = "Python (transformers kit)"

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.course.jupyter import KERNEL_DISPLAY_NAME, KERNEL_NAME
-from autograder.engine import spec
-from autograder.engine.loader import DEMO_TAG
+from autograder.engine.contract import spec
+from autograder.engine.contract.loader import DEMO_TAG
 
 COURSE = spec.KIT_ROOT / "course"
 PARTS = COURSE / "parts"

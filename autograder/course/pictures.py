@@ -53,7 +53,7 @@ def _pretrained(TransformerEncoder, sentence, checkpoint):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from transformers import AutoConfig, AutoTokenizer, BertModel
 
-    from autograder.engine import hf
+    from autograder.engine.judge import hf
 
     config = AutoConfig.from_pretrained(checkpoint, local_files_only=True)
     encoder = TransformerEncoder(SimpleNamespace(**hf.spec_config(config))).eval()

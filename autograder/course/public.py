@@ -5,7 +5,7 @@ F.layer_norm, nn.MultiheadAttention, the post-LN nn.TransformerEncoderLayer and 
 what the SPEC states, so they need no reference solution and no stored data. They are fewer and
 smaller than the hidden suites, which alone decide the grade. Every check runs in float64 on a small
 config, in eval mode, except the training checks: those run in train mode, with every dropout replaced
-by the deterministic stand-in the hidden suites use (engine/training.py), so that where dropout is
+by the deterministic stand-in the hidden suites use (engine/child/training.py), so that where dropout is
 applied shows, and compare each gradient of one backward pass with the change in the output that a
 small step in that tensor makes (central differences), so they need no reference either.
 `check_<component>(names...)` takes the component's SPEC names in SPEC order.
@@ -23,7 +23,8 @@ from torch import nn
 from torch.nn import functional as F
 
 from autograder.course import PUBLIC_EVIDENCE
-from autograder.engine import checks, diagnosis, runtime, training
+from autograder.engine.child import runtime, training
+from autograder.engine.judge import checks, diagnosis
 
 # What the notebooks' worked examples build: small, round sizes.
 CONFIG = dict(
@@ -335,7 +336,7 @@ def _train_mode(module, call):
 
 
 def _dropout(x, p):
-    """What dropout with probability p gives while these checks run (engine/training.py)."""
+    """What dropout with probability p gives while these checks run (engine/child/training.py)."""
     return training.stand_in(x, p)
 
 
@@ -856,7 +857,7 @@ def check_seq2seq(Seq2SeqTransformer, greedy_decode, quiet=False):
 def progress(path):
     """Run every component's public checks on a submission (loaded in this process); returns the report text."""
     from autograder.course import jupyter
-    from autograder.engine import spec
+    from autograder.engine.contract import spec
 
     names, problems = jupyter.load_names(path)
     lines = [f"Public checks of {path}", "", f"{'component':<13} public checks"]

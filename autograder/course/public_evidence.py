@@ -1,12 +1,12 @@
 """Each cataloged mistake's evidence on the public checks' own cases: course/public_mistakes.{json,npz}.
 
-Built as the hidden cases' evidence is (engine/fixtures/evidence.py), with the public checks as the
+Built as the hidden cases' evidence is (engine/build/evidence.py), with the public checks as the
 cases: each mistake's names run through the component's check twice, and a comparison the check made
 is one case. The file ships with the student bundle, so it holds nothing of a hidden case (test_bundle).
 """
 from autograder.course import PUBLIC_EVIDENCE, public
-from autograder.engine import spec
-from autograder.engine.fixtures.evidence import Entries, Outcome, collect
+from autograder.engine.contract import spec
+from autograder.engine.build.evidence import Entries, Outcome, collect
 
 
 def build(stem=PUBLIC_EVIDENCE):

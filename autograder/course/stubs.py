@@ -6,7 +6,7 @@ constructors included, is copied as it is, so attribute names are fixed for the 
 """
 import re
 
-from autograder.engine import spec
+from autograder.engine.contract import spec
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 HINT = re.compile(r"^(\s*)# Hint: (.+)$")

@@ -1,12 +1,19 @@
-"""The grading engine: everything that grades a submission, and the hidden cases it grades on.
+"""The grading engine, laid out by trust: which code runs beside the student, and which judges.
 
-The judge's side (grade, session, sandbox, jail, checks, tolerances, suites/, fixtures/, diagnosis,
-progress) runs the hidden suites against what the child returns; the child's side (zygote, child,
-runtime, isolation, loader, scrutiny, protocol, spec, training) is all of the kit that enters the jail;
-training (dropout's stand-in, one backward pass) also makes the fixtures' train-mode values. Also here:
-hf (Hugging Face models from a config), pretrained (the check against a real checkpoint), the mistake
-catalog that diagnosis names (mistakes), and the builders of the fixtures and of each mistake's evidence
-on them (fixtures/build.py, fixtures/evidence.py), which run on the instructor's machine only.
+- contract/  what both sides hold: the spec (names, signatures, points), the wire protocol, the submission
+             loader. Enters the jail. Imports nothing of the kit outside contract/.
+- child/     what runs with student code, inside the jail: the zygote, the child's server, the runtime that
+             loads units, the binding of names to the reference (binding), the static check (scrutiny), the
+             train-mode stand-ins (training). Enters the jail. Imports contract/ only, and holds no grading
+             decision: no expected value, tolerance or point is within its reach.
+- judge/     trusted, outside the jail: the sandbox that supervises the child, the jail that builds it, the
+             grading session and runner, the hidden suites and their fixtures, the checks and their one
+             tolerance table, the diagnosis of a mistake, Hugging Face models from a config (hf), the check
+             against a real checkpoint. Imports contract/ and, to run the reference in its own process,
+             child/.
+- build/     offline, on the instructor's machine: the fixture builder, the mistake catalog and each
+             mistake's evidence. May import all of the above.
 
+tests/test_layout.py holds each folder to these rules, and judge/jail.py mounts contract/ and child/ alone.
 Imports nothing else of the kit: course/ and breakout/ sit above it.
 """

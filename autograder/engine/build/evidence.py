@@ -1,0 +1,334 @@
+"""Each cataloged mistake's evidence on the hidden cases: what it returns there, stored beside the fixtures.
+
+Every mistake of mistakes.py, and every pair of them in one component whose edits apply
+together, is run as a student's code would be: the reference with the edits made in the component's file,
+on each case, in float64 twice (a mistake that answers differently each time is random, like dropout left
+on) and in float32. A mistake that is right on every case in eval mode (a gradient cut, a dropout misplaced)
+is run in train mode too, once in each dtype (dropout's stand-in draws nothing at random): its outputs and
+gradients there are its evidence, under diagnosis.trained(case id). A gradient that never came is kept as why
+("none" or "frozen"). diagnosis.py documents what is stored and how a student's outputs are matched.
+
+A mistake that is right wherever it does not raise leaves no evidence to name it by, and is left out
+(a hard-coded head count raises on a config with another). Not paired: random mistakes, and those wrong
+only beyond float32 precision (a pair with one says little more than its other half). A pair that returns
+what a single mistake or another pair returns is dropped: nothing could tell them apart. Two single
+mistakes that nothing tells apart stop the build, since the catalog would then name one for the other.
+"""
+import itertools
+import json
+from functools import cache
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import torch
+
+from autograder.engine.build import mistakes
+from autograder.engine.child import runtime, training
+from autograder.engine.contract import loader, spec
+from autograder.engine.judge import diagnosis
+from autograder.engine.judge.diagnosis import SAMPLES, SEPARATOR, agree, dropped_out, sample
+from autograder.engine.contract.protocol import FROZEN
+from autograder.engine.judge.fixtures import read
+from autograder.engine.judge.sandbox import StudentError
+from autograder.engine.judge.suites.common import check_outputs
+from autograder.engine.judge.tolerances import TOLERANCES
+
+DTYPES = {"float32": torch.float32, "float64": torch.float64}
+
+
+class Outcome:
+    """A mistake's runs on one case: two in float64 (or in the default dtype, for a case with no float
+    input) and one in float32 where the case runs in float32; each {output: array}, a load message, or None
+    where it raised."""
+
+    def __init__(self, first, second, float32, expected, dtypes, passed=None):
+        self.first, self.second, self.float32 = first, second, float32
+        self.expected, self.dtypes = expected, dtypes
+        self.passed = passed  # the check's own verdict, where it has one (a public check)
+
+    @classmethod
+    def of(cls, run, expected, dtypes, repeat=True):
+        """Runs of run(dtype); repeat runs float64 twice, to tell a random mistake."""
+        main = "float64" if "float64" in dtypes else dtypes[0]
+        first = _tried(run, main)
+        second = _tried(run, main) if repeat else first
+        float32 = _tried(run, "float32") if "float32" in dtypes and main != "float32" else first
+        return cls(first, second, float32, expected, dtypes)
+
+    @property
+    def random(self):
+        return isinstance(self.first, dict) and isinstance(self.second, dict) and not _same(self.first, self.second)
+
+    def right(self):
+        if self.passed is not None:
+            return self.passed
+        return all(_passes(run, self.expected, dtype) for run, dtype in ((self.first, self.dtypes[-1]), (self.float32, self.dtypes[0])))
+
+    def right_in_float32(self):
+        return "float32" in self.dtypes and _passes(self.float32, self.expected, "float32")
+
+    def evidence(self):
+        """{"kind": ...} as diagnosis.py reads it (values as {output: array}, stored apart), or None."""
+        if self.first is None:
+            return None
+        if isinstance(self.first, str):
+            return {"kind": "failure", "message": self.first}
+        if self.random:
+            dropped = [name for name in self.expected if name in self.first and name in self.second
+                       and all(dropped_out(run[name], self.expected[name], TOLERANCES["float64"]) for run in (self.first, self.second))]
+            return {"kind": "dropout", "outputs": dropped} if dropped else None
+        if self.right():
+            return {"kind": "right"}
+        outputs = {}
+        arrays = {name: array for name, array in self.first.items() if not isinstance(array, str)}
+        for name, array in arrays.items():
+            float32 = isinstance(self.float32, dict) and isinstance(self.float32.get(name), np.ndarray) and self.float32[name].shape == array.shape
+            if float32 and array.dtype.kind == "f":
+                float32 = agree(self.float32[name].reshape(-1), array.reshape(-1).astype(np.float64), TOLERANCES["float32"])
+            outputs[name] = {"shape": list(array.shape), "kind": array.dtype.kind, "float32": bool(float32)}
+        found = {"kind": "values", "outputs": outputs, "arrays": arrays}
+        absent = {name: why for name, why in self.first.items() if isinstance(why, str)}
+        return {**found, "absent": absent} if absent else found
+
+
+def _tried(run, dtype):
+    try:
+        return run(dtype)
+    except Exception:  # noqa: BLE001 - a mistake that raises on a case leaves no evidence there
+        return None
+
+
+def _same(a, b):
+    return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+
+
+def _equal(x, y):
+    """Two arrays alike, or two reasons a gradient did not come alike."""
+    if isinstance(x, str) or isinstance(y, str):
+        return isinstance(x, str) and isinstance(y, str) and x == y
+    return x.shape == y.shape and np.array_equal(x, y, equal_nan=x.dtype.kind == "f")
+
+
+def _passes(run, expected, dtype):
+    """run passes every output in this dtype, by the checks that grade a student's (suites/common.py)."""
+    if not isinstance(run, dict) or run.keys() != expected.keys() or any(isinstance(v, str) for v in run.values()):
+        return False
+    case = SimpleNamespace(outputs=list(expected), expected=expected, describe=lambda dtype: "")  # what check_outputs reads
+    try:
+        check_outputs({name: {"$tensor": array, "dtype": str(array.dtype)} for name, array in run.items()}, case, dtype, {})
+    except StudentError:
+        return False
+    return True
+
+
+def _farthest(array, expected):
+    """The flat index of array's element farthest from expected (NaN the farthest), if they have one shape
+    and some element differs by more than float64's tolerance: where none does, the farthest is rounding's
+    choice (a layer's gradients, right, beside those that a cut graph changes), and another CPU's would differ."""
+    if expected is None or expected.shape != array.shape or array.size <= SAMPLES:
+        return None
+    expected = expected.reshape(-1).astype(np.float64)
+    distance = np.nan_to_num(np.abs(array.reshape(-1).astype(np.float64) - expected), nan=np.inf)
+    if np.all(distance <= TOLERANCES["float64"].slack(expected)):
+        return None
+    # The first of the elements that tie for farthest, to float64's precision: another CPU's last bits
+    # must not pick another one.
+    return int(np.argmax(distance >= distance.max() * (1 - 1e-9)))
+
+
+class Entries:
+    """The evidence of one set of cases (one component's hidden cases, or the public checks), as files."""
+
+    def __init__(self):
+        self.entries, self.arrays, self.says = {}, {}, {}
+
+    def add(self, entry_id, component, parts, outcomes):
+        evidence, values = {}, []
+        for key, outcome in outcomes.items():
+            found = outcome.evidence()
+            if found is None:
+                continue
+            for name, array in found.pop("arrays", {}).items():
+                about = found["outputs"][name]
+                about["extra"] = _farthest(array, outcome.expected.get(name))
+                about["offset"] = sum(v.size for v in values)
+                values.append(array.reshape(-1)[sample(SEPARATOR.join((entry_id, key, name)), array.size, about["extra"])])
+            evidence[key] = found
+        self.entries[entry_id] = {"component": component, "parts": list(parts), "evidence": evidence}
+        self.arrays[entry_id] = np.concatenate(values).astype(np.float64) if values else np.zeros(0)
+        for part in parts:
+            self.says[part] = mistakes.BY_ID[part].says
+
+    def write(self, stem):
+        document = {"says": dict(sorted(self.says.items())), "entries": self.entries}
+        Path(f"{stem}.json").write_text(json.dumps(document, indent=1, sort_keys=True) + "\n")
+        np.savez_compressed(f"{stem}.npz", **self.arrays)
+
+
+def collect(component, outcomes_of, entries):
+    """Run every mistake of component and every pair, through outcomes_of(names) -> {key: Outcome}, and
+    add what tells them apart to entries."""
+    runs = {}
+    singles = []
+    for mistake in mistakes.of(component):
+        outcomes = outcomes_of(_names(component, mistake.edits))
+        if any(o.evidence() not in (None, {"kind": "right"}) for o in outcomes.values()):
+            runs[(mistake,)] = outcomes
+            singles.append(mistake)
+    for first, second in itertools.combinations(runs, 2):
+        if _alike(runs[first], runs[second]):
+            raise ValueError(f"{first[0].id} and {second[0].id} return the same on every case: nothing tells them apart")
+    pairable = [m for m in singles if _pairable(runs[(m,)])]
+    pairs = {}
+    for a, b in itertools.combinations(pairable, 2):
+        try:
+            names = _names(component, a.edits + b.edits)
+        except ValueError:  # the two edit the same text
+            continue
+        pairs[(a, b)] = outcomes_of(names)
+    alike = {pair for both in itertools.combinations(pairs, 2) if _alike(*(pairs[p] for p in both)) for pair in both}
+    alike |= {pair for pair in pairs for single in runs if _alike(pairs[pair], runs[single])}
+    for parts, outcomes in [*runs.items(), *((p, o) for p, o in pairs.items() if p not in alike)]:
+        entry_id = "+".join(m.id for m in parts)
+        entries.add(entry_id, component, [m.id for m in parts], outcomes)
+
+
+def _pairable(outcomes):
+    if any(o.random for o in outcomes.values()):
+        return False
+    float32 = [o for o in outcomes.values() if "float32" in o.dtypes]
+    return not (float32 and all(o.right_in_float32() for o in float32))
+
+
+def _alike(a, b):
+    """Two mistakes' outcomes agree on every case, to float64's tolerance."""
+    return a.keys() == b.keys() and all(_same_outputs(a[key].first, b[key].first) for key in a)
+
+
+def _same_outputs(x, y):
+    if not (isinstance(x, dict) and isinstance(y, dict)):
+        return x == y  # two load messages, or two cases where both raised
+    return x.keys() == y.keys() and all(_alike_values(x[n], y[n]) for n in x)
+
+
+def _alike_values(x, y):
+    if isinstance(x, str) or isinstance(y, str):
+        return _equal(x, y)
+    return (x.shape == y.shape and x.dtype.kind == y.dtype.kind
+            and agree(x.reshape(-1), y.reshape(-1).astype(np.float64), TOLERANCES["float64"], exact=x.dtype.kind != "f"))
+
+
+@cache
+def _solutions():
+    return loader.load(spec.SOLUTIONS).as_message()
+
+
+def _names(component, edits):
+    """The reference's SPEC names, with component's file edited."""
+    message = _solutions()
+    label = spec.BY_ID[component].reference.name
+    units = [dict(unit, code=mistakes.apply(unit["code"], edits)) if unit["label"] == label else unit for unit in message["units"]]
+    return runtime.load_reference(dict(message, units=units), spec.ALL_NAMES)
+
+
+def hidden(folder, component):
+    """Write folder/<component>.mistakes.*, from the cases in folder/<component>.*."""
+    cases = read(folder, component)
+
+    def outcomes_of(names):
+        outcomes = {case.id: Outcome.of(lambda dtype, case=case: run_case(names, case, dtype), case.expected, case.dtypes)
+                    for case in cases}
+        # A mistake wrong in eval mode is named from its eval-mode outputs; one right there shows only in training.
+        if all(o.evidence() in (None, {"kind": "right"}) for o in outcomes.values()):
+            outcomes.update({diagnosis.trained(case.id): Outcome.of(lambda dtype, case=case: train_case(names, case, dtype),
+                                                                    case.trained, case.dtypes, repeat=False)
+                             for case in cases if case.upstream})
+        return outcomes
+
+    entries = Entries()
+    collect(component, outcomes_of, entries)
+    entries.write(folder / f"{component}.mistakes")
+
+
+def run_case(names, case, dtype):
+    """What the names return on the case, run as the child runs a student's code: {output: array}, or the
+    grader's message when the case's weights do not fit the module."""
+    def call(target, args, kwargs):
+        with torch.no_grad():
+            return target(*args, **kwargs), args, kwargs
+
+    ran = _run(names, case, dtype, call)
+    if isinstance(ran, str):
+        return ran
+    _, values, _, _ = ran
+    return {name: value.detach().cpu().numpy() for name, value in zip(case.outputs, values)}
+
+
+def train_case(names, case, dtype):
+    """What the names give on the case in train mode, as the child runs a student's code there: the outputs
+    graded in train mode, then "NAME.grad" of every float input and parameter, an array or why none came."""
+    upstream = [torch.from_numpy(case.upstream[name]) if name in case.upstream else None for name in case.outputs]
+    ran = _run(names, case, dtype, lambda target, args, kwargs: training.run(target, args, kwargs, upstream)[:3])
+    if isinstance(ran, str):
+        return ran
+    target, values, args, kwargs = ran
+    found = {name: value.detach().numpy() for name, value in zip(case.outputs, values) if name in case.upstream}
+    grads = {name: value.grad for name, value in case.filled(args, kwargs).items()
+             if isinstance(value, torch.Tensor) and value.is_floating_point()}
+    if isinstance(target, torch.nn.Module):
+        grads.update(training.parameter_gradients(target))
+    for name, grad in grads.items():
+        found[f"{name}.grad"] = "frozen" if grad is FROZEN else "none" if grad is None else grad.detach().numpy()
+    return found
+
+
+def _run(names, case, dtype, call):
+    """call(target, args, kwargs) -> (result, args, kwargs as the call left them) on the case, its modules
+    built with their weights in the run's dtype (eval mode; training.run puts its own in train mode), new
+    tensors in that dtype, as in the child. Returns (target, the outputs, args, kwargs), or the grader's
+    message when the case's weights do not fit."""
+    torch_dtype = DTYPES.get(dtype, torch.float32)
+    args, kwargs = case.call_args(dtype)
+    target = names[case.target]
+    modules = []
+    if case.init is not None:
+        target = _built(names[case.target], case.init, case.params)
+        modules.append(target)
+    if case.kind == "generate":
+        model = case.meta["model"]
+        args[0] = _built(names[model["target"]], model["init"], case.params)
+        modules.append(args[0])
+    for module in modules:
+        if isinstance(module, str):
+            return module
+        module.to(torch_dtype).eval()
+    args, kwargs = [_tensor(a, torch_dtype) for a in args], {k: _tensor(v, torch_dtype) for k, v in kwargs.items()}
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(torch_dtype)
+    try:
+        result, args, kwargs = call(target, args, kwargs)
+    finally:
+        torch.set_default_dtype(previous)
+    values = training.outputs(result)
+    if len(values) != len(case.outputs) or not all(isinstance(v, torch.Tensor) for v in values):
+        raise TypeError("not the outputs the case names")
+    return target, values, args, kwargs
+
+
+def _built(module_class, init, params):
+    module = module_class(*[SimpleNamespace(**a["$config"]) if isinstance(a, dict) else a for a in init])
+    if not params:  # a case without weights keeps the module's own (suites/common.py, build)
+        return module
+    try:
+        runtime.load_parameters(module, params)
+    except LookupError as error:
+        return runtime.describe(error)
+    return module
+
+
+def _tensor(value, dtype):
+    if isinstance(value, np.ndarray):
+        tensor = torch.from_numpy(np.array(value))
+        return tensor.to(dtype) if tensor.is_floating_point() else tensor
+    return value

@@ -1,0 +1,2 @@
+"""The code that runs beside student code, inside the jail: zygote, server, runtime, binding, scrutiny,
+training. Imports contract/ only, never the judge: what it returns is data that the judge checks."""

@@ -1,0 +1,337 @@
+"""The process that runs student code for one component, and answers the judge's requests.
+
+Forked by the zygote, in the jail, with torch already imported. It receives everything it needs as
+plain data: the student's source, and the reference source of the other components it may use (never
+the one it grades). It sends back only arrays and text. The first child of a submission only parses
+it (parse): the judge never does.
+"""
+import contextlib
+import ctypes
+import os
+import resource
+import signal
+import sys
+import types
+
+import numpy as np
+import torch
+from torch.overrides import TorchFunctionMode
+
+from autograder.engine.child import binding, runtime, scrutiny, training
+from autograder.engine.contract import loader, protocol, spec
+
+FLOAT_DTYPES = {"float32": torch.float32, "float64": torch.float64}
+# Module names the student may not import here: the kit itself holds reference code.
+BLOCKED_IMPORTS = ("autograder", "solutions")
+
+
+TRANSFORMERS_MESSAGE = (
+    "scores 0: it runs code from a transformers module; every part must be built from torch operations "
+    "in your own code (SPEC: any transformers module anywhere scores 0)"
+)
+
+
+class Forbidden(Exception):
+    """The student's code delegated its own subject to a library."""
+
+
+class Tripwire(TorchFunctionMode):
+    """Records every call to a torch function the graded component may not delegate to."""
+
+    def __init__(self, forbidden, verdicts):
+        super().__init__()
+        self.forbidden = forbidden
+        self.verdicts = verdicts  # {function: its name if it is forbidden, else None}, kept from call to call
+        self.kernels = []
+        self.transformers = False
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        # Keyed by the function itself: this runs on every torch call the student's code makes.
+        try:
+            kernel = self.verdicts.get(func, False)
+        except TypeError:  # an unhashable callable is judged each time
+            kernel = self._kernel(func)
+        if kernel is False:
+            kernel = self.verdicts[func] = self._kernel(func)
+        if kernel:
+            self.kernels.append(f"torch's {kernel}")
+        # The frame walk costs; it is only needed once transformers has been imported at all.
+        if "transformers" in sys.modules and _inside_transformers():
+            self.transformers = True
+        return func(*args, **(kwargs or {}))
+
+    def _kernel(self, func):
+        """The function's name if it is one this component may not delegate to, else None."""
+        name = _function_name(func)
+        key = name.replace("_", "").lower()
+        return name if any(pattern in key for pattern in self.forbidden) else None
+
+
+def _function_name(func):
+    """The name torch's function was defined with: a Python function's code object keeps it whatever its
+    __name__ was set to (and the static check flags replacing __code__)."""
+    code = getattr(func, "__code__", None)
+    name = code.co_name if isinstance(code, types.CodeType) else getattr(func, "__name__", None)
+    return name if isinstance(name, str) else str(func)
+
+
+def _inside_transformers():
+    frame = sys._getframe(2)
+    while frame is not None:
+        if f"{os.sep}transformers{os.sep}" in frame.f_code.co_filename:
+            return True
+        frame = frame.f_back
+    return False
+
+
+class ImportBlocker:
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.split(".")[0] in BLOCKED_IMPORTS:
+            raise ImportError(f"importing {fullname} is not allowed in a submission")
+        return None
+
+
+class Server:
+    def __init__(self, sock, setup):
+        self.sock = sock
+        self.device = torch.device(setup["device"])
+        self.forbidden = tuple(setup["forbidden"])
+        self.verdicts = {}
+        self.reason = setup["reason"]
+        self.memory_limit = setup["memory_limit"]
+        self.objects = {}
+        self.names = {}
+
+    def load(self, setup):
+        references = runtime.load_reference(setup["references"], setup["reference_names"]) if setup["reference_names"] else {}
+        if self.device.type == "cuda":
+            torch.cuda.init()
+            torch.backends.cuda.matmul.allow_tf32 = False  # float32 means float32, as on the CPU
+            torch.backends.cudnn.allow_tf32 = False
+        _confine(setup["memory_limit"], self.device, setup.get("processes"))
+        owners = setup["submission"]["owners"]
+        # A notebook's quick test of a part from another notebook runs with what grading binds there.
+        modules, problems = runtime.load_modules(setup["submission"]["units"], keep=True, shared_names=spec.ALL_NAMES,
+                                                 given=references)
+        student = runtime.collect(modules, owners, setup["graded_names"])
+        own = runtime.collect(modules, owners, references)
+        others = {name: binding.extend(obj, own[name]) if name in own else obj for name, obj in references.items()}
+        # Notebooks do not import each other: a class in one finds the others' names only if they are bound
+        # there. The graded names are the student's own; every other name is the reference's, with the
+        # student's own additions to it (binding.py).
+        runtime.patch_names(modules, {**others, **student})
+        self.names = {**others, **student}
+        return {"pid": os.getpid(), "problems": problems, "defined": sorted(student)}
+
+    def serve(self):
+        while True:
+            try:
+                request = protocol.receive(self.sock)
+            except protocol.Closed:
+                return
+            try:
+                reply = {"ok": True, "value": getattr(self, "do_" + request["op"])(request)}
+            except Forbidden as error:
+                reply = {"ok": False, "kind": "forbidden", "message": str(error)}
+            except BaseException as error:  # noqa: BLE001 - whatever the student's code raises is reported
+                reply = {"ok": False, "kind": "exception", "message": self._explain(error)}
+            protocol.send(self.sock, reply)
+
+    def _explain(self, error):
+        message = runtime.describe(error)
+        if isinstance(error, MemoryError) or "can't allocate memory" in str(error):
+            message += f" — out of memory: the limit is {self.memory_limit / 2**30:g} GiB beyond what torch itself takes"
+        return message
+
+    def do_new(self, request):
+        target = self._name(request["target"])
+        obj = target(*self._values(request["args"], None), **self._values(request["kwargs"], None))
+        if isinstance(obj, torch.nn.Module):
+            for module in obj.modules():
+                if type(module).__module__.split(".")[0] == "transformers":
+                    raise Forbidden(TRANSFORMERS_MESSAGE)
+            if self.device.type != "cpu":  # what a constructor builds is on the CPU already
+                obj.to(self.device)
+        self.objects[len(self.objects)] = obj
+        return len(self.objects) - 1
+
+    def do_load(self, request):
+        """Copy parameters by SPEC name, strictly: every name must exist, with its shape, and no other."""
+        runtime.load_parameters(self.objects[request["object"]], request["params"])
+        return None
+
+    def do_call(self, request):
+        target, args, kwargs, dtype = self._arguments(request)
+        # Every module in the call, the target or an argument (greedy_decode's model), runs in the
+        # call's dtype, in eval mode: dropout has no place in an eval-mode parity check.
+        for module in [target, *args, *kwargs.values()]:
+            if isinstance(module, torch.nn.Module):
+                module.eval()
+        with torch.no_grad():
+            result = self._guarded(dtype, lambda: target(*args, **kwargs))
+        reply = {"result": _plain(result)}
+        if request.get("return_inputs"):
+            reply["inputs"] = _plain(args)
+        return reply
+
+    def do_train(self, request):
+        """The call in train mode, dropout replaced by its stand-in, then one backward pass from the given
+        upstream gradients: the outputs, and the gradients of the float inputs and of every parameter."""
+        target, args, kwargs, dtype = self._arguments(request)
+        upstream = [None if u is None else self._values(u, dtype) for u in request["upstream"]]
+        result, args, kwargs, graph = self._guarded(dtype, lambda: training.run(target, args, kwargs, upstream))
+        params = training.parameter_gradients(target) if isinstance(target, torch.nn.Module) else {}
+        return {
+            "result": _plain(result),
+            "graph": graph,
+            "inputs": {"args": [_gradient(a) for a in args], "kwargs": {k: _gradient(v) for k, v in kwargs.items()}},
+            "params": {name: grad if grad is protocol.FROZEN else _plain(grad) for name, grad in params.items()},
+        }
+
+    def _arguments(self, request):
+        """The request's target and arguments, every module among them in the call's dtype."""
+        dtype = FLOAT_DTYPES.get(request.get("dtype"))
+        target = request["target"]
+        target = self._values(target, dtype) if isinstance(target, dict) else self._name(target)
+        args = self._values(request["args"], dtype)
+        kwargs = self._values(request["kwargs"], dtype)
+        for module in [target, *args, *kwargs.values()]:
+            if isinstance(module, torch.nn.Module):
+                module.to(dtype or torch.get_default_dtype())
+        return target, args, kwargs, dtype
+
+    def _guarded(self, dtype, call):
+        """call() under the tripwire, with new tensors in the run's dtype and on its device (as they would be
+        in a program written for that dtype and device alone); Forbidden if it delegated its subject."""
+        tripwire = Tripwire(self.forbidden, self.verdicts)
+        previous = torch.get_default_dtype()
+        device = torch.device(self.device) if self.device.type != "cpu" else contextlib.nullcontext()
+        try:
+            torch.set_default_dtype(dtype or previous)
+            with device, tripwire:
+                return call()
+        finally:
+            torch.set_default_dtype(previous)
+            # Also when the call raised: a kernel that ran and failed (or whose error the code caught) was delegated to.
+            if tripwire.transformers:
+                raise Forbidden(TRANSFORMERS_MESSAGE)
+            if tripwire.kernels:
+                raise Forbidden(f"scores 0: {self.reason.format(call=', '.join(sorted(set(tripwire.kernels))))}")
+
+    def _name(self, name):
+        if name not in self.names:
+            raise NameError(f"{name} is not defined in the submission")
+        return self.names[name]
+
+    def _values(self, value, dtype):
+        """Request values -> Python objects: arrays become tensors on the device, configs namespaces."""
+        if isinstance(value, np.ndarray):
+            tensor = torch.from_numpy(np.array(value)).to(self.device)
+            return tensor.to(dtype) if dtype is not None and tensor.is_floating_point() else tensor
+        if isinstance(value, list):
+            return [self._values(v, dtype) for v in value]
+        if isinstance(value, dict):
+            if "$config" in value:
+                return types.SimpleNamespace(**value["$config"])  # a BertConfig's attributes (hf.spec_config)
+            if "$object" in value:
+                return self.objects[value["$object"]]
+            return {k: self._values(v, dtype) for k, v in value.items()}
+        return value
+
+
+def _gradient(value):
+    """The gradient an input leaf (training.leaf) holds after backward, as plain data; None where there is none."""
+    return _plain(value.grad) if isinstance(value, torch.Tensor) and value.requires_grad else None
+
+
+def _plain(value):
+    """Results -> plain data; a tensor keeps its torch dtype name for the judge's checks."""
+    if isinstance(value, torch.Tensor):
+        value = value.detach()
+        array = value.cpu().float().numpy() if value.dtype == torch.bfloat16 else value.cpu().numpy()
+        return {"$tensor": array, "dtype": str(value.dtype).removeprefix("torch."), "device": value.device.type}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return {"$other": type(value).__name__}
+
+
+def _confine(memory_limit, device, processes=None):
+    """Limit memory and processes, and hide the kit from imports, before any student code runs (the jail
+    and the judge's watchdog do the rest)."""
+    if memory_limit and device.type == "cpu":  # CUDA reserves address space far beyond any sane limit
+        in_use = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (in_use + memory_limit, in_use + memory_limit))
+    if processes:  # counted per user in the jail's own user namespace: bwrap's init and the zygote are two
+        resource.setrlimit(resource.RLIMIT_NPROC, (processes + 2, processes + 2))
+    sys.meta_path.insert(0, ImportBlocker())
+
+
+def _die_with_zygote():
+    """When the judge is killed, its zygote exits; a child looping in student code must not run on."""
+    if sys.platform.startswith("linux"):
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def parse(files, memory_limit):
+    """The submission's units and the static check's flags, from its files' text: no student code runs."""
+    _confine(memory_limit, torch.device("cpu"))
+    try:
+        submission = loader.load_files(files["name"], files["files"], files["notes"])
+    except loader.SubmissionError as error:
+        return {"error": str(error)}
+    except (RecursionError, MemoryError) as error:
+        return {"error": f"it is too large or too deeply nested to read ({type(error).__name__})"}
+    verdict = scrutiny.check(submission)
+    for unit, reason in verdict.unreadable:
+        submission.units.remove(unit)
+        submission.notes.append(f"{unit.label} was not run: the grader's check cannot read it ({reason})")
+    return {"submission": submission.as_message(), "notes": submission.notes, "flags": verdict.flags, "kernels": verdict.kernels}
+
+
+def answers(request, memory_limit):
+    """A quiz sheet's answers: its code cells run in order in one namespace, as its kernel would run them.
+
+    A cell that fails leaves the answers it did not set unanswered, and the next cells still run.
+    """
+    _confine(memory_limit, torch.device("cpu"))
+    namespace = {"__name__": "__main__"}
+    for code in request["cells"]:
+        try:
+            exec(compile(code, "<answer cell>", "exec"), namespace)
+        except BaseException:  # noqa: BLE001, S110 - the student's error is theirs; the bank's check says what is missing
+            pass
+    return {"answers": {name: _answer(namespace[name]) for name in request["names"] if name in namespace}}
+
+
+def _answer(value):
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple, set, frozenset)) and all(isinstance(x, str) for x in value):
+        return sorted(value) if isinstance(value, (set, frozenset)) else list(value)
+    return {"$other": type(value).__name__}
+
+
+def main(sock):
+    _die_with_zygote()
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)  # student prints must not reach the grader's output
+    os.dup2(devnull, 2)
+    torch.set_num_threads(1)
+    setup = protocol.receive(sock)
+    if "parse" in setup:
+        protocol.send(sock, parse(setup["parse"], setup["memory_limit"]))
+        return
+    if "answers" in setup:
+        protocol.send(sock, answers(setup["answers"], setup["memory_limit"]))
+        return
+    server = Server(sock, setup)
+    try:
+        hello = server.load(setup)
+    except BaseException as error:  # noqa: BLE001
+        hello = {"pid": os.getpid(), "problems": [runtime.describe(error)], "defined": [], "failed": True}
+    protocol.send(sock, hello)
+    server.serve()

@@ -1,0 +1,120 @@
+"""The components of the contract (docs/CONTRACT.md): ids, the names each owns, points, and what each may not delegate.
+
+Everything that needs to know the components reads them from here.
+"""
+import ast
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+KIT_ROOT = Path(__file__).resolve().parents[3]
+SOLUTIONS = KIT_ROOT / "solutions"
+ASSIGNMENTS = KIT_ROOT / "assignments"
+
+# What a component may not delegate to, by kind: substrings of torch's names for it, lower case without
+# underscores, matched against the function a call reaches (the child's tripwire) and against what a name in
+# the source resolves to (scrutiny.py), module path included (torch.nn.attention.*, torch.nn.modules.transformer).
+KERNELS = {
+    "attention": ("attention", "transformer"),  # sdpa, flex, MultiheadAttention, the fused Transformer* layers
+    "normalisation": ("layernorm", "groupnorm", "instancenorm", "batchnorm", "rmsnorm", "transformer"),
+}
+# Any part of a transformers model or its helpers, anywhere (configurations are plain data, and allowed).
+TRANSFORMERS = "transformers"
+
+
+@dataclass(frozen=True)
+class Component:
+    id: str
+    names: tuple[str, ...]
+    points: int
+    kinds: tuple[str, ...] = ()  # keys of KERNELS: what its code may not delegate its subject to
+    forbidden_reason: str = ""
+
+    @property
+    def kernels(self):
+        """Every kind of library code this component may not delegate to: its own kinds, and transformers."""
+        return (*self.kinds, TRANSFORMERS)
+
+    @property
+    def forbidden(self):
+        """The substrings of torch's function names that its tripwire watches for."""
+        return tuple(pattern for kind in self.kinds for pattern in KERNELS[kind])
+
+    @property
+    def reference(self):
+        return SOLUTIONS / f"{self.id}.py"
+
+    @property
+    def stub(self):
+        return ASSIGNMENTS / f"{self.id}.py"
+
+
+COMPONENTS = (
+    Component(
+        "attention",
+        ("scaled_dot_product_attention",),
+        10,
+        ("attention",),
+        "it calls torch's own attention ({call}) instead of computing softmax(QKᵀ/sqrt(Dh))V itself",
+    ),
+    Component("masking", ("causal_mask", "padding_mask"), 5),
+    Component(
+        "layernorm",
+        ("LayerNorm",),
+        5,
+        ("normalisation",),
+        "it calls torch's own normalisation ({call}) instead of computing mean and variance itself",
+    ),
+    Component(
+        "multihead",
+        ("MultiHeadAttention",),
+        15,
+        ("attention",),
+        "it calls torch's own attention ({call}) instead of splitting heads and using scaled_dot_product_attention",
+    ),
+    Component("feedforward", ("FeedForward",), 5),
+    Component("embeddings", ("Embeddings", "sinusoidal_positional_encoding"), 10),
+    Component("encoder", ("TransformerEncoderLayer", "TransformerEncoder"), 15),
+    Component("decoder", ("TransformerDecoderLayer", "TransformerDecoder"), 15),
+    Component(
+        "heads",
+        ("LanguageModelHead", "SequenceClassificationHead", "TransformerForSequenceClassification"),
+        10,
+    ),
+    Component("seq2seq", ("Seq2SeqTransformer", "greedy_decode"), 10),
+)
+BY_ID = {component.id: component for component in COMPONENTS}
+OWNER = {name: component for component in COMPONENTS for name in component.names}
+ALL_NAMES = tuple(OWNER)
+TOTAL_POINTS = sum(component.points for component in COMPONENTS)
+
+# Checks that run the student's whole stack at once; reported, never scored.
+INTEGRATION = "integration"
+
+
+@cache
+def dependencies(component_id):
+    """Ids of the components whose names the reference of component_id uses, transitively.
+
+    Read from the reference's own imports, so the graph cannot drift from the code.
+    """
+    tree = ast.parse(BY_ID[component_id].reference.read_text())
+    direct = {
+        node.module
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module in BY_ID
+    }
+    return frozenset(direct.union(*(dependencies(d) for d in direct)))
+
+
+def references_for(component_id):
+    """Components whose reference a child grading component_id may hold: everything that does not
+    contain component_id's reference, so that the child never holds it.
+
+    For the integration check there is no reference at all: the whole stack is the student's.
+    """
+    if component_id == INTEGRATION:
+        return ()
+    return tuple(
+        c for c in COMPONENTS if c.id != component_id and component_id not in dependencies(c.id)
+    )

@@ -1,0 +1,173 @@
+"""Checks on what student code returned, with feedback a student can act on.
+
+Shape and dtype are checked before values; a value mismatch reports how many elements differ, the
+greatest difference and where it is. Each check raises StudentError (an AssertionError) on failure.
+"""
+import numpy as np
+
+from autograder.engine.contract.protocol import FROZEN
+from autograder.engine.judge.sandbox import StudentError
+from autograder.engine.judge.tolerances import ANY_FLOAT, TOLERANCES
+
+
+def tensor(value, name, where):
+    """The array behind a returned tensor, or a clear failure when it is not a tensor."""
+    if isinstance(value, dict) and "$tensor" in value:
+        return value["$tensor"], value["dtype"]
+    got = "None" if value is None else value.get("$other") if isinstance(value, dict) else type(value).__name__
+    if isinstance(value, list):
+        got = f"a sequence of {len(value)} values"
+    raise StudentError(f"{where}: {name} should be a tensor, but is {got}.")
+
+
+def outputs(result, names, target, where):
+    """Split a returned value into named outputs: one name for a tensor, several for a tuple."""
+    if len(names) == 1:
+        return {names[0]: result}
+    if not isinstance(result, list) or len(result) != len(names):
+        raise StudentError(f"{where}: {target} should return a tuple ({', '.join(names)}).")
+    return dict(zip(names, result))
+
+
+def close(value, expected, name, where, dtype, hint=""):
+    """A float tensor of the expected shape, in the run's dtype, within the tolerance of expected."""
+    return compare(*tensor(value, name, where), expected, name, where, dtype, hint)
+
+
+def same(value, reference, name, where, dtype, hint="", select=()):
+    """Two results of the student's own code agree at the selected elements (a property, not a value check)."""
+    expected = tensor(reference, name, where)[0][select].astype(np.float64)
+    actual, actual_dtype = tensor(value, name, where)
+    return compare(actual[select], actual_dtype, expected, name, where, dtype, hint)
+
+
+def compare(actual, actual_dtype, expected, name, where, dtype, hint=""):
+    """An array (with the dtype name the student's tensor had) within dtype's tolerance of expected."""
+    _shape(actual, expected, name, where)
+    if dtype is not None and actual_dtype != dtype:
+        raise StudentError(
+            f"{where}: {name} has dtype {actual_dtype}, expected {dtype} (the dtype of the inputs). "
+            "Create new tensors with dtype= and device= taken from an input."
+        )
+    if actual.dtype.kind != "f":
+        raise StudentError(f"{where}: {name} has dtype {actual_dtype}, expected a floating-point tensor.")
+    tolerance = TOLERANCES[dtype] if dtype else ANY_FLOAT
+    actual = actual.astype(np.float64)
+    difference = np.abs(actual - expected)
+    bad = ~_within(difference, expected, tolerance)  # NaN counts as bad
+    if bad.any():
+        index = _worst(difference, bad)
+        if dtype == "float64" and _within(difference, expected, TOLERANCES["float32"]).all():
+            hint = FLOAT32_ONLY
+        raise StudentError(
+            f"{where}: {name}: {bad.sum()} of {bad.size} elements differ from the expected values "
+            f"(allowed: {tolerance}). {_where_worst(actual, expected, difference, index)}"
+            + (f"\nHint: {hint}" if hint else "")
+        )
+    return actual
+
+
+FLOAT32_ONLY = (
+    "the values agree with the expected ones to float32 precision, but not to float64's: somewhere your code "
+    "computes in float32 when the inputs are float64. Usual causes: a constant or buffer made in float32 "
+    "(torch.tensor(x) or torch.ones(...) without dtype=, a registered 1/sqrt(Dh) scale), a .float() call, or "
+    "a number rounded to float32 precision. Make new tensors with dtype=input.dtype, or use Python floats (math.sqrt)."
+)
+
+
+def _within(difference, expected, tolerance):
+    return difference <= tolerance.slack(expected)
+
+
+def equal(value, expected, name, where, hint=""):
+    """A tensor equal to expected element for element, with expected's dtype kind (bool or integer)."""
+    actual, actual_dtype = tensor(value, name, where)
+    _shape(actual, expected, name, where)
+    if actual.dtype.kind != expected.dtype.kind:
+        want = "torch.bool" if expected.dtype.kind == "b" else "an integer dtype (torch.long)"
+        raise StudentError(f"{where}: {name} has dtype {actual_dtype}, expected {want}.")
+    bad = actual != expected
+    if bad.any():
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise StudentError(
+            f"{where}: {name}: {bad.sum()} of {bad.size} elements differ; the first at {list(index)}: "
+            f"got {actual[index]}, expected {expected[index]}." + (f"\nHint: {hint}" if hint else "")
+        )
+    return actual
+
+
+def _shape(actual, expected, name, where):
+    if actual.shape != expected.shape:
+        raise StudentError(f"{where}: {name} has shape {tuple(actual.shape)}, expected {tuple(expected.shape)}.")
+
+
+def _worst(difference, bad):
+    if np.isnan(difference).any():
+        return tuple(int(i) for i in np.argwhere(np.isnan(difference))[0])
+    masked = np.where(bad, difference, -1.0)
+    return tuple(int(i) for i in np.unravel_index(np.argmax(masked), masked.shape))
+
+
+def _where_worst(actual, expected, difference, index):
+    if np.isnan(actual[index]):
+        return f"The first NaN is at {list(index)} (expected {expected[index]:.6g})."
+    got, want = _distinct(actual[index], expected[index])
+    return f"The greatest difference is {difference[index]:.3g} at {list(index)}: got {got}, expected {want}."
+
+
+def _distinct(actual, expected):
+    """Both numbers with the fewest significant digits (at least 6) that tell them apart."""
+    for digits in range(6, 18):
+        got, want = f"{actual:.{digits}g}", f"{expected:.{digits}g}"
+        if got != want:
+            break
+    return got, want
+
+
+def no_gradients(names, why, where, every):
+    """The failure for gradients that never came: names are "NAME.grad" among every one expected, why "none"
+    or "frozen" (absent()). A module whose every parameter lacks one is named once, as "module.*"."""
+    what = ", ".join(_covering([n.removesuffix(".grad") for n in names], [n.removesuffix(".grad") for n in every]))
+    one = len(names) == 1
+    if why == "frozen":
+        return (f"{where}: {what} {'does' if one else 'do'} not require grad (requires_grad=False), so training would "
+                f"never change {'it' if one else 'them'}. Leave every parameter trainable: no requires_grad_(False), "
+                "no .requires_grad = False.")
+    return (f"{where}: no gradient reaches {what} (.grad is None after backward). Something between "
+            f"{'it' if one else 'them'} and the outputs cuts the graph: .detach(), .data, torch.no_grad(), "
+            "or a value rebuilt from .item(), .tolist() or numpy(); without a gradient nothing there can be trained.")
+
+
+def _covering(names, every):
+    """The fewest prefixes that name exactly these dotted names among every one: "key.*" for key.weight and
+    key.bias when both are among names; a name itself where its module has others that are not."""
+    chosen = []
+    for name in names:
+        parts = name.split(".")
+        for depth in range(1, len(parts) + 1):
+            prefix = ".".join(parts[:depth])
+            under = [n for n in every if n == prefix or n.startswith(prefix + ".")]
+            if set(under) <= set(names):
+                label = prefix if under == [prefix] else prefix + ".*"
+                if label not in chosen:
+                    chosen.append(label)
+                break
+    return chosen
+
+
+def absent(value):
+    """Why a gradient did not come ("frozen" or "none"), or None where it did."""
+    if value is None:
+        return "none"
+    return "frozen" if _frozen(value) else None
+
+
+def _frozen(value):
+    # Compared as text: the value came from the child, and an array under "$status" must not reach ==.
+    return isinstance(value, dict) and isinstance(value.get("$status"), str) and value == FROZEN
+
+
+NO_GRAPH = (
+    "{where}: {name} carries no gradient at all (its grad_fn is None): it was computed under torch.no_grad() or "
+    "detached, so nothing before it could be trained."
+)

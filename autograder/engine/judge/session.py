@@ -1,0 +1,53 @@
+"""One grading run: the submission, the sandbox, and what happened to each component's child."""
+from autograder.engine.contract import loader
+from autograder.engine.judge.sandbox import LOADING, Fatal, Sandbox
+
+
+class Grading:
+    """What one pytest run grades, and what happened to each component's child.
+
+    The submission is read by the judge and parsed in the jail. Its children share one time budget
+    (limits.total); once a child has run out of time while loading the submission, every later one
+    would too, and fails at once with the same reason.
+    """
+
+    def __init__(self, path, device, limits, sandbox=None):
+        self.error = None
+        self.owns_sandbox = sandbox is None
+        self.sandbox = sandbox or Sandbox(device, limits)
+        self.limits = self.sandbox.limits
+        self.remaining = self.limits.total
+        self.load_failure = None
+        self.children = {}
+        try:
+            self.submission, self.flags, self.kernels = self.sandbox.parse(path)
+            if not self.submission.units:  # every file skipped, or none there: say why, as for an unreadable one
+                raise loader.SubmissionError("; ".join(self.submission.notes) or "it holds no code to grade")
+        except (loader.SubmissionError, OSError) as error:
+            self.submission, self.flags, self.kernels = None, {}, {}
+            self.error = str(error)
+
+    def child(self, component_id):
+        if self.error:
+            raise Fatal(f"the submission could not be read: {self.error}")
+        if component_id not in self.children:
+            if self.load_failure or self.remaining <= 0:
+                child = self.sandbox.failed(component_id, self.load_failure or
+                                            f"scores 0: your code used up the {self.limits.total:g} s that one submission may run")
+            else:
+                child = self.sandbox.start(component_id, self.submission, self.remaining)
+                if child.timed_out == LOADING:
+                    self.load_failure = child.fatal
+            self.children[component_id] = child
+        return self.children[component_id]
+
+    def release(self, child):
+        """The component is done: its processes die, and its time counts against the submission's."""
+        child.close()
+        self.remaining -= child.used
+
+    def close(self):
+        for child in self.children.values():
+            child.close()
+        if self.owns_sandbox:
+            self.sandbox.close()

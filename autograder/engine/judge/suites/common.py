@@ -1,0 +1,267 @@
+"""Running a fixture case on the student's code; the one place the suites talk to the child."""
+import numpy as np
+
+from autograder.engine.judge import checks
+from autograder.engine.judge.diagnosis import Observation, trained
+from autograder.engine.judge.fixtures import of_kind
+from autograder.engine.judge.sandbox import Fatal
+
+# The hint of every suite's test on a config unlike the others (engine/build/fixtures.py, ODD_CONFIG).
+CONFIG_HINT = (
+    "read every size from the config you are given, none hard-coded: num_attention_heads (and "
+    "Dh = hidden_size // num_attention_heads), intermediate_size, max_position_embeddings, type_vocab_size, "
+    "num_hidden_layers, num_labels, and pass eps=config.layer_norm_eps to every LayerNorm."
+)
+
+
+def run(student, case, dtype, inputs=None, return_inputs=False):
+    """Build the case's target (with its weights) if it is a class, call it, and name the outputs.
+
+    Returns {output name: returned value}, and the inputs as they were after the call when asked.
+    """
+    args, kwargs = case.call_args(dtype, inputs)
+    target = case.target
+    if case.init is not None:
+        target = built(student, case, dtype)
+    if case.kind == "generate":
+        args[0] = built(student, case, dtype)
+    value = _reply(student.call(target, *args, dtype=dtype, return_inputs=return_inputs, **kwargs), case.describe(dtype),
+                   ["result", *(["inputs"] if return_inputs else [])])
+    named = checks.outputs(value["result"], case.outputs, case.target, case.describe(dtype))
+    return (named, value["inputs"]) if return_inputs else named
+
+
+def _reply(value, where, keys, dicts=()):
+    """The child's answer, if it is a dict with these keys (those in dicts holding dicts): the child runs the
+    student's code, which can write anything to its socket, and what is not an answer is the submission's
+    doing, never the grader's failure."""
+    if (not isinstance(value, dict) or any(key not in value for key in keys)
+            or any(not isinstance(value.get(key), dict) for key in dicts)):
+        raise checks.StudentError(f"{where}: the process running your code answered with something that is not a result")
+    return value
+
+
+def built(student, case, dtype):
+    """The case's module (greedy_decode's model for a generate case), with its weights: built once per dtype,
+    so that the eval-mode and the train-mode runs of a dtype share it. A module built for one dtype is never
+    run in the other, so that what its constructor made in float64 is never rounded through float32."""
+    key = (case.id, dtype)
+    if key not in student.built:
+        target, init = (case.meta["model"]["target"], case.meta["model"]["init"]) if case.kind == "generate" else (case.target, case.init)
+        student.built[key] = build(student, target, init, case.params)
+    return student.built[key]
+
+
+def build(student, target, init, params):
+    obj = student.new(target, *init)
+    if params:
+        student.load(obj, params)
+    return obj
+
+
+def check_case(student, case, dtype, hints):
+    """The case's outputs against its expected values: exact for masks and tokens, within tolerance otherwise.
+
+    A case whose every expected output is one value repeated (causal_mask(1), a batch without padding)
+    is answered by a constant too: it counts only where a case of its kind that no constant answers
+    passes as well.
+    """
+    if all(_constant(case.expected[name]) for name in case.outputs):
+        companion = next(c for c in of_kind(case.component, case.kind) if not all(map(_constant, c.expected.values())))
+        run_right(student, companion, dtype, hints=hints, why=f"{case.describe(dtype)} counts only with the other cases of its kind")
+    try:
+        outputs = run(student, case, dtype)
+    except Fatal:
+        raise
+    except checks.StudentError as error:
+        _observe(student, case, dtype, passed=False, failure=str(error))
+        raise
+    try:
+        check_outputs(outputs, case, dtype, hints)
+    except checks.StudentError:
+        _observe(student, case, dtype, passed=False, outputs=outputs)
+        raise
+    _observe(student, case, dtype, passed=True, outputs=outputs)
+    return outputs
+
+
+def _observe(student, case, dtype, passed, outputs=None, failure=None, train=False, absent=None):
+    """Keep what the case returned, for naming a cataloged mistake once the component is graded (diagnosis.py).
+
+    A train-mode run is its own observation, under the key diagnosis.trained(case.id)."""
+    arrays = None
+    if outputs is not None:
+        arrays = {name: value["$tensor"] for name, value in outputs.items() if isinstance(value, dict) and "$tensor" in value}
+    key, expected = (trained(case.id), case.trained) if train else (case.id, case.expected)
+    student.observations.append(Observation(key, dtype, passed, arrays, expected, failure, absent or {}))
+
+
+def _constant(array):
+    return array.size > 0 and bool((array == array.flat[0]).all())
+
+
+def check_outputs(outputs, case, dtype, hints):
+    where = case.describe(dtype)
+    failures = []
+    # Every output is checked, weights first, so that the message starts where the mistake does
+    # (weights that are wrong make the output wrong too, not the other way round).
+    for name in sorted(case.outputs, key=lambda name: name != "weights"):
+        expected = case.expected[name]
+        try:
+            if expected.dtype.kind in "biu":
+                checks.equal(outputs[name], expected, name, where, hints.get(name, ""))
+            else:
+                checks.close(outputs[name], expected, name, where, dtype, hints.get(name, ""))
+        except checks.StudentError as error:
+            failures.append(str(error))
+    if failures:
+        raise checks.StudentError("\n".join(failures))
+
+
+# What a gradient test says when the values are right but a gradient is not.
+GRADIENT_HINT = (
+    "the outputs are right but this gradient is not: part of the computation is cut from the graph (.detach(), "
+    ".data, torch.no_grad(), a value rebuilt from .item() or .tolist()), or a custom autograd Function computes "
+    "its own backward wrongly."
+)
+
+
+def run_training(student, case, dtype):
+    """The case in train mode (engine/child/training.py), one backward pass from its upstream gradients.
+
+    Returns {output name: value} for the outputs graded in train mode, {"NAME.grad": value} for every float
+    input and parameter (a gradient, None, or protocol.FROZEN), and the outputs that carried no graph.
+    """
+    args, kwargs = case.call_args(dtype)
+    target = built(student, case, dtype) if case.init is not None else case.target
+    reply = student.train(target, *args, dtype=dtype, upstream=[case.upstream.get(name) for name in case.outputs], **kwargs)
+    where = f"{case.describe(dtype)}, train mode"
+    reply = _reply(reply, where, ["result"], dicts=["inputs", "params"])
+    named = checks.outputs(reply["result"], case.outputs, case.target, where)
+    graph = reply.get("graph") if isinstance(reply.get("graph"), list) else []
+    flat = dict(zip(case.outputs, graph))
+    outputs = {name: named[name] for name in case.upstream}
+    sent = case.filled(reply["inputs"].get("args"), reply["inputs"].get("kwargs"))
+    gradients = {f"{name}.grad": value for name, value in sent.items()}
+    gradients.update({f"{name}.grad": value for name, value in reply["params"].items()})
+    return outputs, gradients, [name for name in case.upstream if flat.get(name) is False]
+
+
+def check_training(student, case, dtype, hints):
+    """The case's outputs in train mode, with dropout's stand-in, and the gradients of one backward pass,
+    against what the reference (or Hugging Face) gives; hints, by output, say where dropout goes."""
+    where = f"{case.describe(dtype)}, train mode"
+    try:
+        outputs, gradients, no_graph = run_training(student, case, dtype)
+    except Fatal:
+        raise
+    except checks.StudentError as error:
+        _observe(student, case, dtype, passed=False, failure=str(error), train=True)
+        raise
+    failures = _differences(outputs, case.trained, dtype, where, lambda name: hints.get(name, ""))
+    failures += [checks.NO_GRAPH.format(where=where, name=name) for name in no_graph]
+    absent, wrong, count = _gradient_failures(gradients, case, dtype, where)
+    if wrong and failures:
+        # Gradients follow from the outputs: while those are wrong, the gradients' own messages would mislead.
+        failures.append(f"The gradients differ too ({count} of {sum(n.endswith('.grad') for n in case.trained)}), "
+                        "as they follow from these outputs: fix the outputs first.")
+    else:
+        failures += wrong
+    present = {name: value for name, value in {**outputs, **gradients}.items() if checks.absent(value) is None}
+    _observe(student, case, dtype, passed=not failures, outputs=present, train=True, absent=absent)
+    if failures:
+        raise checks.StudentError("\n".join(failures))
+
+
+def _differences(values, expected, dtype, where, hint):
+    """The messages of the values (by name) that differ from expected, each with hint(name)."""
+    failures = []
+    for name, value in values.items():
+        try:
+            checks.close(value, expected[name], name, where, dtype, hint(name))
+        except checks.StudentError as error:
+            failures.append(str(error))
+    return failures
+
+
+def _gradient_failures(gradients, case, dtype, where):
+    """({name: "none" or "frozen"} for gradients that never came, messages, how many gradients are wrong).
+
+    Gradients that never came are grouped by why, and come first: they say more than one that differs.
+    Of those that differ, the first is shown, with how many more there are."""
+    expected = [name for name in case.trained if name.endswith(".grad")]
+    absent = {name: checks.absent(gradients[name]) for name in expected if name in gradients and checks.absent(gradients[name])}
+    messages = [checks.no_gradients([n for n in absent if absent[n] == why], why, where, expected)
+                for why in ("frozen", "none") if why in absent.values()]
+    messages += [f"{where}: there is no parameter {name.removesuffix('.grad')} to train: keep the names the SPEC gives "
+                 "every parameter (the constructor you were given)." for name in expected if name not in gradients]
+    present = {name: gradients[name] for name in expected if name in gradients and name not in absent}
+    differ = _differences(present, case.trained, dtype, where, lambda name: GRADIENT_HINT)
+    if differ:
+        messages.append(differ[0] + (f"\n... and {len(differ) - 1} more gradients differ." if len(differ) > 1 else ""))
+    return absent, messages, len(differ) + len(absent)
+
+
+def check_follows_config(student, case, dtype):
+    """A case built from engine/build/fixtures.py's ODD_CONFIG, with the hint that names every size to read."""
+    check_case(student, case, dtype, dict.fromkeys(case.outputs, CONFIG_HINT))
+
+
+# Why run_right's values must be right, by default: a property (determinism, inputs left alone, causality,
+# padding invariance) earns its points only there, since a constant, a copy of the input or a replay of
+# the last result has every property.
+PROPERTY = "this property is scored only where the values are right, and on this case they are not"
+
+
+def run_right(student, case, dtype="float32", return_inputs=False, hints=None, why=PROPERTY):
+    """run() on the case's own inputs, whose outputs must have the expected values, or fail saying why."""
+    result = run(student, case, dtype, return_inputs=return_inputs)
+    try:
+        check_outputs(result[0] if return_inputs else result, case, dtype, hints or {})
+    except checks.StudentError as error:
+        raise checks.StudentError(f"{why}: {error}") from None
+    return result
+
+
+def check_inputs_unchanged(student, case, dtype="float32"):
+    _, after = run_right(student, case, dtype, return_inputs=True)
+    sent, _ = case.call_args(dtype)
+    for position, (before, value) in enumerate(zip(sent, after)):
+        if isinstance(before, np.ndarray):
+            array, _ = checks.tensor(value, f"argument {position + 1}", case.describe(dtype))
+            if not np.array_equal(array, before):
+                raise checks.StudentError(
+                    f"{case.describe(dtype)}: argument {position + 1} of {case.target} was changed in place. "
+                    "Use out-of-place operations (x = x + y, masked_fill, not +=, masked_fill_) on your inputs."
+                )
+
+
+def check_deterministic(student, case, dtype="float32"):
+    first = run_right(student, case, dtype)
+    second = run(student, case, dtype)
+    for name in case.outputs:
+        checks.same(
+            second[name], first[name], name, f"{case.describe(dtype)}, called twice in eval mode", dtype,
+            "in eval() mode the output must not change between calls: use nn.Dropout modules (which "
+            "follow train/eval) rather than F.dropout(x, p), which drops out even in eval mode.",
+        )
+
+
+def check_unchanged(student, case, inputs, name, select, what, hint):
+    """The output `name` at `select` is the same for the case's own inputs and for `inputs`.
+
+    what says how the inputs were changed and where the output is compared, for the message.
+    """
+    first = run_right(student, case)[name]
+    second = run(student, case, "float32", inputs=inputs)[name]
+    checks.same(second, first, name, f"{case.describe('float32')}, {what}", "float32", hint, select)
+
+
+def changed_tokens(case, name, where):
+    """The case's token ids `name` with those at `where` replaced by other valid ids.
+
+    The vocabulary is the last config's: the decoder's, where a model has two.
+    """
+    changed = case.inputs[name].copy()
+    changed[where] = (changed[where] + 7) % case.init[-1]["$config"]["vocab_size"]
+    return changed

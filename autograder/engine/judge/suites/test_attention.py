@@ -1,0 +1,28 @@
+"""Hidden suite for `attention`: scaled_dot_product_attention against the float64 reference."""
+import pytest
+
+from autograder.engine.judge.fixtures import of_kind, with_dtypes
+from autograder.engine.judge.suites.common import check_case, check_inputs_unchanged, check_training
+
+COMPONENT = "attention"
+HINTS = {
+    "weights": "weights = softmax(query @ key.transpose(-2, -1) / sqrt(Dh)) over the LAST dimension (S), "
+    "with Dh = query.size(-1); blocked positions (mask False) must be filled with -inf before the softmax.",
+    "output": "output = weights @ value.",
+}
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference"))
+def test_attention_matches_reference(student, case, dtype):
+    check_case(student, case, dtype, HINTS)
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference", trained=True))
+def test_attention_trains_like_reference(student, case, dtype):
+    """Attention has no dropout of its own: train mode is eval mode, and query, key and value get gradients."""
+    check_training(student, case, dtype, HINTS)
+
+
+@pytest.mark.parametrize("case", of_kind(COMPONENT, "reference")[-2:], ids=str)
+def test_attention_leaves_inputs_unchanged(student, case):
+    check_inputs_unchanged(student, case)

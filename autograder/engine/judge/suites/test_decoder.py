@@ -1,0 +1,68 @@
+"""Hidden suite for `decoder`: one layer against the reference; the stack against a BERT decoder."""
+import numpy as np
+import pytest
+
+from autograder.engine.judge.fixtures import of_kind, with_dtypes
+from autograder.engine.judge.suites.common import changed_tokens, check_case, check_deterministic, check_follows_config, check_inputs_unchanged, check_training, check_unchanged
+
+COMPONENT = "decoder"
+LAYER_HINT = (
+    "three post-LN sub-blocks in this order: masked self-attention (self_mask), cross-attention "
+    "(queries from the decoder, keys and values from encoder_hidden_states, cross_mask), feed-forward; "
+    "each as norm(x + dropout(sublayer(x)))."
+)
+MODEL_HINT = (
+    "self-attention mask = causal_mask(T) & padding_mask(attention_mask) when a mask is given; "
+    "cross-attention mask = padding_mask(encoder_attention_mask)."
+)
+TRAIN_HINT = (
+    "in train mode each attention's output goes through self.dropout before its residual sum: "
+    "norm(x + dropout(attention(...))) for the self-attention and the cross-attention alike; the feed-forward "
+    "block ends in its own dropout, so output_norm(x + feed_forward(x)) adds none."
+)
+CUT = 3  # positions before this one must not see the tokens after it
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference"))
+def test_decoder_layer_matches_reference(student, case, dtype):
+    check_case(student, case, dtype, {"output": LAYER_HINT})
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf"))
+def test_decoder_matches_hf_bert_decoder(student, case, dtype):
+    check_case(student, case, dtype, {"output": MODEL_HINT})
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference", "config", trained=True))
+def test_decoder_trains_like_reference(student, case, dtype):
+    check_training(student, case, dtype, {"output": TRAIN_HINT})
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf", trained=True))
+def test_decoder_trains_like_hf_bert_decoder(student, case, dtype):
+    check_training(student, case, dtype, {"output": TRAIN_HINT})
+
+
+@pytest.mark.parametrize("case", of_kind(COMPONENT, "hf")[:2], ids=str)
+def test_decoder_is_causal(student, case):
+    """Changing a later token never changes an earlier position's output."""
+    inputs = dict(case.inputs, input_ids=changed_tokens(case, "input_ids", np.s_[:, CUT:]))
+    check_unchanged(
+        student, case, inputs, "output", np.s_[:, :CUT], f"other tokens from position {CUT} on, output before it",
+        "position i may only attend to positions 0..i: use causal_mask(T) in every self-attention.",
+    )
+
+
+@pytest.mark.parametrize("case", of_kind(COMPONENT, "reference")[1:2], ids=str)
+def test_decoder_layer_leaves_inputs_unchanged(student, case):
+    check_inputs_unchanged(student, case)
+
+
+@pytest.mark.parametrize("case", of_kind(COMPONENT, "hf")[:1], ids=str)
+def test_decoder_is_deterministic_in_eval_mode(student, case):
+    check_deterministic(student, case)
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "config"))
+def test_decoder_follows_the_config(student, case, dtype):
+    check_follows_config(student, case, dtype)

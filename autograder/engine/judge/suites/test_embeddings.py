@@ -1,0 +1,53 @@
+"""Hidden suite for `embeddings`: BERT's input embeddings and the sinusoidal table."""
+import pytest
+
+from autograder.engine.judge.fixtures import of_kind, with_dtypes
+from autograder.engine.judge.suites.common import check_case, check_deterministic, check_follows_config, check_training
+
+COMPONENT = "embeddings"
+HINT = (
+    "token + position + token type, then layer_norm, then dropout; positions are 0..T-1 "
+    "(torch.arange(T)), and missing token_type_ids mean all zeros."
+)
+TRAIN_HINT = (
+    "in train mode dropout (p = hidden_dropout_prob) comes after the layer norm, on the sum's normalised value: "
+    "dropout(layer_norm(token + position + token type)); not before the layer norm, not on one embedding alone."
+)
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference"))
+def test_embeddings_matches_reference(student, case, dtype):
+    check_case(student, case, dtype, {"output": HINT})
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf"))
+def test_embeddings_matches_hf_bert_embeddings(student, case, dtype):
+    check_case(student, case, dtype, {"output": HINT})
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference", "config", trained=True))
+def test_embeddings_train_like_reference(student, case, dtype):
+    check_training(student, case, dtype, {"output": TRAIN_HINT})
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf", trained=True))
+def test_embeddings_train_like_hf_bert_embeddings(student, case, dtype):
+    check_training(student, case, dtype, {"output": TRAIN_HINT})
+
+
+@pytest.mark.parametrize("case", of_kind(COMPONENT, "hf")[:1], ids=str)
+def test_embeddings_is_deterministic_in_eval_mode(student, case):
+    check_deterministic(student, case)
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "sinusoidal"))
+def test_sinusoidal_table_matches_paper(student, case, dtype):
+    check_case(student, case, dtype, {
+        "table": "PE[p, 2i] = sin(p / 10000^(2i/d_model)) in even columns and PE[p, 2i+1] = cos(same angle) "
+        "in odd columns; the exponent uses 2i (the even column index), not the column index itself.",
+    })
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "config"))
+def test_embeddings_follow_the_config(student, case, dtype):
+    check_follows_config(student, case, dtype)

@@ -1,0 +1,37 @@
+"""Hidden suite for `layernorm`: BERT's LayerNorm, including an eps large enough to see where it goes."""
+import pytest
+
+from autograder.engine.judge.fixtures import of_kind, with_dtypes
+from autograder.engine.judge.suites.common import check_case, check_inputs_unchanged, check_training
+
+COMPONENT = "layernorm"
+HINT = (
+    "normalise over the last dimension only: mean and BIASED variance (divide by D: unbiased=False), "
+    "then weight * (x - mean) / sqrt(var + eps) + bias."
+)
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference"))
+def test_layernorm_matches_reference(student, case, dtype):
+    check_case(student, case, dtype, {"output": HINT})
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "large-eps"))
+def test_layernorm_puts_eps_inside_sqrt(student, case, dtype):
+    check_case(student, case, dtype, {"output": "with eps=0.5 the answer shows where eps goes: sqrt(var + eps), not sqrt(var) + eps; and use self.eps, not a constant."})
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "fresh"))
+def test_layernorm_starts_as_plain_normalisation(student, case, dtype):
+    check_case(student, case, dtype, {"output": "a new LayerNorm must start with weight = ones and bias = zeros. " + HINT})
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference", "large-eps", "fresh", trained=True))
+def test_layernorm_trains_like_reference(student, case, dtype):
+    """The input, weight and bias all get their gradients."""
+    check_training(student, case, dtype, {"output": HINT})
+
+
+@pytest.mark.parametrize("case", of_kind(COMPONENT, "reference")[:1], ids=str)
+def test_layernorm_leaves_inputs_unchanged(student, case):
+    check_inputs_unchanged(student, case)

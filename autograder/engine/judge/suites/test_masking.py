@@ -1,0 +1,21 @@
+"""Hidden suite for `masking`: causal_mask and padding_mask, compared exactly."""
+import pytest
+
+from autograder.engine.judge.fixtures import with_dtypes
+from autograder.engine.judge.suites.common import check_case
+
+COMPONENT = "masking"
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "causal"))
+def test_causal_mask_matches_reference(student, case, dtype):
+    check_case(student, case, dtype, {
+        "mask": "True at [i, j] exactly where j <= i: the diagonal is included (torch.tril), and the dtype is torch.bool.",
+    })
+
+
+@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "padding"))
+def test_padding_mask_matches_reference(student, case, dtype):
+    check_case(student, case, dtype, {
+        "mask": "True at real tokens (attention_mask == 1), shaped (B, 1, 1, S) so it broadcasts over heads and queries.",
+    })
