@@ -13,7 +13,8 @@ FULL_KIT = (Path(__file__).resolve().parent / "engine" / "judge" / "suites").is_
 BANK_HERE = (Path(__file__).resolve().parent.parent / "breakout_questions").is_dir()
 
 
-def main(argv=None):
+def parser():
+    """The command line: in the student bundle, its commands alone."""
     parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -25,8 +26,7 @@ def main(argv=None):
         quiz = commands.add_parser("quiz", help="the breakout questions, for self-study in a terminal")
         quiz.add_argument("part", nargs="?", help="a part's number or name, such as 2 or multihead (default: every part)")
     if not FULL_KIT:
-        args = parser.parse_args(argv)
-        return {"grade": run_public, "kernel": run_kernel, "quiz": run_quiz}[args.command](args)
+        return parser
 
     grade.add_argument("--public", action="store_true", help="only the public checks, as in the student bundle")
     grade.add_argument("--json", metavar="FILE",
@@ -48,7 +48,7 @@ def main(argv=None):
                             "bob.ipynb -> bob.ipynb.json)")
     batch.add_argument("--accept-flagged", metavar="NAME", action="append", default=[],
                        help="score this submission's flagged components: you have read its code (repeatable)")
-    batch.add_argument("--workers", type=int, metavar="N", help="grade N submissions at a time (default: one per core)")
+    batch.add_argument("--workers", type=_positive, metavar="N", help="grade N submissions at a time (default: one per core)")
     _results(batch)
     _limits(batch)
 
@@ -69,7 +69,13 @@ def main(argv=None):
                         help="also include the question bank, answers and all, for `python -m autograder quiz` "
                              "(only where the breakout notebooks are not graded)")
 
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    if not FULL_KIT:
+        return {"grade": run_public, "kernel": run_kernel, "quiz": run_quiz}[args.command](args)
     commands = {"grade": run_grade, "grade-all": run_grade_all, "check-solutions": run_check, "generate": run_generate,
                 "bundle": run_bundle, "kernel": run_kernel, "quiz": run_quiz, "gradescope": run_gradescope}
     from autograder.engine.judge.grade import GraderError
@@ -80,6 +86,16 @@ def main(argv=None):
     except (GraderError, JailUnavailable) as error:  # the kit cannot run here (an install, not a submission)
         print(f"the grader could not run: {error}")
         return 2
+
+
+def _positive(text):
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return number
 
 
 VISIBILITY = ("visible", "after_due_date", "after_published", "hidden")  # Gradescope's
@@ -115,9 +131,10 @@ def _grade_args(args):
 
 def run_public(args):
     from autograder.course.public import progress
-    from autograder.engine.contract.loader import SubmissionError
+    from autograder.engine.contract.loader import SubmissionError, candidate_files
 
     try:
+        candidate_files(Path(args.path))
         print(progress(args.path))
     except SubmissionError as error:
         print(f"nothing to check: {error}")
@@ -162,8 +179,18 @@ def run_grade(args):
         return run_public(args)
     import time
 
+    from autograder.engine.contract.loader import SubmissionError, candidate_files
     from autograder.engine.judge.grade import Report, grade
 
+    try:
+        candidate_files(Path(args.path))
+    except SubmissionError as error:
+        print(f"nothing to grade: {visible(str(error))}")
+        if not args.json:
+            return 2
+        not_a_submission = 2  # the platform still gets its results: 0, and this sentence
+    else:
+        not_a_submission = 0
     started = time.monotonic()
     try:
         report = grade(args.path, components=args.component, accept_flagged=args.accept_flagged, **_grade_args(args))
@@ -180,7 +207,7 @@ def run_grade(args):
     if args.json:
         _write(args.json, report.results(args.format, args.visibility))
         print(f"results written to {args.json}")
-    return 2 if report.grader_failed else 0
+    return 2 if report.grader_failed else not_a_submission
 
 
 def _write(path, text):
@@ -197,24 +224,31 @@ def run_grade_all(args):
     if not Path(args.folder).is_dir():
         print(f"{args.folder} is not a folder: grade-all takes a folder with one submission per subfolder or file")
         return 2
+    paths = submissions_in(args.folder)  # listed once: the bar counts what is graded
+    if not paths:
+        print(f"nothing to grade: {visible(args.folder)} holds no submission (a subfolder, notebook or .py file per student)")
+        return 2
     ids = [c.id for c in spec.COMPONENTS]
+    widths = {i: max(8, len(i)) for i in ids}
+    students = student_ids(paths)
     rows = []
     if args.json_dir:
         Path(args.json_dir).mkdir(parents=True, exist_ok=True)
     if args.unsafe_no_jail:
         print(_grade_args(args)["limits"].unsafe_note())
-    print(f"{'submission':<24} {'total':>7}  " + " ".join(f"{i[:8]:>8}" for i in ids))
-    paths = submissions_in(args.folder)  # listed once: the bar counts what is graded
-    accepted = [path for path in paths if path.name in args.accept_flagged]
+    print(f"{'submission':<24} {'total':>7}  " + " ".join(f"{i:>{widths[i]}}" for i in ids))
+    accepted = [path for path in paths if {path.name, students[path]} & set(args.accept_flagged)]
     progress = Progress(len(paths))
     # Rows are printed as submissions finish, and written to the CSV in name order.
     for path, report in grade_each(paths, accepted=accepted, workers=args.workers, **_grade_args(args)):
         scores = {c.id: c.score for c in report.scored}
-        name, problem = visible_name(path.name), visible(report.problem or "")  # a student chose the name
+        # A zero says why: the grading's own problem, or what loading the code noted (a syntax error, say).
+        why = report.problem or ("; ".join(report.notes) if not report.score else "")
+        name, problem = visible_name(students[path]), visible(why)  # a student chose the name
         rows.append({"submission": name, "total": report.score, **scores, "flags": " | ".join(report.flags), "problem": problem})
         mark = "  FLAGGED for review" if report.flags else f"  {problem[:80]}" if problem else ""
         progress.clear()
-        print(f"{name[:24]:<24} {report.score:7.2f}  " + " ".join(f"{scores[i]:8.2f}" for i in ids) + mark, flush=True)
+        print(f"{name[:24]:<24} {report.score:7.2f}  " + " ".join(f"{scores[i]:{widths[i]}.2f}" for i in ids) + mark, flush=True)
         progress.step(name)
         if args.json_dir:
             # The whole name, suffix and all: bob/, bob.evil/ and bob.ipynb each keep a report of their own.
@@ -226,6 +260,13 @@ def run_grade_all(args):
             writer.writerows(sorted(rows, key=lambda row: row["submission"]))
         print(f"grades of {len(rows)} submissions written to {args.csv}")
     return 0
+
+
+def student_ids(paths):
+    """{path: the student's id}: a notebook's or .py file's name without its suffix, unless another
+    submission has that name (bob/ and bob.py), where both keep their whole names."""
+    stems = [p.stem if p.is_file() else p.name for p in paths]
+    return {p: stem if p.is_file() and stems.count(stem) == 1 else p.name for p, stem in zip(paths, stems)}
 
 
 def run_gradescope(args):

@@ -114,3 +114,12 @@ def new_course(root, env, students, only=None, assignment=notebooks.ASSIGNMENT, 
         run = nbgrader(root, env, *step)
         assert run.returncode == 0, f"nbgrader {' '.join(step)}:\n{run.stdout}{run.stderr}"
     return root / "release" / assignment
+
+
+def cell_scores(root, student):
+    """{grade cell: its auto score} of a student's submission, from the course's gradebook."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        submission = gradebook.find_submission(notebooks.ASSIGNMENT, student)
+        return {grade.name: grade.auto_score for notebook in submission.notebooks for grade in notebook.grades}

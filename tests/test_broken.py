@@ -187,7 +187,7 @@ def test_unreadable_submission_scores_zero_with_a_note(tmp_path, name, content, 
 def test_empty_folder_scores_zero(tmp_path):
     results, report = scores(tmp_path, components=["masking", spec.INTEGRATION])
     assert report.score == 0
-    assert "no .py or .ipynb file found" in " ".join(report.notes)
+    assert "holds no notebook (.ipynb) or Python file (.py)" in " ".join(report.notes)
 
 
 def test_misnamed_submodule_fails_strict_loading(tmp_path):

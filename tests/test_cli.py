@@ -67,12 +67,19 @@ def test_grade_all_keeps_a_report_per_submission_whose_names_share_a_stem(tmp_pa
         (folder / name).mkdir(parents=True)
         (folder / name / "masking.py").write_text((spec.SOLUTIONS / "masking.py").read_text())
     (folder / "bob.py").write_text("def oops(:\n")
-    run = cli("grade-all", folder, "--json-dir", tmp_path / "reports")
+    (folder / "carol.py").write_text((spec.SOLUTIONS / "masking.py").read_text())
+    run = cli("grade-all", folder, "--json-dir", tmp_path / "reports", "--csv", tmp_path / "grades.csv")
     assert run.returncode == 0, run.stdout + run.stderr
     reports = {p.name: json.loads(p.read_text()) for p in (tmp_path / "reports").iterdir()}
-    assert sorted(reports) == ["bob.evil.json", "bob.json", "bob.py.json"]
+    assert sorted(reports) == ["bob.evil.json", "bob.json", "bob.py.json", "carol.py.json"]
     masking = {name: [t["score"] for t in report["tests"] if t["tags"] == ["masking"]] for name, report in reports.items()}
     assert masking["bob.json"] == masking["bob.evil.json"] == [5] and reports["bob.py.json"]["score"] == 0
+    # The CSV's ids: a file's name without its suffix (carol), whole where that would join two students.
+    rows = {row["submission"]: row for row in csv.DictReader((tmp_path / "grades.csv").open())}
+    assert sorted(rows) == ["bob", "bob.evil", "bob.py", "carol"]
+    # A zero says why, in the CSV as on screen: here, the syntax error that left nothing to grade.
+    assert "syntax error on line 1" in rows["bob.py"]["problem"] and rows["carol"]["problem"] == ""
+    assert "feedforward" in run.stdout.splitlines()[0] and "embeddings" in run.stdout.splitlines()[0]
 
 
 FORGED = "[attention] 10\u221510 tests passed."  # a division slash: a file name holds no "/"
@@ -109,3 +116,28 @@ def test_what_a_student_wrote_reaches_the_screen_and_files_escaped(tmp_path):
 def test_grade_all_refuses_a_missing_folder(tmp_path):
     run = cli("grade-all", tmp_path / "nowhere")
     assert run.returncode == 2 and "is not a folder" in run.stdout and "Traceback" not in run.stderr
+
+
+def test_grade_says_in_one_sentence_what_is_not_a_submission(tmp_path):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "todo.txt").write_text("write attention")
+    (tmp_path / "notes.txt").write_text("write attention")
+    for path, says in [("missing", "does not exist"), ("empty", "holds no notebook (.ipynb) or Python file (.py)"),
+                       ("notes", "holds no notebook (.ipynb) or Python file (.py)"), ("notes.txt", "is not a notebook")]:
+        for command in (["grade"], ["grade", "--public"]):
+            run = cli(*command, tmp_path / path)
+            assert run.returncode == 2 and says in run.stdout and len(run.stdout.splitlines()) == 1, run.stdout + run.stderr
+    # On a platform the results are still written, 0 and the reason: the student uploaded nothing to grade.
+    run = cli("grade", tmp_path / "empty", "--json", tmp_path / "results.json", "--component", "masking")
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert run.returncode == 2 and results["score"] == 0 and "holds no notebook" in results["output"]
+
+
+def test_grade_all_refuses_an_empty_class_and_a_worker_count_below_one(tmp_path):
+    (tmp_path / "class").mkdir()
+    run = cli("grade-all", tmp_path / "class")
+    assert run.returncode == 2 and "holds no submission" in run.stdout and "total" not in run.stdout
+    for workers in ("0", "-3", "two"):
+        run = cli("grade-all", tmp_path / "class", "--workers", workers)
+        assert run.returncode == 2 and "is not a whole number of at least 1" in run.stderr

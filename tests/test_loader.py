@@ -51,7 +51,10 @@ def test_hidden_and_cache_folders_are_ignored(tmp_path):
     for folder in (".ipynb_checkpoints", "__pycache__"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "x.py").write_text("def causal_mask(): pass\n")
-    assert loader.load(tmp_path).units == []
+    with pytest.raises(loader.SubmissionError, match="holds no notebook"):
+        loader.load(tmp_path)
+    (tmp_path / "mine.py").write_text("X = 1\n")
+    assert [unit.label for unit in loader.load(tmp_path).units] == ["mine.py"]
 
 
 def test_module_names_are_identifiers(tmp_path):

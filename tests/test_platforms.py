@@ -161,7 +161,7 @@ def test_a_broken_upload_scores_zero_with_the_reason(gradescope):
 def test_an_empty_upload_scores_zero_with_the_reason(gradescope):
     results = run_autograder(gradescope, lambda folder: folder.mkdir())
     check_gradescope(results)
-    assert results["score"] == 0 and "no .py or .ipynb file found" in results["output"]
+    assert results["score"] == 0 and "holds no notebook (.ipynb) or Python file (.py)" in results["output"]
 
 
 def test_a_machine_without_the_jail_still_gets_results_with_the_reason(gradescope, tmp_path):

@@ -70,7 +70,8 @@ def test_correct_style_gets_full_marks_without_a_note(class_graded, name):
 def test_every_style_gets_full_marks_from_grade_all(class_graded):
     run, totals, _ = class_graded
     assert run.returncode == 0, run.stdout + run.stderr
-    assert totals == dict.fromkeys([*STYLES, "dave"], 100.0), run.stdout
+    # The CSV names a file's student without its suffix (typed_future.py -> typed_future).
+    assert totals == dict.fromkeys([Path(name).stem for name in [*STYLES, "dave"]], 100.0), run.stdout
 
 
 def test_notebook_student_gets_every_hidden_cells_points(notebook_student_folder):
@@ -118,5 +119,23 @@ def test_code_that_reads_bertconfigs_other_attributes_gets_full_marks(tmp_path):
          "nn.Embedding(config.vocab_size, config.hidden_size, padding_idx=config.pad_token_id)"),
     ])
     results, _ = scores(path, components=["feedforward", "heads", "embeddings"])
+    assert {c: r.score for c, r in results.items()} == {c: spec.BY_ID[c].points for c in results}, \
+        {c: r.feedback() for c, r in results.items() if r.score != r.points}
+
+
+def test_lazy_modules_score_what_their_eager_twins_score(tmp_path):
+    """d2l builds its projections with nn.LazyLinear: the kit read their shapes before loading weights, and
+    multi-head, feed-forward and heads scored 0 on "Can't access the shape of an uninitialized parameter"."""
+    lazy = [(c, f"nn.Linear({size}, {out})", f"nn.LazyLinear({out})") for c, size, out in [
+        ("feedforward", "config.hidden_size", "config.intermediate_size"),
+        ("feedforward", "config.intermediate_size", "config.hidden_size"),
+        ("heads", "config.hidden_size", "config.vocab_size"),
+        ("heads", "config.hidden_size", "config.num_labels"),
+    ]]
+    multihead = spec.BY_ID["multihead"].reference.read_text().replace(
+        "nn.Linear(config.hidden_size, config.hidden_size)", "nn.LazyLinear(config.hidden_size)")
+    assert "nn.Linear" not in multihead
+    path = submission(tmp_path / "s", lazy, files={"multihead.py": multihead})
+    results, _ = scores(path, components=["multihead", "feedforward", "heads"])
     assert {c: r.score for c, r in results.items()} == {c: spec.BY_ID[c].points for c in results}, \
         {c: r.feedback() for c, r in results.items() if r.score != r.points}

@@ -170,7 +170,14 @@ def load_parameters(module, params):
     and no other; LookupError, with the grader's message, otherwise."""
     import numpy as np
     import torch
+    from torch.nn.parameter import is_lazy
 
+    # A lazy module (nn.LazyLinear, as d2l builds its projections) has no shape until it is given one: it
+    # takes the weights' own, as load_state_dict gives it.
+    with torch.no_grad():
+        for name, param in module.named_parameters():
+            if is_lazy(param) and name in params:
+                param.materialize(params[name].shape)
     problems = _parameter_problems(module, {name: value.shape for name, value in params.items()})
     if problems:
         raise LookupError(problems)

@@ -81,14 +81,7 @@ def read_files(path):
     note, and the walk itself is bounded.
     """
     root = Path(path)
-    if not root.exists():
-        raise SubmissionError(f"{path} does not exist")
-    if root.is_dir():
-        candidates, notes = _walk(root)
-    elif root.suffix in (".py", ".ipynb"):
-        candidates, notes = [(root.name, root)], []
-    else:
-        raise SubmissionError(f"{path} is not a notebook (.ipynb), a Python file (.py) or a folder")
+    candidates, notes = candidate_files(root)
     files, total = [], 0
     for relative, file in candidates:
         text, problem = _read(file, root if root.is_dir() else root.parent, MAX_TOTAL_BYTES - total)
@@ -98,6 +91,22 @@ def read_files(path):
             files.append((relative, text))
             total += len(text)
     return str(path), files, notes
+
+
+def candidate_files(root):
+    """([(relative path, path)], notes): the files of the submission at root that the grader would read;
+    SubmissionError, in one sentence, where root is no submission at all (missing, another kind of file, a
+    folder without a notebook or a Python file)."""
+    if not root.exists():
+        raise SubmissionError(f"{root} does not exist")
+    if root.is_dir():
+        candidates, notes = _walk(root)
+        if not candidates:
+            raise SubmissionError(f"{root} holds no notebook (.ipynb) or Python file (.py)")
+        return candidates, notes
+    if root.suffix in (".py", ".ipynb"):
+        return [(root.name, root)], []
+    raise SubmissionError(f"{root} is not a notebook (.ipynb), a Python file (.py) or a folder of them")
 
 
 def _walk(root):
@@ -169,7 +178,7 @@ def load_files(name, files, notes=()):
     _with_runs(units)
     owners = _owners(units, notes)
     if not files:
-        notes.append(f"no .py or .ipynb file found in {name}")
+        notes.append(f"no .py or .ipynb file of {name} could be read")
     return Submission(units, owners, distinct(notes))
 
 

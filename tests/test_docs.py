@@ -1,0 +1,97 @@
+"""The documentation a newcomer follows: every relative link leads somewhere, and every command it shows
+still exists (a `python -m autograder` command line that the kit's parser accepts, a make target, a path
+in the kit)."""
+import argparse
+import re
+import shlex
+
+import pytest
+
+from autograder.__main__ import parser
+from autograder.engine.contract import spec
+
+ROOT = spec.KIT_ROOT
+DOCS = sorted([ROOT / "README.md", ROOT / "course" / "STUDENTS.md", ROOT / "breakout_questions" / "README.md",
+               *(ROOT / "docs").glob("*.md")])
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+# A path of the kit's written in backticks: it names a file or folder a reader is sent to.
+KIT_PATH = re.compile(r"`((?:autograder|tests|benchmarks|docker|course|solutions|assignments|breakout_questions|docs)/[\w./-]*)`")
+
+
+def _ids(paths):
+    return [str(p.relative_to(ROOT)) for p in paths]
+
+
+def anchors(path):
+    """The anchors GitHub gives a Markdown file's headings."""
+    headings = re.findall(r"^#{1,6} (.+)$", re.sub(r"```.*?```", "", path.read_text(), flags=re.S), re.M)
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
+
+
+def commands(text):
+    """Each `python -m autograder ...` line in the text's code blocks and inline code, comments cut off."""
+    found = []
+    for block in re.findall(r"```(?:sh|bash)?\n(.*?)```", text, re.S) + re.findall(r"`([^`\n]+)`", text):
+        for line in block.splitlines():
+            line = line.split(" #")[0].strip()
+            if line.startswith("python -m autograder ") or line.startswith("python3 -m autograder "):
+                found.append(line.split(" -m autograder ", 1)[1])
+    return found
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=_ids(DOCS))
+def test_docs_relative_links_lead_to_a_file_and_heading_that_exist(doc):
+    broken = []
+    for target in LINK.findall(doc.read_text()):
+        if re.match(r"[a-z]+:", target):
+            continue
+        path, _, anchor = target.partition("#")
+        resolved = (doc.parent / path).resolve() if path else doc
+        if not resolved.exists():
+            broken.append(f"{target}: no such file")
+        elif anchor and resolved.suffix == ".md" and anchor not in anchors(resolved):
+            broken.append(f"{target}: no such heading")
+    assert broken == []
+
+
+def rejected(line):
+    """Why the kit's command line would refuse this documented command, or None. A synopsis (`grade PATH
+    [--json FILE]`) or a bare command is held to its command's name and options; a whole command line
+    must parse as written."""
+    tokens = shlex.split(line.replace("[", " ").replace("]", " "))
+    commands = next(a for a in parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    if tokens[0] not in commands:
+        return f"{line}: no command {tokens[0]}"
+    unknown = [t.split("=")[0] for t in tokens if t.startswith("--") and t.split("=")[0] not in commands[tokens[0]]._option_string_actions]
+    if unknown:
+        return f"{line}: no option {', '.join(unknown)}"
+    if re.search(r"[\[\]]|\b[A-Z]{2,}\b", line) or len(tokens) == 1:
+        return None
+    try:
+        parser().parse_args(tokens)
+    except SystemExit:
+        return f"{line}: refused as written"
+    return None
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=_ids(DOCS))
+def test_docs_commands_are_ones_the_kit_accepts(doc):
+    text = doc.read_text()
+    assert [r for r in map(rejected, commands(text)) if r] == []
+    targets = set(re.findall(r"^([\w-]+):", (ROOT / "Makefile").read_text(), re.M))
+    assert sorted(set(re.findall(r"`make (\w[\w-]*)", text)) - targets) == []
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=_ids(DOCS))
+def test_docs_paths_of_the_kit_exist(doc):
+    named = {m.rstrip(".") for m in KIT_PATH.findall(doc.read_text()) if not re.search(r"[<>*{]|NN", m)}
+    assert sorted(p for p in named if not (ROOT / p).exists()) == []
+
+
+def test_docs_checks_catch_a_broken_link_and_an_unknown_command(tmp_path):
+    doc = tmp_path / "GUIDE.md"
+    doc.write_text("# Guide\n\nSee [it](missing.md) and [here](#nowhere).\n\n```sh\npython -m autograder grade-all x --no-such\n```\n")
+    assert LINK.findall(doc.read_text()) == ["missing.md", "#nowhere"] and "nowhere" not in anchors(doc)
+    assert rejected(commands(doc.read_text())[0]) == "grade-all x --no-such: no option --no-such"
+    assert rejected("grade-all x --workers 0") == "grade-all x --workers 0: refused as written"
+    assert rejected("grade PATH [--json FILE]") is None and rejected("regrade PATH") == "regrade PATH: no command regrade"
