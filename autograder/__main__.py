@@ -1,5 +1,6 @@
 """python -m autograder: grade submissions, check the reference, regenerate what is generated."""
 import argparse
+import shutil
 import sys
 from pathlib import Path
 
@@ -170,7 +171,11 @@ def run_quiz(args):
     except bank.BankError as error:
         print(error)
         return 2
-    quiz.run(parts)
+    width = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+    try:
+        quiz.run(parts, width=min(width, 100) if width else None)
+    except KeyboardInterrupt:
+        return 130  # the shell's status for Ctrl-C: the quiz did not end on its own
     return 0
 
 

@@ -157,6 +157,7 @@ class KitSanitize(NbGraderPreprocessor):
                              "or a changed one): it was kept as an ordinary cell")
             elif grade_id:
                 kept.append(grade_id)
+                _unhide(cell, expected[grade_id])
         for grade_id, cell in expected.items():
             if grade_id not in kept and not cell.metadata["nbgrader"].get("solution"):
                 restored = copy.deepcopy(cell)
@@ -168,6 +169,20 @@ class KitSanitize(NbGraderPreprocessor):
             self.log.warning("%s's %s: %s", ids["student"], ids["notebook"], "; ".join(notes))
             nb.metadata[NOTES] = notes
         return nb, resources
+
+
+def _unhide(cell, source):
+    """A graded cell as the release gave it (its hidden tests cut out) takes the source's text back, as
+    nbgrader's OverwriteCells would, but without its warning: that warning is for a changed cell, and every
+    untouched hidden test cell of every student raised it."""
+    lines, kept, hidden = source.source.split("\n"), [], False
+    for line in lines:
+        if "BEGIN HIDDEN TESTS" in line or "END HIDDEN TESTS" in line:
+            hidden = "BEGIN" in line
+        elif not hidden:
+            kept.append(line)
+    if kept != lines and cell.source == "\n".join(kept):
+        cell.source = source.source
 
 
 def _source_notebook(coursedir, ids):

@@ -6,7 +6,7 @@ import pytest
 
 from autograder.course import notebooks
 from autograder.engine.contract import spec
-from course_helpers import execute, install_test_kernel, outputs
+from course_helpers import completed, execute, install_test_kernel, nbgrader, outputs
 
 
 def cells(folder):
@@ -83,12 +83,23 @@ def test_release_notebook_fails_only_where_an_exercise_is_unwritten(kernel_env, 
     assert not [o for _, o in outputs(nb, "stream") if o["name"] == "stderr"], path.name
 
 
+def test_nbgrader_validate_fails_on_the_untouched_release_and_passes_when_complete(kernel_env, tmp_path):
+    """nbgrader users validate before they submit: each test cell runs its component's public checks, so an
+    unfinished notebook fails (the hidden tests alone were comments there, and validate said Success)."""
+    done = completed(notebooks.RELEASE, notebooks.SOURCE, tmp_path / "done")
+    release = nbgrader(tmp_path, kernel_env, "validate", str(notebooks.RELEASE / "01_attention.ipynb"))
+    assert "VALIDATION FAILED ON 2 CELL(S)" in release.stdout and "is not written yet" in release.stdout, release.stdout
+    complete = nbgrader(tmp_path, kernel_env, "validate", str(done / "01_attention.ipynb"))
+    assert "Success! Your notebook passes all the tests." in complete.stdout, complete.stdout + complete.stderr
+
+
 @pytest.mark.parametrize("text, problem", [
     ("```javascript\nx\n```\n", "unknown block"),
     ("```python\nx = 1\n", "never closed"),
     ("```graded\n```\n", "takes one component id"),
     ("```exercise NotASpecName\n```\n```graded attention\n```\n", "not a SPEC name"),
     ("```exercise scaled_dot_product_attention\n```\n", "no ```graded block for attention"),
+    ("```exercise scaled_dot_product_attention\n```\n```graded attention\n```\n", "needs the component's public checks"),
 ])
 def test_malformed_parts_are_refused(tmp_path, text, problem):
     part = tmp_path / "99_part.md"

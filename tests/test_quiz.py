@@ -5,6 +5,7 @@ import sys
 import pytest
 
 from autograder.breakout import bank
+from autograder.breakout import quiz as quiz_module
 
 PARTS = bank.load()
 MULTIHEAD = bank.find_part(PARTS, "multihead")
@@ -64,3 +65,35 @@ def test_end_of_input_stops_cleanly_with_the_score_so_far():
 def test_an_unknown_part_is_a_message(part, message):
     run = quiz(part)
     assert run.returncode == 2 and message in run.stdout and "Traceback" not in run.stdout + run.stderr
+
+
+def test_text_is_wrapped_to_the_terminal_with_options_hanging():
+    part, question, option = next((p, q, (k, v)) for p in PARTS for q in p.questions
+                                  for k, v in q.options.items() if len(v) > 60)
+    written = []
+    lines = iter(["skip"] * part.questions.index(question) + ["quit"])
+    quiz_module.run([part], read=lambda prompt: next(lines), write=written.append, width=50)
+    text = "\n".join(written)
+    assert all(len(line) <= 50 for line in text.splitlines() if " " in line.strip()), text
+    head = f"  {option[0]}. "
+    shown = text.splitlines()[next(i for i, line in enumerate(text.splitlines()) if line.startswith(head)) + 1]
+    assert shown.startswith(" " * len(head)) and shown[len(head)] != " "  # under the option's text
+    written.clear()  # without a width (a pipe, a log) the lines are as written
+    lines = iter(["skip"] * part.questions.index(question) + ["quit"])
+    quiz_module.run([part], read=lambda prompt: next(lines), write=written.append)
+    assert f"{head}{option[1]}" in "\n".join(written)
+
+
+def test_ctrl_c_scores_what_was_answered_and_exits_as_interrupted(monkeypatch, capsys):
+    from autograder.__main__ import main
+
+    answers = iter([typed(MULTIHEAD.questions[0])])
+
+    def read(prompt):
+        for answer in answers:
+            return answer
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("builtins.input", read)
+    assert main(["quiz", "2"]) == 130
+    assert "Stopped. Score: 1 of 1 points on the questions you reached." in capsys.readouterr().out

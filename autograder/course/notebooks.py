@@ -8,8 +8,9 @@ string:
     ```setup                 (empty) the imports the exercises need, and the student's own earlier parts
     ```exercise NAME ...     (empty) an exercise cell: these SPEC definitions, copied from the reference
                              with their solution regions, which nbgrader turns into stubs
-    ```check                 a read-only cell of public checks
-    ```graded COMPONENT      (empty) the hidden test cell that grades COMPONENT, worth its SPEC points
+    ```graded COMPONENT      the test cell of COMPONENT, worth its SPEC points: the block's public checks,
+                             which the student runs (and `nbgrader validate` with them), then the hidden
+                             tests that grade the component
 
 The code of every exercise comes from solutions/, the points from spec.py and the checks from the
 kit's own modules, so nothing here is a second copy of any of them.
@@ -69,7 +70,7 @@ def parse(text, name="<part>"):
         if block is None and fence:
             _flush_prose(cells, prose)
             kind, args = fence.group(1) or "", tuple(fence.group(2).split())
-            if kind not in ("python", "setup", "exercise", "check", "graded"):
+            if kind not in ("python", "setup", "exercise", "graded"):
                 raise PartError(f"{name}:{number}: unknown block ```{kind}")
             block, opened = Cell(kind, "", args), number
             lines = []
@@ -113,10 +114,8 @@ def source_notebook(part):
         elif cell.kind == "exercise":
             definitions = _definitions(cell.args, part.name)
             cells_out.append(notebook_cell("code", cell_id, definitions, nbgrader_metadata(cell_id, solution=True)))
-        elif cell.kind == "check":
-            cells_out.append(notebook_cell("code", cell_id, cell.text, nbgrader_metadata(cell_id, locked=True)))
         elif cell.kind == "graded":
-            cells_out.append(_graded_cell(cell_id, cell.args, name, part.name))
+            cells_out.append(_graded_cell(cell_id, cell.args, cell.text, name, part.name))
     missing = sorted(set(components) - set(graded))
     if missing:
         raise PartError(f"{part.name}: no ```graded block for {', '.join(missing)}")
@@ -197,13 +196,18 @@ def _first_line(node):
     return min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
 
 
-def _graded_cell(cell_id, args, name, where):
+def _graded_cell(cell_id, args, checks, name, where):
+    """The component's test cell: its public checks, which fail until the exercise is right (so that
+    `nbgrader validate` fails on an unfinished notebook), then the hidden tests, which the release lacks."""
     if len(args) != 1 or args[0] not in spec.BY_ID:
         raise PartError(f"{where}: ```graded takes one component id, got {' '.join(args) or 'none'}")
+    if not checks.strip():
+        raise PartError(f"{where}: ```graded {args[0]} needs the component's public checks in its block")
     component = spec.BY_ID[args[0]]
     text = (
-        f"# Hidden tests: your {component.id} is graded here ({component.points} points), by the same tests as\n"
-        f"# `python -m autograder grade`. Leave this cell as it is.\n"
+        f"# The public checks of your {component.id}; then hidden tests grade it here ({component.points} points),\n"
+        f"# the same as `python -m autograder grade`. Leave this cell as it is.\n"
+        f"{checks.rstrip()}\n"
         "### BEGIN HIDDEN TESTS\n"
         "from autograder.notebook import grade_here\n\n"
         f"grade_here({component.id!r}, {name!r})\n"

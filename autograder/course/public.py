@@ -60,6 +60,9 @@ class Failed(AssertionError):
 
 # What the checks of the component being run returned, for diagnosis.py: one observation per comparison.
 _observations = []
+# How many checks the last run() passed, for progress(). The check_ functions return nothing: a notebook
+# shows no Out[] under their cell, where nbgrader would read a number as the cell's partial credit.
+_passed = [0]
 
 
 def last_observations():
@@ -74,7 +77,7 @@ def shipped_evidence():
 
 
 def run(component_id, checks_, quiet=False):
-    """Run one component's checks, printing ✓/✗ per check; returns how many passed, or raises Failed.
+    """Run one component's checks, printing ✓/✗ per check; raises Failed if any fails.
 
     A stub (NotImplementedError) stops at once: nothing after it can pass. When some fail and their
     outputs are a cataloged mistake's, a "Likely mistake: ..." line says which.
@@ -110,7 +113,7 @@ def run(component_id, checks_, quiet=False):
         raise Failed(component_id, passed, failures, likely)
     if not quiet:
         print(f"{component_id}: all {passed} public checks passed")
-    return passed
+    _passed[0] = passed
 
 
 def _settle(first, passed):
@@ -435,7 +438,7 @@ def check_attention(scaled_dot_product_attention, quiet=False):
             raise AssertionError("a blocked key got a weight that is not exactly 0: fill blocked scores with -inf "
                                  "(float('-inf')) before the softmax")
 
-    return run("attention", [
+    run("attention", [
         ("shapes: output (..., T, Dv), weights (..., T, S)", shapes),
         ("no mask: the same as torch's attention", lambda: compare(None, None, "no mask")),
         ("a (T, S) mask: blocked keys get weight exactly 0", blocked),
@@ -463,7 +466,7 @@ def check_masking(causal_mask, padding_mask, quiet=False):
         _equal(padding_mask(PADDED), expected, "padding_mask", "padding_mask of a (2, 5) 0/1 mask",
                "True at real tokens (1s), shaped (B, 1, 1, S) so that it broadcasts over heads and queries")
 
-    return run("masking", [
+    run("masking", [
         ("causal_mask(3) is lower-triangular and boolean", causal),
         ("causal_mask(size, device=...) makes the mask on that device", device),
         ("padding_mask: (B, S) 0/1 -> bool (B, 1, 1, S)", padding),
@@ -486,7 +489,7 @@ def check_layernorm(LayerNorm, quiet=False):
         norm = seeded(LayerNorm, 16, 0.1)
         _gradients(norm, dict(x=_randn(2, 5, 16, seed=4)), norm, "LayerNorm(16, eps=0.1)")
 
-    return run("layernorm", [
+    run("layernorm", [
         ("parameters weight (ones) and bias (zeros)", parameters),
         ("the same as torch's layer norm", lambda: values(1e-12, 1.0, "eps=1e-12",
                                                           "normalise over the last dim with the biased variance "
@@ -527,7 +530,7 @@ def check_feedforward(FeedForward, quiet=False):
         block = seeded(FeedForward, cfg)
         _gradients(block, dict(x=_randn(2, 5, cfg.hidden_size, seed=5)), block, "FeedForward")
 
-    return run("feedforward", [
+    run("feedforward", [
         ("parameters linear1 (D -> F) and linear2 (F -> D)", parameters),
         ("linear2(gelu(linear1(x))) with the exact GELU", values),
         ("no dropout in eval mode", deterministic),
@@ -571,7 +574,7 @@ def check_multihead(MultiHeadAttention, quiet=False):
         _gradients(lambda h, kv: attention(h, None, kv), dict(hidden_states=x, key_value_states=memory), attention,
                    "cross-attention")
 
-    return run("multihead", [
+    run("multihead", [
         ("parameters query, key, value, output (D -> D)", parameters),
         ("self-attention: the same as nn.MultiheadAttention", lambda: compare(None, "self-attention")),
         ("a (B, 1, 1, S) padding mask", lambda: compare(padding[:, None, None, :], "padding mask",
@@ -630,7 +633,7 @@ def check_embeddings(Embeddings, sinusoidal_positional_encoding, quiet=False):
                 lambda: checks.compare(array, "float64", expected.numpy(), "table", where, None,
                                        "PE[p, 2i] = sin(p / 10000^(2i/d_model)), PE[p, 2i+1] = cos(p / 10000^(2i/d_model))"))
 
-    return run("embeddings", [
+    run("embeddings", [
         ("parameters of the three tables and the layer norm", parameters),
         ("token + position + token type, then layer norm", lambda: values(types, "with token_type_ids")),
         ("token_type_ids=None means all type 0", lambda: values(None, "without token_type_ids")),
@@ -676,7 +679,7 @@ def check_encoder(TransformerEncoderLayer, TransformerEncoder, quiet=False):
         _gradients(student, dict(input_ids=_tokens(2, 5, cfg, seed=10), attention_mask=PADDED), student,
                    "TransformerEncoder")
 
-    return run("encoder", [
+    run("encoder", [
         ("a layer: the same as torch's post-LN TransformerEncoderLayer", lambda: layer(None, "no mask")),
         ("a layer with a padding mask", lambda: layer(padding[:, None, None, :], "padding mask",
                                                        src_key_padding_mask=~padding)),
@@ -723,7 +726,7 @@ def check_heads(LanguageModelHead, SequenceClassificationHead, TransformerForSeq
         _close(student(ids, PADDED), expected, "logits", "TransformerForSequenceClassification",
                "head(encoder(input_ids, attention_mask, token_type_ids))")
 
-    return run("heads", [
+    run("heads", [
         ("the LM head: decoder(layer_norm(gelu(dense(h))))", lm_head),
         ("the classification head reads position 0 only", classifier),
         ("TransformerForSequenceClassification = head(encoder(...))", model),
@@ -772,7 +775,7 @@ def check_decoder(TransformerDecoderLayer, TransformerDecoder, quiet=False):
         _gradients(lambda h, m: student(h, m, _causal(5)), dict(hidden_states=x, encoder_hidden_states=memory), student,
                    "TransformerDecoderLayer")
 
-    return run("decoder", [
+    run("decoder", [
         ("a layer with a causal mask: the same as torch's post-LN TransformerDecoderLayer",
          lambda: layer(None, "causal self-attention")),
         ("a layer with a padded source", lambda: layer(padding[:, None, None, :], "padded source",
@@ -843,7 +846,7 @@ def check_seq2seq(Seq2SeqTransformer, greedy_decode, quiet=False):
         _gradients(model, dict(input_ids=ids, decoder_input_ids=_tokens(2, 4, cfg, seed=18), attention_mask=PADDED),
                    model, "Seq2SeqTransformer")
 
-    return run("seq2seq", [
+    run("seq2seq", [
         ("the model: lm_head(decoder(..., encoder(...)))", forward),
         ("greedy decoding takes the arg-max at every step", arg_max),
         ("a row that emits EOS is padded from then on", stops),
@@ -868,7 +871,7 @@ def progress(path):
             lines.append(f"{component.id:<13} not found: {', '.join(missing)}")
             continue
         try:
-            total = globals()[f"check_{component.id}"](*(names[n] for n in component.names), quiet=True)
+            globals()[f"check_{component.id}"](*(names[n] for n in component.names), quiet=True)
         except NotStarted as error:
             lines.append(f"{component.id:<13} not started: {str(error).split(': ', 1)[-1]}")
         except Failed as failure:
@@ -876,7 +879,7 @@ def progress(path):
             details.append(f"[{component.id}] " + "\n  ".join(([failure.likely] if failure.likely else []) + failure.failures))
         else:
             complete += 1
-            lines.append(f"{component.id:<13} {total}/{total}   ok")
+            lines.append(f"{component.id:<13} {_passed[0]}/{_passed[0]}   ok")
     lines.append(f"\n{complete} of {len(spec.COMPONENTS)} components pass every public check.")
     lines += [f"note: {problem}" for problem in problems]
     if details:
