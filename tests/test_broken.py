@@ -248,3 +248,34 @@ def test_a_float64_only_mistake_shows_the_digits_that_differ_and_its_usual_cause
     got, expected = re.search(r"got (\S+), expected (\S+)\.", feedback).groups()
     assert got != expected, "the printed values must show the difference"
     assert checks.FLOAT32_ONLY in feedback and "Hint: weights = softmax" not in feedback
+
+
+# Each hint says only what the numbers support (issue 27): where it was wrong, a student was sent the wrong way.
+HINT_CASES = {
+    # nn.LayerNorm's default eps 1e-5 in place of the config's: near in float32, off in float64. The hint once
+    # said "computes in float32" alone; it now names a constant other than the config's, eps among them.
+    "a layer norm's default eps": ("encoder", [("encoder", "self.attention_norm = LayerNorm(config.hidden_size, eps=config.layer_norm_eps)",
+                                               "self.attention_norm = nn.LayerNorm(config.hidden_size)")],
+                                   [checks.FLOAT32_ONLY, "nn.LayerNorm's default is 1e-5"], ["Hint: weights"]),
+    # log_softmax on the logits: the hint once said "read only the first position", which the code did.
+    "a classifier that returns log_softmax": ("heads", [("heads", "return self.classifier(self.dropout(pooled))  # (B, num_labels)",
+                                                        "return torch.log_softmax(self.classifier(self.dropout(pooled)), dim=-1)")],
+                                              ["no softmax or log_softmax"], [checks.FLOAT32_ONLY]),
+    # token types dropped: only the case with three token types tells, and its hint once named sizes alone.
+    "token types dropped in the encoder": ("encoder", [("encoder", "hidden_states = self.embeddings(input_ids, token_type_ids)  # (B, T, D)",
+                                                       "hidden_states = self.embeddings(input_ids)  # (B, T, D)")],
+                                           ["pass token_type_ids on wherever they are given"], [checks.FLOAT32_ONLY]),
+    # far off in both dtypes: nothing about float32 precision may be said.
+    "scores divided by Dh": ("attention", [("attention", "/ math.sqrt(query.size(-1))", "/ query.size(-1)")],
+                             ["Hint: weights = softmax"], [checks.FLOAT32_ONLY]),
+}
+
+
+@pytest.mark.parametrize("case", HINT_CASES)
+def test_a_hint_appears_where_the_numbers_support_it_and_nowhere_else(tmp_path, sandbox, case):
+    component, edits, said, unsaid = HINT_CASES[case]
+    results, _ = graded(tmp_path, edits, components=[component], sandbox=sandbox)
+    feedback = results[component].feedback()
+    assert results[component].score < results[component].points, feedback
+    assert all(text in feedback for text in said), feedback
+    assert not any(text in feedback for text in unsaid), feedback

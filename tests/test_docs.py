@@ -95,3 +95,12 @@ def test_docs_checks_catch_a_broken_link_and_an_unknown_command(tmp_path):
     assert rejected(commands(doc.read_text())[0]) == "grade-all x --no-such: no option --no-such"
     assert rejected("grade-all x --workers 0") == "grade-all x --workers 0: refused as written"
     assert rejected("grade PATH [--json FILE]") is None and rejected("regrade PATH") == "regrade PATH: no command regrade"
+
+
+def test_docs_students_readme_names_the_kernel_and_the_torch_pin_the_kit_uses():
+    from autograder.course import jupyter
+
+    text = (ROOT / "course" / "STUDENTS.md").read_text()
+    pin = next(line for line in (ROOT / "requirements.txt").read_text().splitlines() if line.startswith("torch=="))
+    assert jupyter.KERNEL_DISPLAY_NAME in text
+    assert set(re.findall(r"torch==[\d.]+", text)) == {pin}

@@ -140,3 +140,13 @@ def test_kernelspec_runs_this_python_with_the_kit_importable(tmp_path):
     kernel = json.loads((jupyter.kernelspec(tmp_path) / "kernel.json").read_text())
     assert kernel["argv"][:3] == [sys.executable, "-m", "ipykernel_launcher"]
     assert kernel["env"]["PYTHONPATH"] == str(spec.KIT_ROOT)
+
+
+def test_progress_says_which_earlier_part_a_failure_may_come_from(tmp_path):
+    """The public checks run the student's own earlier parts: with attention wrong, multi-head failed too, and
+    the report read as if both were wrong (issue 27)."""
+    path = submission(tmp_path / "s", [("attention", "/ math.sqrt(query.size(-1))", "/ query.size(-1)")])
+    rows = {line.split()[0]: line for line in public.progress(path).splitlines()[3:13]}
+    assert "FAILED" in rows["attention"] and "it runs your" not in rows["attention"]
+    assert "FAILED" in rows["multihead"] and "(it runs your attention, which does not pass its own checks yet" in rows["multihead"]
+    assert rows["masking"].endswith("ok") and rows["feedforward"].endswith("ok")

@@ -252,8 +252,8 @@ CATALOG = [
           ("table[:, 1::2] = torch.cos(angles[:, : d_model // 2])", "table[:, (d_model + 1) // 2 :] = torch.cos(angles[:, : d_model // 2])")]),
         ("exponent uses i instead of 2i", "the frequencies use i where the formula has 2i: the angle is "
          "p / 10000^(2i / d_model) for columns 2i and 2i + 1.", [("* two_i / d_model", "* (two_i / 2) / d_model")]),
-        ("layer norm built without config.layer_norm_eps", "the layer norm is built with its default eps; pass "
-         "eps=config.layer_norm_eps.", [("LayerNorm(config.hidden_size, eps=config.layer_norm_eps)", "LayerNorm(config.hidden_size)")]),
+        ("layer norm built without config.layer_norm_eps", "the layer norm does not get config.layer_norm_eps (it keeps "
+         "its default, or a number written in); pass eps=config.layer_norm_eps.", [("LayerNorm(config.hidden_size, eps=config.layer_norm_eps)", "LayerNorm(config.hidden_size)")]),
         ("two token types hard-coded", "the token-type table has a fixed 2 rows; read its size from the config: "
          "config.type_vocab_size.", [("nn.Embedding(config.type_vocab_size, config.hidden_size)", "nn.Embedding(2, config.hidden_size)")]),
         ("dropout before the layer norm", "dropout comes before the layer norm; BERT applies it after: "
@@ -291,8 +291,8 @@ CATALOG = [
         ("residual summed in float32", "the residual is summed in float32, so float64 inputs lose precision; "
          "keep the input's dtype (no .float()).",
          [(ENC_ATTN, "self.attention_norm((hidden_states.float() + self.dropout(attended).float()).to(hidden_states.dtype))")]),
-        ("layer norm built without config.layer_norm_eps", "a layer norm is built with its default eps; pass "
-         "eps=config.layer_norm_eps.", [("self.attention_norm = LayerNorm(config.hidden_size, eps=config.layer_norm_eps)", "self.attention_norm = LayerNorm(config.hidden_size)")]),
+        ("layer norm built without config.layer_norm_eps", "a layer norm does not get config.layer_norm_eps (it keeps "
+         "its default, or a number written in); pass eps=config.layer_norm_eps.", [("self.attention_norm = LayerNorm(config.hidden_size, eps=config.layer_norm_eps)", "self.attention_norm = LayerNorm(config.hidden_size)")]),
         ("two layers hard-coded", "the encoder has a fixed 2 layers; build config.num_hidden_layers of them.",
          [("for _ in range(config.num_hidden_layers)", "for _ in range(2)")]),
         ("attention output not dropped out", "the attention's output is added to the residual without dropout; BERT "
@@ -336,8 +336,8 @@ CATALOG = [
         ("cross-attention residual forgotten", "the cross-attention sub-block has no residual; normalise "
          "x + cross_attention(x).", [("self.cross_attention_norm(hidden_states + self.dropout(attended))",
                                       "self.cross_attention_norm(self.dropout(attended))")]),
-        ("output norm built without config.layer_norm_eps", "a layer norm is built with its default eps; pass "
-         "eps=config.layer_norm_eps.", [("self.output_norm = LayerNorm(config.hidden_size, eps=config.layer_norm_eps)", "self.output_norm = LayerNorm(config.hidden_size)")]),
+        ("output norm built without config.layer_norm_eps", "a layer norm does not get config.layer_norm_eps (it keeps "
+         "its default, or a number written in); pass eps=config.layer_norm_eps.", [("self.output_norm = LayerNorm(config.hidden_size, eps=config.layer_norm_eps)", "self.output_norm = LayerNorm(config.hidden_size)")]),
         ("two layers hard-coded", "the decoder has a fixed 2 layers; build config.num_hidden_layers of them.",
          [("for _ in range(config.num_hidden_layers)", "for _ in range(2)")]),
         ("cross-attention output not dropped out", "the cross-attention's output is added to the residual without "
@@ -367,8 +367,8 @@ CATALOG = [
          [(POOLED, "self.pooler(hidden_states[:, 0])")]),
         ("pooler's tanh in float32", "the pooler's tanh runs in float32, so float64 inputs lose precision; keep "
          "the input's dtype (no .float()).", [(POOLED, "torch.tanh(self.pooler(hidden_states[:, 0]).float()).to(hidden_states.dtype)")]),
-        ("LM head's layer norm built without config.layer_norm_eps", "the LM head's layer norm is built with its "
-         "default eps; pass eps=config.layer_norm_eps.", [("LayerNorm(config.hidden_size, eps=config.layer_norm_eps)", "LayerNorm(config.hidden_size)")]),
+        ("LM head's layer norm built without config.layer_norm_eps", "the LM head's layer norm does not get "
+         "config.layer_norm_eps (it keeps its default, or a number written in); pass eps=config.layer_norm_eps.", [("LayerNorm(config.hidden_size, eps=config.layer_norm_eps)", "LayerNorm(config.hidden_size)")]),
         ("three labels hard-coded", "the classifier has a fixed 3 outputs; read their number from the config: "
          "config.num_labels.", [("nn.Linear(config.hidden_size, config.num_labels)", "nn.Linear(config.hidden_size, 3)")]),
         ("dropout after the classifier", "dropout is applied to the logits, after the classifier; BERT applies it "

@@ -67,11 +67,14 @@ def compare(actual, actual_dtype, expected, name, where, dtype, hint=""):
     return actual
 
 
+# The numbers say only that the values are near: both causes that make them so are named, neither asserted.
 FLOAT32_ONLY = (
-    "the values agree with the expected ones to float32 precision, but not to float64's: somewhere your code "
-    "computes in float32 when the inputs are float64. Usual causes: a constant or buffer made in float32 "
-    "(torch.tensor(x) or torch.ones(...) without dtype=, a registered 1/sqrt(Dh) scale), a .float() call, or "
-    "a number rounded to float32 precision. Make new tensors with dtype=input.dtype, or use Python floats (math.sqrt)."
+    "the values agree with the expected ones to float32 precision, but not to float64's: something in your code "
+    "is slightly off. Usual causes: a computation in float32 when the inputs are float64 (a constant or buffer "
+    "made in float32, torch.tensor(x) or torch.ones(...) without dtype=, a registered 1/sqrt(Dh) scale, a "
+    ".float() call, a number rounded to float32 precision), or a small constant other than the config's (a layer "
+    "norm's eps: nn.LayerNorm's default is 1e-5, where config.layer_norm_eps is 1e-12). Make new tensors with "
+    "dtype=input.dtype, use Python floats (math.sqrt), and read every constant from the config."
 )
 
 

@@ -7,10 +7,14 @@ from autograder.engine.judge.fixtures import of_kind
 from autograder.engine.judge.sandbox import Fatal
 
 # The hint of every suite's test on a config unlike the others (engine/build/fixtures.py, ODD_CONFIG).
+# The case differs from the others in its sizes, its eps and its three token types: what fails only here is
+# one of those, and the hint names each rather than guessing which.
 CONFIG_HINT = (
-    "read every size from the config you are given, none hard-coded: num_attention_heads (and "
-    "Dh = hidden_size // num_attention_heads), intermediate_size, max_position_embeddings, type_vocab_size, "
-    "num_hidden_layers, num_labels, and pass eps=config.layer_norm_eps to every LayerNorm."
+    "this config differs from the others in its sizes, its eps (0.05) and its token types (three): read every "
+    "size from the config you are given, none hard-coded (num_attention_heads and Dh = hidden_size // "
+    "num_attention_heads, intermediate_size, max_position_embeddings, type_vocab_size, num_hidden_layers, "
+    "num_labels), pass eps=config.layer_norm_eps to every LayerNorm, and pass token_type_ids on wherever they "
+    "are given."
 )
 
 

@@ -8,8 +8,8 @@ COMPONENT = "heads"
 HINTS = {
     "LanguageModelHead": "logits = decoder(layer_norm(gelu(dense(h)))) with the exact GELU; no softmax: "
     "logits are unnormalised scores (cross-entropy applies log-softmax itself).",
-    "SequenceClassificationHead": "read only the first position, h[:, 0] (the [CLS] token), then pooler, "
-    "tanh, dropout, classifier; do not average over positions.",
+    "SequenceClassificationHead": "logits = classifier(dropout(tanh(pooler(h[:, 0])))), from the first position "
+    "(the [CLS] token), unnormalised: no softmax or log_softmax.",
     "TransformerForSequenceClassification": "head(encoder(input_ids, attention_mask, token_type_ids)): "
     "pass both masks and token types through.",
 }

@@ -6,9 +6,9 @@ from autograder.engine.judge.suites.common import check_case, check_deterministi
 
 COMPONENT = "multihead"
 HINTS = {
-    "weights": "weights are (B, H, T, S): split each projection into heads with "
-    ".view(B, T, H, Dh).transpose(1, 2) (a plain .view(B, H, T, Dh) mixes positions into heads); "
-    "queries from hidden_states, keys and values from key_value_states when it is given.",
+    "weights": "weights are (B, H, T, S), one (T, S) map per head: each projection split into heads as "
+    ".view(B, T, H, Dh).transpose(1, 2) gives them; queries from hidden_states, keys and values from "
+    "key_value_states when it is given.",
     "output": "merge the heads back with .transpose(1, 2).reshape(B, T, D), in head order, then apply the "
     "output projection (if weights pass, the mistake is after the attention).",
 }
