@@ -185,6 +185,22 @@ def _unhide(cell, source):
         cell.source = source.source
 
 
+class KitFeedback(NbGraderPreprocessor):
+    """Last of generate_feedback's steps: a test cell shows the kit's feedback and nbgrader's score header,
+    not the bare number that gave nbgrader its partial credit (an `Out[ ]: 5` under the text); and long
+    lines of feedback wrap instead of running off the page."""
+
+    CSS = "div.output_subarea pre { white-space: pre-wrap; overflow-wrap: anywhere; }"
+
+    def preprocess(self, nb, resources):
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+                cell.outputs = [output for output in cell.outputs if output.output_type != "execute_result"]
+        resources.setdefault("inlining", {}).setdefault("css", []).append(self.CSS)
+        return nb, resources
+
+
 def _source_notebook(coursedir, ids):
     """The instructor's source of the notebook nbgrader is processing (resources["nbgrader"] gives ids)."""
     folder = coursedir.format_path(coursedir.source_directory, ".", ids["assignment"])

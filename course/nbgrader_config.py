@@ -25,4 +25,4 @@ c.Autograde.autograde_preprocessors = [
 # A student's notebook is put back in the source's shape before nbgrader's own sanitizing reads it.
 c.Autograde.sanitize_preprocessors = ["autograder.autograde.KitSanitize",
                                       *Autograde.class_traits()["sanitize_preprocessors"].default()]
-c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
+c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor, "autograder.autograde.KitFeedback"]

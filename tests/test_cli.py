@@ -36,6 +36,11 @@ def test_grade_writes_gradescope_results(tmp_path):
     assert tests["masking"]["status"] == "failed" and "causal" in tests["masking"]["output"]
     assert tests["masking"]["output"].splitlines()[1] == PREFIX + mistakes.BY_ID["masking/causal-mask-upper-triangular"].says
     assert tests["attention"]["status"] == "passed" and tests["attention"]["score"] == 10
+    # The stack fails against BERT through the masking bug: a platform shows that failed, so its first line
+    # says it is worth nothing (issue 27: the 0-point test read as lost points).
+    integration = tests[spec.INTEGRATION]
+    assert integration["status"] == "failed" and integration["max_score"] == 0
+    assert "Not scored" in integration["output"].splitlines()[0] and "Not scored" not in tests["masking"]["output"]
 
 
 def test_grade_exits_zero_for_a_broken_submission(tmp_path):

@@ -180,6 +180,9 @@ def test_feedback_shows_the_graders_words_but_no_hidden_test_source(pipeline, st
     assert "layernorm" in html and points in html, "the hidden cell's feedback should reach the student"
     if student == "carol":  # her bug is in the catalog, so her feedback names it
         assert html_escape(PREFIX + mistakes.BY_ID["layernorm/eps-outside-the-square-root"].says, quote=False) in html
+    # The partial-credit number is nbgrader's, not the student's to read under the text (the header shows the
+    # score); long feedback lines wrap.
+    assert "Out[" not in html and "white-space: pre-wrap" in html
 
 
 def test_flagged_code_scores_zero_with_the_reasons_until_the_instructor_accepts_it(pipeline):

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from autograder import __main__ as cli, bundle
+from autograder import gradescope as gradescope_package
 from autograder.course import notebooks
 from autograder.engine.build import mistakes
 from autograder.engine.contract import spec
@@ -116,7 +117,7 @@ def test_the_package_holds_the_scripts_the_grader_and_nothing_else(gradescope):
     with zipfile.ZipFile(out) as package:
         names = package.namelist()
         modes = {info.filename: info.external_attr >> 16 for info in package.infolist()}
-        assert package.read("requirements.txt") == (KIT / "requirements.txt").read_bytes()
+        requirements = package.read("requirements.txt").decode().splitlines()
         options = package.read("grade-options").decode().split()
     assert {"setup.sh", "run_autograder", "install.sh", "requirements.txt", "grade-options"} <= set(names)
     assert modes["setup.sh"] & 0o111 and modes["run_autograder"] & 0o111
@@ -125,6 +126,31 @@ def test_the_package_holds_the_scripts_the_grader_and_nothing_else(gradescope):
     assert not [n for n in code if "__pycache__" in n or n.endswith(".ipynb") or n.endswith(".yaml")]
     assert f"solutions/{spec.COMPONENTS[0].reference.name}" in names and "autograder/engine/judge/suites/test_multihead.py" in names
     assert options[options.index("--visibility") + 1] == "after_due_date" and options[options.index("--time-limit") + 1] == "20.0"
+    # What grading needs, pinned as the kit pins it, and nothing of the notebooks' or nbgrader's.
+    kit_pins = set((KIT / "requirements.txt").read_text().splitlines())
+    assert sorted(line.split("==")[0] for line in requirements) == sorted(gradescope_package.GRADING)
+    assert set(requirements) <= kit_pins
+
+
+# Distributions the kit's requirements name that grading must not need, by the module each provides.
+NOT_FOR_GRADING = {"nbgrader": "nbgrader", "matplotlib": "matplotlib", "jupyterlab": "jupyterlab",
+                   "ipykernel": "ipykernel", "pyyaml": "yaml", "pytest-xdist": "xdist"}
+
+
+def test_grading_imports_only_what_the_package_installs(tmp_path):
+    """The Gradescope package installs GRADING alone: grading a submission, judge and child alike, imports
+    nothing of the other requirements (the child's imports are the zygote's, in the same environment)."""
+    assert set(NOT_FOR_GRADING) | set(gradescope_package.GRADING) == {
+        line.split("==")[0] for line in (KIT / "requirements.txt").read_text().splitlines() if "==" in line}
+    script = ("import runpy, sys\n"
+              f"sys.argv = ['autograder', 'grade', {str(spec.SOLUTIONS)!r}, '--component', 'masking', '--json', {str(tmp_path / 'r.json')!r}]\n"
+              "try:\n    runpy.run_module('autograder', run_name='__main__', alter_sys=True)\nexcept SystemExit:\n    pass\n"
+              "import autograder.engine.child.zygote, autograder.engine.child.server\n"
+              "import json\nprint(json.dumps(sorted({name.split('.')[0] for name in sys.modules})))\n")
+    run = subprocess.run([sys.executable, "-c", script], cwd=KIT, capture_output=True, text=True)
+    imported = set(json.loads(run.stdout.strip().splitlines()[-1]))
+    assert {"torch", "pytest"} <= imported, run.stdout + run.stderr
+    assert not imported & set(NOT_FOR_GRADING.values()), run.stdout
 
 
 def test_the_same_kit_gives_the_same_package_bytes_on_another_day(tmp_path, monkeypatch):

@@ -78,6 +78,9 @@ class ComponentResult:
 
     def feedback(self, limit=None):
         lines = [f"{self.passed}/{len(self.tests)} tests passed."]
+        if not self.points:  # the integration check: a platform shows it failed, so say first what it is worth
+            lines[0] += (" Not scored: your whole stack against Hugging Face BERT, for your information; it "
+                         "changes no points (each component above is graded on its own).")
         if self.diagnosis:
             lines.append(self.diagnosis)
         if self.flags:
@@ -241,7 +244,9 @@ def grade(path, device="cpu", limits=None, components=None, sandbox=None, accept
     # among them, for output nobody reads (each test's message is the Collector's); they cost a mutant a second.
     # Student code never runs in this process, so pytest's watch for unraisable and thread exceptions has
     # nothing of theirs to catch; its closing garbage collections cost a one-component grading a fifth.
-    args += ["-p", "no:cacheprovider", "-p", "no:unraisableexception", "-p", "no:threadexception",
+    # No plugin of the environment's joins in either: one that reorders or reseeds tests (pytest-randomly),
+    # or xdist, has no place in a grading.
+    args += ["--disable-plugin-autoload", "-p", "no:cacheprovider", "-p", "no:unraisableexception", "-p", "no:threadexception",
              "-q", "--tb=native", "--rootdir", str(SUITES), "-c", str(SUITES / "pytest.ini")]
     try:
         with redirect_stdout(io.StringIO()) as output:
