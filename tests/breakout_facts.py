@@ -228,3 +228,45 @@ def greedy_decode_encoder_runs():
 @fact
 def greedy_decode_decoder_runs():
     return _greedy_runs()[2]
+
+
+@fact
+def gelu_of_one():
+    from transformers.activations import ACT2FN
+
+    x = torch.tensor(1.0, dtype=torch.float64)
+    ours = F.gelu(x).item()  # what the reference's FeedForward applies: the exact form, erf
+    theirs = ACT2FN[bert_base().hidden_act](x).item()
+    assert math.isclose(ours, theirs, rel_tol=1e-12) and math.isclose(ours, 0.5 * (1 + math.erf(1 / math.sqrt(2))), rel_tol=1e-12)
+    return ours
+
+
+@fact
+def attention_by_hand_first_weight():
+    query = torch.tensor([[[1.0, 0.0]]], dtype=torch.float64)  # (B=1, T=1, Dh=2)
+    keys = torch.tensor([[[1.0, 0.0], [0.0, 1.0]]], dtype=torch.float64)  # (1, S=2, 2)
+    values = torch.tensor([[[10.0], [0.0]]], dtype=torch.float64)
+    output, weights = reference()["scaled_dot_product_attention"](query, keys, values)
+    theirs = F.scaled_dot_product_attention(query, keys, values)
+    assert math.isclose(output.item(), theirs.item(), rel_tol=1e-12)
+    return weights[0, 0, 0].item()
+
+
+@fact
+def tied_lm_head_saves_bert_base():
+    from transformers import BertForMaskedLM
+
+    config = bert_base()
+    ours = reference()["LanguageModelHead"](config).decoder.weight
+    model = BertForMaskedLM(config)
+    theirs = model.cls.predictions.decoder.weight
+    assert theirs is model.bert.embeddings.word_embeddings.weight, "Hugging Face ties the decoder to the token table"
+    return agree(ours.numel(), theirs.numel(), "the decoder's weights, which tying shares")
+
+
+@fact
+def bert_base_parameters():
+    config = bert_base()
+    encoder = reference()["TransformerEncoder"](config)
+    pooler = torch.nn.Linear(config.hidden_size, config.hidden_size)
+    return agree(parameters(encoder) + parameters(pooler), parameters(BertModel(config)), "BERT-base's parameters")

@@ -104,3 +104,11 @@ def test_docs_students_readme_names_the_kernel_and_the_torch_pin_the_kit_uses():
     pin = next(line for line in (ROOT / "requirements.txt").read_text().splitlines() if line.startswith("torch=="))
     assert jupyter.KERNEL_DISPLAY_NAME in text
     assert set(re.findall(r"torch==[\d.]+", text)) == {pin}
+
+
+def test_docs_count_the_questions_the_bank_holds():
+    from autograder.breakout import bank
+
+    count = sum(len(part.questions) for part in bank.load())
+    for doc in (ROOT / "README.md", ROOT / "docs" / "INSTRUCTORS.md"):
+        assert set(re.findall(r"(\d+)\s+questions", doc.read_text().replace("\n", " "))) == {str(count)}, doc.name
