@@ -64,10 +64,8 @@ class KitGrades(NbGraderPreprocessor):
         except JailUnavailable as error:
             self.log.error("The kit cannot grade on this machine: %s", error)
             raise KitError(str(error)) from None
-        for cell in nb.cells:
-            meta = cell.metadata.get("nbgrader", {})
-            if cell.cell_type != "code" or not meta.get("grade") or meta.get("solution"):
-                continue
+        for cell in filter(_is_test_cell, nb.cells):
+            meta = cell.metadata["nbgrader"]
             # nbgrader gives full points to a test cell with no output: every one must get a verdict.
             if meta.get("grade_id") not in verdicts:
                 raise KitError(f"the test cell {meta.get('grade_id')!r} is not one the kit grades: "
@@ -193,12 +191,16 @@ class KitFeedback(NbGraderPreprocessor):
     CSS = "div.output_subarea pre { white-space: pre-wrap; overflow-wrap: anywhere; }"
 
     def preprocess(self, nb, resources):
-        for cell in nb.cells:
-            meta = cell.metadata.get("nbgrader", {})
-            if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
-                cell.outputs = [output for output in cell.outputs if output.output_type != "execute_result"]
+        for cell in filter(_is_test_cell, nb.cells):
+            cell.outputs = [output for output in cell.outputs if output.output_type != "execute_result"]
         resources.setdefault("inlining", {}).setdefault("css", []).append(self.CSS)
         return nb, resources
+
+
+def _is_test_cell(cell):
+    """A code cell nbgrader grades by its output (an autograder test cell), not by hand."""
+    meta = cell.metadata.get("nbgrader", {})
+    return cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
 
 
 def _source_notebook(coursedir, ids):
