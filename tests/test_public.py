@@ -150,3 +150,12 @@ def test_progress_says_which_earlier_part_a_failure_may_come_from(tmp_path):
     assert "FAILED" in rows["attention"] and "it runs your" not in rows["attention"]
     assert "FAILED" in rows["multihead"] and "(it runs your attention, which does not pass its own checks yet" in rows["multihead"]
     assert rows["masking"].endswith("ok") and rows["feedforward"].endswith("ok")
+
+
+def test_progress_blames_a_stub_on_the_part_whose_stub_it_is(tmp_path):
+    """A part that is not written yet is told so alone; a finished part that calls it is told which."""
+    stubs = {f"{c}.py": spec.BY_ID[c].stub.read_text() for c in ("layernorm", "embeddings")}
+    rows = {line.split()[0]: line for line in public.progress(submission(tmp_path / "s", files=stubs)).splitlines()[3:13]}
+    # embeddings' own stub raises, though it also runs the unwritten layer norm: it is told it is not started.
+    assert "not started" in rows["embeddings"] and "it runs your" not in rows["embeddings"]
+    assert "not started" in rows["encoder"] and "(it runs your layernorm, embeddings, which do not pass their own checks yet" in rows["encoder"]

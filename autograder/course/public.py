@@ -882,16 +882,28 @@ def _through(component, names, passing):
 
 def _names_read(obj):
     """The global names a function, or a class's methods, read (nested functions and lambdas included)."""
+    return set().union(*(code.co_names for code in _codes(obj)))
+
+
+def _codes(obj):
+    """The code objects of a function, or of a class's methods, nested functions and lambdas included."""
     functions = [obj] if callable(obj) and hasattr(obj, "__code__") else []
     if isinstance(obj, type):
         functions = [getattr(v, "__func__", v) for v in vars(obj).values()]
-    codes = [f.__code__ for f in functions if hasattr(f, "__code__")]
-    names = set()
-    while codes:
-        code = codes.pop()
-        names |= set(code.co_names)
-        codes += [c for c in code.co_consts if hasattr(c, "co_names")]
-    return names
+    pending, codes = [f.__code__ for f in functions if hasattr(f, "__code__")], []
+    while pending:
+        codes.append(pending.pop())
+        pending += [c for c in codes[-1].co_consts if hasattr(c, "co_names")]
+    return codes
+
+
+def _raised_in_own_code(error, objects):
+    """Whether the NotImplementedError behind error was raised by these objects' own code (a stub of the
+    component itself), rather than by an earlier part it calls."""
+    trace = error.__cause__.__traceback__ if error.__cause__ else None
+    while trace and trace.tb_next:
+        trace = trace.tb_next
+    return trace is not None and trace.tb_frame.f_code in {code for obj in objects for code in _codes(obj)}
 
 
 def progress(path):
@@ -913,7 +925,8 @@ def progress(path):
         try:
             globals()[f"check_{component.id}"](*(names[n] for n in component.names), quiet=True)
         except NotStarted as error:
-            lines.append(f"{component.id:<13} not started: {str(error).split(': ', 1)[-1]}{through}")
+            own = _raised_in_own_code(error, [names[n] for n in component.names])
+            lines.append(f"{component.id:<13} not started: {str(error).split(': ', 1)[-1]}{'' if own else through}")
         except Failed as failure:
             lines.append(f"{component.id:<13} {failure.passed}/{failure.total}   FAILED{through}")
             details.append(f"[{component.id}] " + "\n  ".join(([failure.likely] if failure.likely else []) + failure.failures))
