@@ -100,13 +100,21 @@ def untrusted_imports(package=PACKAGE):
     return found
 
 
+def written(tmp_path, files):
+    """A package of the kit's name in tmp_path holding these {relative path: text} files; returns its folder."""
+    package = tmp_path / PACKAGE.name
+    for relative, text in files.items():
+        (package / relative).parent.mkdir(parents=True, exist_ok=True)
+        (package / relative).write_text(text)
+    return package
+
+
 def test_layout_no_module_imports_from_a_layer_above_its_own():
     assert upward_imports() == []
 
 
 def test_layout_rule_catches_upward_imports_at_any_depth_and_relative(tmp_path):
-    package = tmp_path / PACKAGE.name
-    files = {
+    package = written(tmp_path, {
         "__init__.py": "from autograder.engine import spec\n",
         "bundle.py": "from autograder.breakout import bank\nfrom autograder import engine\n",
         "engine/__init__.py": "",
@@ -116,10 +124,7 @@ def test_layout_rule_catches_upward_imports_at_any_depth_and_relative(tmp_path):
         "course/__init__.py": "from autograder.engine import spec\n",
         "course/public.py": "import autograder.breakout.bank\nfrom .notebooks import cell\n",
         "breakout/__init__.py": "from autograder.breakout.bank import grade_here\nfrom autograder.course import public\n",
-    }
-    for relative, text in files.items():
-        (package / relative).parent.mkdir(parents=True, exist_ok=True)
-        (package / relative).write_text(text)
+    })
     assert upward_imports(package) == [
         "autograder/__init__.py:1 imports autograder.engine.spec",
         "autograder/course/public.py:1 imports autograder.breakout.bank",
@@ -133,8 +138,7 @@ def test_layout_engine_folders_import_only_what_their_trust_allows():
 
 
 def test_layout_trust_rule_catches_the_child_reaching_the_judge(tmp_path):
-    package = tmp_path / PACKAGE.name
-    files = {
+    package = written(tmp_path, {
         "__init__.py": "",
         "engine/__init__.py": "",
         "engine/loose.py": "",
@@ -143,10 +147,7 @@ def test_layout_trust_rule_catches_the_child_reaching_the_judge(tmp_path):
         "engine/child/runtime.py": "from ..judge import checks\nfrom . import binding\nfrom autograder.engine.contract import spec\n",
         "engine/judge/grade.py": "from autograder.engine import build\nfrom autograder.engine.child import runtime\n",
         "engine/build/fixtures.py": "from autograder.engine.judge import grade\n",
-    }
-    for relative, text in files.items():
-        (package / relative).parent.mkdir(parents=True, exist_ok=True)
-        (package / relative).write_text(text)
+    })
     assert untrusted_imports(package) == [
         "autograder/engine/child/runtime.py:1 imports autograder.engine.judge.checks",
         "autograder/engine/child/server.py:2 imports autograder.engine.judge.tolerances.TOLERANCES",
