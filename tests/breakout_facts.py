@@ -124,19 +124,18 @@ def feedforward_parameters_bert_base():
     return agree(ours, parameters(layer.intermediate.dense) + parameters(layer.output.dense), "FeedForward parameters")
 
 
-@fact
-def layernorm_parameters_768():
-    return agree(parameters(reference()["LayerNorm"](768)), parameters(hf_bert_base_layer().output.LayerNorm),
-                 "LayerNorm(768) parameters")
+def _layernorm_last_entry(values, eps=1e-12):
+    """The last entry of a fresh layer norm's output, from the reference's LayerNorm and from torch's."""
+    x = torch.tensor([values], dtype=torch.float64)
+    ours = reference()["LayerNorm"](len(values), eps).double()(x)[0, -1].item()
+    theirs = torch.nn.LayerNorm(len(values), eps=eps).double()(x)[0, -1].item()
+    assert math.isclose(ours, theirs, rel_tol=1e-12), (ours, theirs)
+    return ours
 
 
 @fact
 def layernorm_last_entry():
-    x = torch.tensor([[1.0, 2.0, 3.0, 4.0]], dtype=torch.float64)
-    ours = reference()["LayerNorm"](4).double()(x)[0, -1].item()
-    theirs = torch.nn.LayerNorm(4, eps=1e-12).double()(x)[0, -1].item()
-    assert math.isclose(ours, theirs, rel_tol=1e-12), (ours, theirs)
-    return ours
+    return _layernorm_last_entry([1.0, 2.0, 3.0, 4.0])
 
 
 @fact
@@ -152,21 +151,38 @@ def sinusoidal_position_1_dimension_0():
     return reference()["sinusoidal_positional_encoding"](8, 16)[1, 0].item()
 
 
-@fact
-def attention_weights_bert_base_512():
-    """Counted from real forward passes: the reference encoder's attention modules, and BertModel's attentions."""
+def _work_at_length(length):
+    """Parameters, attention weights and feed-forward multiplications of one forward pass over `length` tokens.
+
+    Counted from real forward passes of a narrow BERT (BERT-base's layout, heads and position table, at
+    width 48 and two layers, so a pass is cheap): how each grows with the length does not depend on the width.
+    """
+    config = bert_base(hidden_size=48, intermediate_size=192, num_hidden_layers=2)
     torch.manual_seed(0)
-    encoder = reference()["TransformerEncoder"](bert_base()).eval()
-    counted = []
-    hooks = [layer.attention.register_forward_hook(lambda module, args, out: counted.append(out[1].numel()))
+    encoder = reference()["TransformerEncoder"](config).eval()
+    weights, multiplications = [], []
+    hooks = [layer.attention.register_forward_hook(lambda module, args, out: weights.append(out[1].numel()))
              for layer in encoder.layers]
-    input_ids = torch.randint(0, 30522, (1, 512))
+    hooks += [layer.feed_forward.register_forward_hook(lambda module, args, out: multiplications.append(
+        args[0].numel() // config.hidden_size * (module.linear1.weight.numel() + module.linear2.weight.numel())))
+        for layer in encoder.layers]
+    input_ids = torch.randint(0, config.vocab_size, (1, length))
     with torch.no_grad():
         encoder(input_ids)
-        hf = BertModel(bert_base(), add_pooling_layer=False).eval()(input_ids, output_attentions=True).attentions
+        hf = BertModel(config, add_pooling_layer=False).eval()(input_ids, output_attentions=True).attentions
     for hook in hooks:
         hook.remove()
-    return agree(sum(counted), sum(a.numel() for a in hf), "attention weights of BERT-base over 512 tokens")
+    agree(sum(weights), sum(a.numel() for a in hf), f"attention weights over {length} tokens")
+    return parameters(encoder), sum(weights), sum(multiplications)
+
+
+@fact
+def growth_from_256_to_512_tokens():
+    ratios = [longer / shorter for longer, shorter in zip(_work_at_length(512), _work_at_length(256))]
+    assert all(ratio.is_integer() for ratio in ratios), ratios
+    parameters_, weights, multiplications = map(int, ratios)
+    return (f"The parameters × {parameters_}, the attention weights × {weights}, "
+            f"the feed-forward blocks' multiplications × {multiplications}.")
 
 
 @fact
@@ -227,12 +243,13 @@ def greedy_decode_runs():
 
 
 @fact
+def layernorm_after_scaling_and_shifting():
+    return _layernorm_last_entry([10 * value + 7 for value in (1.0, 2.0, 3.0, 4.0)])
+
+
+@fact
 def layernorm_eps_inside_the_root():
-    x = torch.tensor([[0.0, 2.0]], dtype=torch.float64)
-    ours = reference()["LayerNorm"](2, 1.0).double()(x)[0, -1].item()
-    theirs = torch.nn.LayerNorm(2, eps=1.0).double()(x)[0, -1].item()
-    assert math.isclose(ours, theirs, rel_tol=1e-12), (ours, theirs)
-    return ours
+    return _layernorm_last_entry([0.0, 2.0], eps=1.0)
 
 
 @fact

@@ -9,9 +9,10 @@ Each mistake is graded in its own component only: that the others keep full mark
 is isolation's promise, tested in test_isolation.py, and here by the variants, whose additions the other
 components use.
 """
+import numpy as np
 import pytest
 
-from autograder.engine.build import mistakes
+from autograder.engine.build import evidence, mistakes
 from autograder.engine.contract import spec
 from autograder.engine.judge import fixtures
 from autograder.engine.judge.diagnosis import PREFIX
@@ -102,3 +103,15 @@ def test_mistake_outside_the_catalog_is_not_named(tmp_path, sandbox, component, 
     own = graded(tmp_path, sandbox, component, mutations.variant_edits(component, edits))[component]
     assert own.score < own.points, f"'{mistake}' kept full marks"
     assert own.diagnosis is None, own.feedback()
+
+
+def test_evidence_keeps_a_farthest_element_only_where_rounding_did_not_choose_it():
+    """Fixtures are built on one CPU and checked for drift on another: an index that float32 rounding picked
+    (a GELU computed in float32) would differ between them, so none is kept; a real deviation keeps its own."""
+    expected = np.random.default_rng(0).standard_normal(1000)
+    assert evidence._farthest(expected.astype(np.float32).astype(np.float64), expected) is None
+    off = expected.copy()
+    off[417] += 0.1
+    assert evidence._farthest(off, expected) == 417
+    off[3] = np.nan
+    assert evidence._farthest(off, expected) == 3
