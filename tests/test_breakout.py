@@ -70,7 +70,7 @@ def test_short_answers_carry_a_rubric_worth_their_points(question):
 
 
 def test_the_material_s_false_claims_appear_only_as_claims_to_correct():
-    claims = {"claim_cnn": "CNN", "claim_logarithmic": "logarithmic", "claim_no_encoder": "encoder"}
+    claims = {"claim_cnn": "CNN", "claim_no_encoder": "encoder"}
     questions = {q.id: q for q in QUESTIONS}
     for qid, word in claims.items():
         question = questions[qid]
