@@ -60,3 +60,21 @@ def tiny_checkpoint(folder, sentences):
     config = hf.bert_config(vocab_size=len(special) + len(words), max_position_embeddings=32)
     hf.randomize(BertModel(config), seed=7).save_pretrained(folder)
     return folder
+
+
+LAZY_COMPONENTS = ("multihead", "feedforward", "heads")
+
+
+def lazy_submission(folder):
+    """The reference with every linear layer of multi-head, feed-forward and heads an nn.LazyLinear, as d2l
+    builds its projections: no input size until the first call (or until weights are loaded)."""
+    lazy = [(c, f"nn.Linear({size}, {out})", f"nn.LazyLinear({out})") for c, size, out in [
+        ("feedforward", "config.hidden_size", "config.intermediate_size"),
+        ("feedforward", "config.intermediate_size", "config.hidden_size"),
+        ("heads", "config.hidden_size", "config.vocab_size"),
+        ("heads", "config.hidden_size", "config.num_labels"),
+    ]]
+    multihead = spec.BY_ID["multihead"].reference.read_text().replace(
+        "nn.Linear(config.hidden_size, config.hidden_size)", "nn.LazyLinear(config.hidden_size)")
+    assert "nn.Linear" not in multihead
+    return submission(folder, lazy, files={"multihead.py": multihead})

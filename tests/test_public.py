@@ -10,7 +10,7 @@ from autograder.course import jupyter, pictures, public
 from autograder.engine.build import mistakes
 from autograder.engine.contract import spec
 from autograder.engine.judge.diagnosis import PREFIX
-from helpers import submission, tiny_checkpoint
+from helpers import lazy_submission, submission, tiny_checkpoint
 import mutations
 from mutations import OUTSIDE, VARIANTS
 from test_variants import STYLES
@@ -29,6 +29,16 @@ def test_public_checks_pass_on_correct_solutions(path):
     for component in spec.COMPONENTS:
         check(component.id, names)  # raises Failed or NotStarted otherwise
         assert public.last_observations(), f"{component.id}: no comparison was made"
+
+
+def test_public_checks_pass_on_lazy_modules(tmp_path):
+    """nn.LazyLinear has no shape until its first call: seeded() read shapes it did not have, and every check of
+    multi-head, feed-forward, heads, the encoder and the decoder raised "Can't access the shape of an
+    uninitialized parameter" on d2l-style code that the hidden grading scores in full."""
+    names, problems = jupyter.load_names(lazy_submission(tmp_path / "lazy"))
+    assert problems == []
+    for component in spec.COMPONENTS:
+        check(component.id, names)
 
 
 def failed(tmp_path, component, edits):

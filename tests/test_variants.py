@@ -19,7 +19,7 @@ from autograder.course import jupyter, notebooks
 from autograder.engine.contract import spec
 from autograder.engine.judge.diagnosis import PREFIX
 from course_helpers import completed, notebook_student
-from helpers import scores, submission
+from helpers import LAZY_COMPONENTS, lazy_submission, scores, submission
 
 SUBMISSIONS = Path(__file__).parent / "submissions"
 STYLES = [
@@ -126,16 +126,6 @@ def test_code_that_reads_bertconfigs_other_attributes_gets_full_marks(tmp_path):
 def test_lazy_modules_score_what_their_eager_twins_score(tmp_path):
     """d2l builds its projections with nn.LazyLinear: the kit read their shapes before loading weights, and
     multi-head, feed-forward and heads scored 0 on "Can't access the shape of an uninitialized parameter"."""
-    lazy = [(c, f"nn.Linear({size}, {out})", f"nn.LazyLinear({out})") for c, size, out in [
-        ("feedforward", "config.hidden_size", "config.intermediate_size"),
-        ("feedforward", "config.intermediate_size", "config.hidden_size"),
-        ("heads", "config.hidden_size", "config.vocab_size"),
-        ("heads", "config.hidden_size", "config.num_labels"),
-    ]]
-    multihead = spec.BY_ID["multihead"].reference.read_text().replace(
-        "nn.Linear(config.hidden_size, config.hidden_size)", "nn.LazyLinear(config.hidden_size)")
-    assert "nn.Linear" not in multihead
-    path = submission(tmp_path / "s", lazy, files={"multihead.py": multihead})
-    results, _ = scores(path, components=["multihead", "feedforward", "heads"])
+    results, _ = scores(lazy_submission(tmp_path / "s"), components=list(LAZY_COMPONENTS))
     assert {c: r.score for c, r in results.items()} == {c: spec.BY_ID[c].points for c in results}, \
         {c: r.feedback() for c, r in results.items() if r.score != r.points}

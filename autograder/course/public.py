@@ -13,7 +13,7 @@ small step in that tensor makes (central differences), so they need no reference
 import math
 import warnings
 import zlib
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -21,6 +21,8 @@ import numpy as np
 import torch
 from torch import nn
 from torch.nn import functional as F
+from torch.nn.modules.lazy import LazyModuleMixin
+from torch.nn.parameter import is_lazy
 
 from autograder.course import PUBLIC_EVIDENCE
 from autograder.engine.child import runtime, training
@@ -162,14 +164,38 @@ def _randn(*shape, seed, scale=1.0):
 def seeded(cls, *args, seed=0):
     """The student's module, in float64 and eval mode, every parameter given a seeded O(1) value.
 
-    Layer norms start at weight 1 and bias 0; a missing bias or a swapped weight would hide behind that.
+    Layer norms start at weight 1 and bias 0; a missing bias or a swapped weight would hide behind that. A lazy
+    layer (nn.LazyLinear, as d2l builds its projections) has no shape to seed until its first call: it is
+    seeded then, before that call computes anything, so a check calls the student's module before it reads
+    the module's weights.
     """
     module = cls(*args)
     if not isinstance(module, nn.Module):
         raise AssertionError(f"{cls.__name__}(...) should be an nn.Module, but is {type(module).__name__}")
     module = module.to(DTYPE).eval()
+    _seed(module, seed)
+    for prefix, layer in module.named_modules():
+        if isinstance(layer, LazyModuleMixin):
+            _seed_when_shaped(layer, prefix, seed)
+    return module
+
+
+def _seed_when_shaped(layer, prefix, seed):
+    """Seed a lazy layer's parameters on its first call: after torch's own first-call hook has given them
+    their shapes, before the call computes anything."""
+    def hook(layer, args):
+        handle.remove()
+        _seed(layer, seed, prefix)
+
+    handle = layer.register_forward_pre_hook(hook)
+
+
+def _seed(module, seed, prefix=""):
+    """Every materialised parameter of module, named as the whole module's parameter prefix.name."""
     with torch.no_grad():
-        for name, param in module.named_parameters():
+        for name, param in module.named_parameters(prefix):
+            if is_lazy(param):
+                continue
             # Seeded by name: a module that defines its layers in another order gets the same weights.
             noise = torch.randn(param.shape, generator=_generator(zlib.crc32(f"{seed}/{name}".encode())), dtype=DTYPE)
             if param.dim() == 1:
@@ -178,7 +204,6 @@ def seeded(cls, *args, seed=0):
                 param.copy_(noise / param.shape[1] ** 0.5)
             else:
                 param.copy_(noise)
-    return module
 
 
 def _close(actual, expected, name, where, hint=""):
@@ -208,6 +233,10 @@ def _pair(result, what):
 def _submodules(module, shapes):
     """Each named parameter exists with its SPEC shape (the names the graders load weights by)."""
     params = dict(module.named_parameters())
+    with torch.no_grad():
+        for name, shape in shapes.items():
+            if name in params and is_lazy(params[name]):
+                params[name].materialize(shape)  # as the graders' weights, loaded by name, will shape it
     for name, shape in shapes.items():
         if name not in params:
             raise AssertionError(f"{type(module).__name__} has no parameter {name}; the SPEC fixes these names "
@@ -552,9 +581,10 @@ def check_multihead(MultiHeadAttention, quiet=False):
     def compare(mask, where, key_value_states=None, **torch_masks):
         attention = seeded(MultiHeadAttention, cfg)
         source = x if key_value_states is None else key_value_states
+        # The student's call first: a lazy layer has no weights to copy until it has been called.
+        output, weights = _pair(attention(x, mask, key_value_states), "MultiHeadAttention")
         expected, expected_weights = _torch_attention(attention, cfg)(
             x, source, source, need_weights=True, average_attn_weights=False, **torch_masks)
-        output, weights = _pair(attention(x, mask, key_value_states), "MultiHeadAttention")
         _close(weights, expected_weights, "weights", where,
                "split D into H heads with view(B, T, H, Dh).transpose(1, 2): head h uses features h*Dh to (h+1)*Dh")
         _close(output, expected, "output", where, "merge heads back with transpose(1, 2).reshape(B, T, D), then `output`")
@@ -563,8 +593,8 @@ def check_multihead(MultiHeadAttention, quiet=False):
 
     def trained():
         attention = seeded(MultiHeadAttention, cfg)
-        expected = _trained_attention(attention, cfg, x, x, dict(key_padding_mask=~padding))
         output, _ = _pair(_train_mode(attention, lambda: attention(x, padding[:, None, None, :])), "MultiHeadAttention")
+        expected = _trained_attention(attention, cfg, x, x, dict(key_padding_mask=~padding))
         _close(output, expected, "output", "train mode",
                "dropout goes on the attention probabilities (after the softmax, before @ value), with "
                "p = attention_probs_dropout_prob, and nowhere else in this module")
@@ -662,17 +692,19 @@ def check_encoder(TransformerEncoderLayer, TransformerEncoder, quiet=False):
         student = seeded(TransformerEncoder, cfg)
         _layer_count(student, cfg)
         ids, types = _tokens(2, 5, cfg, seed=10), torch.tensor([[0, 0, 1, 1, 2], [0, 1, 2, 0, 0]])
+        output = student(ids, PADDED, types)
         hidden = student.embeddings(ids, types)
         for block in student.layers:
             hidden = _torch_encoder_layer(block, cfg)(hidden, src_key_padding_mask=~padding)
-        _close(student(ids, PADDED, types), hidden, "output", "TransformerEncoder with padding",
+        _close(output, hidden, "output", "TransformerEncoder with padding",
                "embeddings(input_ids, token_type_ids), then every layer in order, with padding_mask(attention_mask) passed to each")
 
     def trained():
         student = seeded(TransformerEncoderLayer, cfg)
+        output = _train_mode(student, lambda: student(x, padding[:, None, None, :]))
         attention = (student.attention, student.attention_norm, None, dict(key_padding_mask=~padding))
         expected = _trained_layer(x, cfg, [attention], student.feed_forward, student.output_norm)
-        _close(_train_mode(student, lambda: student(x, padding[:, None, None, :])), expected, "output", "a layer in train mode",
+        _close(output, expected, "output", "a layer in train mode",
                "x = attention_norm(x + dropout(attention(x))), then output_norm(x + feed_forward(x)): dropout on the "
                "attention block's output before the residual sum, and none added around the feed-forward block "
                "(it applies its own)")
@@ -714,9 +746,10 @@ def check_heads(LanguageModelHead, SequenceClassificationHead, TransformerForSeq
 
     def trained():
         head = seeded(SequenceClassificationHead, cfg)
+        logits = _train_mode(head, lambda: head(h))
         pooled = torch.tanh(F.linear(h[:, 0], head.pooler.weight, head.pooler.bias))
         expected = F.linear(_dropout(pooled, cfg.hidden_dropout_prob), head.classifier.weight, head.classifier.bias)
-        _close(_train_mode(head, lambda: head(h)), expected, "logits", "SequenceClassificationHead in train mode",
+        _close(logits, expected, "logits", "SequenceClassificationHead in train mode",
                "classifier(dropout(tanh(pooler(h[:, 0])))): dropout before the classifier, with p = hidden_dropout_prob")
 
     def gradients(cls):
@@ -747,8 +780,9 @@ def check_decoder(TransformerDecoderLayer, TransformerDecoder, quiet=False):
 
     def layer(cross_mask, where, **torch_masks):
         student = seeded(TransformerDecoderLayer, cfg)
+        output = student(x, memory, _causal(5), cross_mask)
         expected = _torch_decoder_layer(student, cfg)(x, memory, tgt_mask=~_causal(5), **torch_masks)
-        _close(student(x, memory, _causal(5), cross_mask), expected, "output", where,
+        _close(output, expected, "output", where,
                "three post-LN sub-blocks in order: masked self-attention, cross-attention to "
                "encoder_hidden_states, feed-forward; each x = norm(x + dropout(sub_block(x)))")
 
@@ -756,21 +790,22 @@ def check_decoder(TransformerDecoderLayer, TransformerDecoder, quiet=False):
         student = seeded(TransformerDecoder, cfg)
         _layer_count(student, cfg)
         ids = _tokens(2, 5, cfg, seed=15)
+        output = student(ids, memory, PADDED, PADDED)
         hidden = student.embeddings(ids)
         for block in student.layers:
             hidden = _torch_decoder_layer(block, cfg)(hidden, memory, tgt_mask=~_causal(5),
                                                       tgt_key_padding_mask=~padding, memory_key_padding_mask=~padding)
-        _close(student(ids, memory, PADDED, PADDED), hidden, "output", "TransformerDecoder with padding",
+        _close(output, hidden, "output", "TransformerDecoder with padding",
                "self-attention needs causal_mask(T) combined with padding_mask(attention_mask) (use &); "
                "cross-attention needs padding_mask(encoder_attention_mask)")
 
     def trained():
         student = seeded(TransformerDecoderLayer, cfg)
+        output = _train_mode(student, lambda: student(x, memory, _causal(5), padding[:, None, None, :]))
         attentions = [(student.self_attention, student.self_attention_norm, None, dict(attn_mask=~_causal(5))),
                       (student.cross_attention, student.cross_attention_norm, memory, dict(key_padding_mask=~padding))]
         expected = _trained_layer(x, cfg, attentions, student.feed_forward, student.output_norm)
-        _close(_train_mode(student, lambda: student(x, memory, _causal(5), padding[:, None, None, :])), expected,
-               "output", "a layer in train mode",
+        _close(output, expected, "output", "a layer in train mode",
                "dropout on each attention block's output before its residual sum: x = norm(x + dropout(attention(x))), "
                "and none added around the feed-forward block (it applies its own)")
 
