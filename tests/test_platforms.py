@@ -270,7 +270,7 @@ def fake_python(folder):
     return log
 
 
-def test_the_image_and_gradescope_install_what_the_readme_setup_installs(tmp_path):
+def test_install_takes_the_cpu_build_of_the_pinned_torch_then_the_requirements(tmp_path):
     log = fake_python(tmp_path)
     run = subprocess.run(["bash", KIT / "docker" / "install.sh"], env=dict(os.environ, PATH=f"{tmp_path}:/usr/bin:/bin"),
                          capture_output=True, text=True)
@@ -279,13 +279,29 @@ def test_the_image_and_gradescope_install_what_the_readme_setup_installs(tmp_pat
     torch = re.search(r"^torch==\S+$", (KIT / "requirements.txt").read_text(), re.MULTILINE).group()
     assert installs == [f"-m pip install --quiet --index-url https://download.pytorch.org/whl/cpu {torch}",
                         f"-m pip install --quiet -r {KIT / 'requirements.txt'}"]
+
+
+def test_the_image_installs_what_grading_needs_and_nothing_else(tmp_path):
+    """As Gradescope's package does: the image once installed the notebooks' Jupyter, matplotlib and nbgrader too."""
     dockerfile = (KIT / "docker" / "Dockerfile").read_text()
-    assert "COPY requirements.txt docker/install.sh ./" in dockerfile and "RUN bash install.sh" in dockerfile
-    assert "pip install" not in dockerfile, "the image installs through install.sh, from requirements.txt only"
+    _, first, image = dockerfile.split("\nFROM ")
+    assert re.match(r"\S+ AS requirements\n", first)
+    (command,) = re.findall(r"^RUN (.+) > grading\.txt$", first, re.MULTILINE)
+    # The first stage's command, run here on a copy of what that stage copies, with no site-packages: it must
+    # need the standard library alone, and print the grading pins.
+    for copied in re.findall(r"^COPY (\S+) ", first, re.MULTILINE):
+        (shutil.copytree if (KIT / copied).is_dir() else shutil.copy)(KIT / copied, tmp_path / copied)
+    printed = subprocess.run(["sh", "-c", command.replace("python3 ", f"{sys.executable} -S ", 1)], cwd=tmp_path,
+                             capture_output=True, text=True, check=True).stdout
+    assert printed == gradescope_package.grading_requirements()
+    assert {line.split("==")[0] for line in printed.splitlines()} == set(gradescope_package.GRADING)
+    assert "COPY --from=requirements /kit/grading.txt ./requirements.txt" in image and "RUN bash install.sh" in image
+    assert image.index("--from=requirements") < image.index("RUN bash install.sh") < image.index("COPY autograder")
+    assert "pip install" not in dockerfile, "the image installs through install.sh"
     python = re.search(r"^FROM python:(\d+)\.(\d+)", dockerfile, re.MULTILINE)
     assert (int(python[1]), int(python[2])) >= (3, 11)
     ignored = (KIT / "docker" / "Dockerfile.dockerignore").read_text()
-    for copied in re.findall(r"^COPY (.+) \S+$", dockerfile, re.MULTILINE):
+    for copied in re.findall(r"^COPY (?!--from)(.+) \S+$", dockerfile, re.MULTILINE):
         assert all(f"!{path}" in ignored for path in copied.split()), copied
 
 
