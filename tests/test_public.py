@@ -31,7 +31,7 @@ def test_public_checks_pass_on_correct_solutions(path):
         assert public.last_observations(), f"{component.id}: no comparison was made"
 
 
-def test_public_checks_pass_on_lazy_modules(tmp_path):
+def test_public_checks_pass_on_d2l_code_and_lazy_modules(tmp_path):
     """nn.LazyLinear has no shape until its first call: seeded() read shapes it did not have, and every check of
     multi-head, feed-forward, heads, the encoder and the decoder raised "Can't access the shape of an
     uninitialized parameter" on d2l-style code that the hidden grading scores in full."""

@@ -123,9 +123,10 @@ def test_code_that_reads_bertconfigs_other_attributes_gets_full_marks(tmp_path):
         {c: r.feedback() for c, r in results.items() if r.score != r.points}
 
 
-def test_lazy_modules_score_what_their_eager_twins_score(tmp_path):
+def test_d2l_code_and_lazy_modules_score_what_their_eager_twins_score(tmp_path):
     """d2l builds its projections with nn.LazyLinear: the kit read their shapes before loading weights, and
-    multi-head, feed-forward and heads scored 0 on "Can't access the shape of an uninitialized parameter"."""
+    multi-head, feed-forward and heads scored 0 on "Can't access the shape of an uninitialized parameter".
+    Its multi-head attention folds the heads into the batch, (B·H, T, Dh), and is right."""
     results, _ = scores(lazy_submission(tmp_path / "s"), components=list(LAZY_COMPONENTS))
     assert {c: r.score for c, r in results.items()} == {c: spec.BY_ID[c].points for c in results}, \
         {c: r.feedback() for c, r in results.items() if r.score != r.points}
