@@ -13,7 +13,7 @@ small step in that tensor makes (central differences), so they need no reference
 import math
 import warnings
 import zlib
-from functools import cache, partial
+from functools import cache
 from pathlib import Path
 from types import SimpleNamespace
 

@@ -3,7 +3,7 @@ import numpy as np
 
 from autograder.engine.judge import checks
 from autograder.engine.judge.diagnosis import Observation, trained
-from autograder.engine.judge.fixtures import of_kind
+from autograder.engine.judge.fixtures import cases, of_kind
 from autograder.engine.judge.sandbox import Fatal
 
 # The hint of every suite's test on a config unlike the others (engine/build/fixtures.py, ODD_CONFIG).
@@ -122,6 +122,14 @@ def check_outputs(outputs, case, dtype, hints):
         raise checks.StudentError("\n".join(failures))
 
 
+# The kinds of case that differ from their target's usual ones in one respect (engine/build/fixtures.py).
+UNUSUAL = ("config", "large-eps", "fresh")
+# What a train-mode test says where the case's eval-mode outputs are wrong too: where dropout goes cannot be
+# told from outputs that are wrong without it.
+EVAL_FIRST_HINT = (
+    "the outputs are wrong in eval mode too, where dropout is off: fix those first (this component's eval-mode "
+    "tests say how); where dropout goes can be told only once they are right."
+)
 # What a gradient test says when the values are right but a gradient is not.
 GRADIENT_HINT = (
     "the outputs are right but this gradient is not: part of the computation is cut from the graph (.detach(), "
@@ -162,7 +170,7 @@ def check_training(student, case, dtype, hints):
     except checks.StudentError as error:
         _observe(student, case, dtype, passed=False, failure=str(error), train=True)
         raise
-    failures = _differences(outputs, case.trained, dtype, where, lambda name: hints.get(name, ""))
+    failures = _differences(outputs, case.trained, dtype, where, _train_hints(student, case, dtype, hints))
     failures += [checks.NO_GRAPH.format(where=where, name=name) for name in no_graph]
     absent, wrong, count = _gradient_failures(gradients, case, dtype, where)
     if wrong and failures:
@@ -175,6 +183,19 @@ def check_training(student, case, dtype, hints):
     _observe(student, case, dtype, passed=not failures, outputs=present, train=True, absent=absent)
     if failures:
         raise checks.StudentError("\n".join(failures))
+
+
+def _train_hints(student, case, dtype, hints):
+    """hint(name) for a train-mode output that differs: the hint on where dropout goes where the case's eval-mode
+    outputs are right (dropout is what differs, so the hint is about it), EVAL_FIRST_HINT where they are wrong too."""
+    eval_right = []
+
+    def hint(name):
+        if not eval_right:
+            eval_right.append(right(student, case, dtype))
+        return hints.get(name, "") if eval_right[0] else EVAL_FIRST_HINT
+
+    return hint
 
 
 def _differences(values, expected, dtype, where, hint):
@@ -208,7 +229,31 @@ def _gradient_failures(gradients, case, dtype, where):
 
 def check_follows_config(student, case, dtype):
     """A case built from engine/build/fixtures.py's ODD_CONFIG, with the hint that names every size to read."""
-    check_case(student, case, dtype, dict.fromkeys(case.outputs, CONFIG_HINT))
+    check_case_beside_the_usual(student, case, dtype, CONFIG_HINT)
+
+
+def check_case_beside_the_usual(student, case, dtype, hint):
+    """check_case on a case unlike its target's usual ones (another config, a large eps, fresh weights), whose
+    hint says what only it tells: given where every usual case of its target is right, and nowhere else. Where
+    one fails too (a mask that the odd case also holds, say), this one's failure says nothing of its own, and
+    the usual cases' test says what is wrong."""
+    try:
+        check_case(student, case, dtype, {})
+    except checks.StudentError as error:
+        usual = [c for c in cases(case.component) if c.target == case.target and c.kind not in UNUSUAL and dtype in c.dtypes]
+        if not usual or checks.FLOAT32_ONLY in str(error) or not all(right(student, c, dtype) for c in usual):
+            raise
+        raise checks.StudentError(f"{error}\nHint: {hint}") from None
+
+
+def right(student, case, dtype):
+    """Whether the case's eval-mode outputs are right: the evidence a hint about another run needs. Not graded,
+    and not kept as an observation."""
+    try:
+        check_outputs(run(student, case, dtype), case, dtype, {})
+    except checks.StudentError:
+        return False
+    return True
 
 
 # Why run_right's values must be right, by default: a property (determinism, inputs left alone, causality,
@@ -240,14 +285,22 @@ def check_inputs_unchanged(student, case, dtype="float32"):
                 )
 
 
+# Shown only where the first call's values are right: so it is not dropout left on in eval mode (that makes
+# them wrong), but something that changes between calls.
+DETERMINISTIC_HINT = (
+    "the first call gave the right values and the second call other ones: in eval() mode nothing may change "
+    "between calls. Look for state that a call changes (a counter, a cached tensor, a weight or buffer updated "
+    "in place) or randomness that does not follow eval() (F.dropout with training=True, torch.rand)."
+)
+
+
 def check_deterministic(student, case, dtype="float32"):
     first = run_right(student, case, dtype)
     second = run(student, case, dtype)
     for name in case.outputs:
         checks.same(
             second[name], first[name], name, f"{case.describe(dtype)}, called twice in eval mode", dtype,
-            "in eval() mode the output must not change between calls: use nn.Dropout modules (which "
-            "follow train/eval) rather than F.dropout(x, p), which drops out even in eval mode.",
+            DETERMINISTIC_HINT,
         )
 
 

@@ -20,6 +20,7 @@ TRAIN_HINT = (
     "norm(x + dropout(attention(...))) for the self-attention and the cross-attention alike; the feed-forward "
     "block ends in its own dropout, so output_norm(x + feed_forward(x)) adds none."
 )
+CAUSAL_HINT = "position i may only attend to positions 0..i, whatever tokens come later: causal_mask(T) in every self-attention."
 CUT = 3  # positions before this one must not see the tokens after it
 
 
@@ -49,7 +50,7 @@ def test_decoder_is_causal(student, case):
     inputs = dict(case.inputs, input_ids=changed_tokens(case, "input_ids", np.s_[:, CUT:]))
     check_unchanged(
         student, case, inputs, "output", np.s_[:, :CUT], f"other tokens from position {CUT} on, output before it",
-        "position i may only attend to positions 0..i: use causal_mask(T) in every self-attention.",
+        CAUSAL_HINT,
     )
 
 

@@ -13,6 +13,10 @@ TRAIN_HINT = (
     "in train mode dropout (p = hidden_dropout_prob) comes after the layer norm, on the sum's normalised value: "
     "dropout(layer_norm(token + position + token type)); not before the layer norm, not on one embedding alone."
 )
+TABLE_HINT = (
+    "PE[p, 2i] = sin(p / 10000^(2i/d_model)) in even columns and PE[p, 2i+1] = cos(same angle) "
+    "in odd columns; the exponent uses 2i (the even column index), not the column index itself."
+)
 
 
 @pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference"))
@@ -42,10 +46,7 @@ def test_embeddings_is_deterministic_in_eval_mode(student, case):
 
 @pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "sinusoidal"))
 def test_sinusoidal_table_matches_paper(student, case, dtype):
-    check_case(student, case, dtype, {
-        "table": "PE[p, 2i] = sin(p / 10000^(2i/d_model)) in even columns and PE[p, 2i+1] = cos(same angle) "
-        "in odd columns; the exponent uses 2i (the even column index), not the column index itself.",
-    })
+    check_case(student, case, dtype, {"table": TABLE_HINT})
 
 
 @pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "config"))

@@ -18,6 +18,10 @@ TRAIN_HINT = (
     "attention_norm(x + dropout(attention(x))); the feed-forward block ends in its own dropout, so "
     "output_norm(x + feed_forward(x)) adds none; nothing else is dropped out."
 )
+PADDING_HINT = (
+    "padded keys must be blocked in every layer, whatever tokens they hold: no real position's output may depend "
+    "on a padded position's token."
+)
 
 
 @pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference"))
@@ -48,7 +52,7 @@ def test_encoder_ignores_padding_tokens(student, case):
     # Only real positions are compared: a padded position's own output may depend on its token.
     check_unchanged(
         student, case, inputs, "output", ~padded, "other tokens at the padded positions, output at the real ones",
-        "padded keys must be blocked in every layer: build the mask from attention_mask and pass it to each layer.",
+        PADDING_HINT,
     )
 
 

@@ -9,6 +9,10 @@ HINT = (
     "dropout(linear2(gelu(linear1(x)))) with the exact GELU, 0.5·x·(1 + erf(x / sqrt(2))) "
     "(F.gelu's default), not the tanh approximation and not ReLU."
 )
+TRAIN_HINT = (
+    "in train mode dropout (p = hidden_dropout_prob) comes last, after linear2: dropout(linear2(gelu(linear1(x)))); "
+    "not between the two linears, not on the input."
+)
 
 
 @pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference"))
@@ -18,10 +22,7 @@ def test_feedforward_matches_reference(student, case, dtype):
 
 @pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference", "config", trained=True))
 def test_feedforward_trains_like_reference(student, case, dtype):
-    check_training(student, case, dtype, {"output": (
-        "in train mode dropout (p = hidden_dropout_prob) comes last, after linear2: dropout(linear2(gelu(linear1(x)))); "
-        "not between the two linears, not on the input."
-    )})
+    check_training(student, case, dtype, {"output": TRAIN_HINT})
 
 
 @pytest.mark.parametrize("case", of_kind(COMPONENT, "reference")[:1], ids=str)

@@ -5,6 +5,7 @@ from autograder.engine.judge.fixtures import of_kind
 from autograder.engine.judge.suites.common import check_case
 
 COMPONENT = "integration"
+HINT = "every part is yours here: the component whose own tests fail is the one to fix first."
 CASES = [
     pytest.param(case, id=f"{case.component}-{case.id}")
     for case in of_kind("heads", "hf-model")[:1] + of_kind("seq2seq", "hf")[:1] + of_kind("seq2seq", "generate")[:1]
@@ -13,6 +14,4 @@ CASES = [
 
 @pytest.mark.parametrize("case", CASES)
 def test_whole_stack_matches_hf(student, case):
-    check_case(student, case, "float32", {
-        name: "every part is yours here: the component whose own tests fail is the one to fix first." for name in case.outputs
-    })
+    check_case(student, case, "float32", dict.fromkeys(case.outputs, HINT))

@@ -2,13 +2,15 @@
 import pytest
 
 from autograder.engine.judge.fixtures import of_kind, with_dtypes
-from autograder.engine.judge.suites.common import check_case, check_inputs_unchanged, check_training
+from autograder.engine.judge.suites.common import check_case, check_case_beside_the_usual, check_inputs_unchanged, check_training
 
 COMPONENT = "layernorm"
 HINT = (
     "normalise over the last dimension only: mean and BIASED variance (divide by D: unbiased=False), "
     "then weight * (x - mean) / sqrt(var + eps) + bias."
 )
+EPS_HINT = "with eps=0.5 the answer shows where eps goes: sqrt(var + eps), not sqrt(var) + eps; and use self.eps, not a constant."
+FRESH_HINT = "a new LayerNorm must start with weight = ones and bias = zeros, before any weights are loaded."
 
 
 @pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference"))
@@ -18,12 +20,12 @@ def test_layernorm_matches_reference(student, case, dtype):
 
 @pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "large-eps"))
 def test_layernorm_puts_eps_inside_sqrt(student, case, dtype):
-    check_case(student, case, dtype, {"output": "with eps=0.5 the answer shows where eps goes: sqrt(var + eps), not sqrt(var) + eps; and use self.eps, not a constant."})
+    check_case_beside_the_usual(student, case, dtype, EPS_HINT)
 
 
 @pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "fresh"))
 def test_layernorm_starts_as_plain_normalisation(student, case, dtype):
-    check_case(student, case, dtype, {"output": "a new LayerNorm must start with weight = ones and bias = zeros. " + HINT})
+    check_case_beside_the_usual(student, case, dtype, FRESH_HINT)
 
 
 @pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference", "large-eps", "fresh", trained=True))

@@ -5,17 +5,15 @@ from autograder.engine.judge.fixtures import with_dtypes
 from autograder.engine.judge.suites.common import check_case
 
 COMPONENT = "masking"
+CAUSAL_HINT = "True at [i, j] exactly where j <= i: the diagonal is included (torch.tril), and the dtype is torch.bool."
+PADDING_HINT = "True at real tokens (attention_mask == 1), shaped (B, 1, 1, S) so it broadcasts over heads and queries."
 
 
 @pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "causal"))
 def test_causal_mask_matches_reference(student, case, dtype):
-    check_case(student, case, dtype, {
-        "mask": "True at [i, j] exactly where j <= i: the diagonal is included (torch.tril), and the dtype is torch.bool.",
-    })
+    check_case(student, case, dtype, {"mask": CAUSAL_HINT})
 
 
 @pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "padding"))
 def test_padding_mask_matches_reference(student, case, dtype):
-    check_case(student, case, dtype, {
-        "mask": "True at real tokens (attention_mask == 1), shaped (B, 1, 1, S) so it broadcasts over heads and queries.",
-    })
+    check_case(student, case, dtype, {"mask": PADDING_HINT})

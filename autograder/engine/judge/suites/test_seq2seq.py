@@ -15,6 +15,8 @@ DECODE_HINT = (
     "row has emitted eos_token_id, append pad_token_id to it; stop as soon as every row has finished, or "
     "after max_new_tokens steps."
 )
+TRAIN_HINT = "in train mode the dropouts are the encoder's and the decoder's own; the model adds none. " + MODEL_HINT
+CAUSAL_HINT = "the decoder's self-attention must be causal, also inside the full model."
 CUT = 2
 
 
@@ -25,9 +27,7 @@ def test_seq2seq_matches_hf_encoder_decoder(student, case, dtype):
 
 @pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf", trained=True))
 def test_seq2seq_trains_like_hf_encoder_decoder(student, case, dtype):
-    check_training(student, case, dtype, {"logits": (
-        "in train mode the dropouts are the encoder's and the decoder's own; the model adds none. " + MODEL_HINT
-    )})
+    check_training(student, case, dtype, {"logits": TRAIN_HINT})
 
 
 @pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "generate"))
@@ -40,7 +40,7 @@ def test_seq2seq_is_causal_in_the_target(student, case):
     inputs = dict(case.inputs, decoder_input_ids=changed_tokens(case, "decoder_input_ids", np.s_[:, CUT:]))
     check_unchanged(
         student, case, inputs, "logits", np.s_[:, :CUT], f"other target tokens from position {CUT} on, logits before it",
-        "the decoder's self-attention must be causal, also inside the full model.",
+        CAUSAL_HINT,
     )
 
 
