@@ -61,6 +61,17 @@ def test_public_checks_catch_the_mistake_and_name_it(tmp_path, mistake):
     assert (failure.likely or "") in str(failure)
 
 
+@pytest.mark.parametrize("mistake, said", [("feedforward/dropout-missing", True), ("feedforward/tanh-approximation-of-gelu", False),
+                                            ("heads/dropout-after-the-classifier", True), ("heads/classifier-reads-the-last-position", False)])
+def test_a_train_mode_hint_is_said_only_where_the_values_are_right(tmp_path, mistake, said):
+    """Where the values are wrong in eval mode, the train-mode output is wrong too, and its hint on where dropout
+    goes sent a student with a wrong GELU to move their dropout."""
+    failures = failed(tmp_path, mistakes.BY_ID[mistake].component, mutations.edits(mistakes.BY_ID[mistake])).failures
+    (trained,) = [f for f in failures if f.startswith(public.AFTER_VALUES)]
+    assert ("Hint: " in trained and public.VALUES_FIRST not in trained) if said else trained.endswith(public.VALUES_FIRST), trained
+    assert trained.count("Hint: ") == 1
+
+
 def test_public_checks_name_most_of_the_catalog():
     """Fewer than the hidden suites (those that raise on a config with other sizes, or fail a parameter's
     shape, leave no outputs there), but most."""

@@ -78,13 +78,27 @@ def shipped_evidence():
     return diagnosis.Evidence(PUBLIC_EVIDENCE) if Path(f"{PUBLIC_EVIDENCE}.json").exists() else None
 
 
+# Checks of where dropout goes, on values that must be right without it: a component lists them after the
+# checks of its module's values, and a check of another function (the sinusoidal table) after them. (The
+# gradient checks compare the student's backward pass with the student's own forward: their messages hold
+# whatever the values.)
+AFTER_VALUES = ("train mode",)
+VALUES_FIRST = (
+    "Hint: the values are wrong in eval mode too (see above): fix those first; what training adds can be told "
+    "only once they are right."
+)
+
+
 def run(component_id, checks_, quiet=False):
     """Run one component's checks, printing ✓/✗ per check; raises Failed if any fails.
 
     A stub (NotImplementedError) stops at once: nothing after it can pass. When some fail and their
-    outputs are a cataloged mistake's, a "Likely mistake: ..." line says which.
+    outputs are a cataloged mistake's, a "Likely mistake: ..." line says which. Where a value check has
+    failed, a train-mode check's hint on dropout would guess at a cause its numbers do not show: it says to
+    fix the values first instead.
     """
     failures = []
+    values_failed = False
     _observations.clear()
     for about, check in checks_:
         first = len(_observations)
@@ -98,6 +112,9 @@ def run(component_id, checks_, quiet=False):
             raise NotStarted(f"{component_id} is not written yet: {where} raises NotImplementedError") from error
         except Exception as error:  # noqa: BLE001 - whatever the student's code raises is feedback
             message = str(error) if isinstance(error, AssertionError) else f"your code raised {runtime.describe(error)}"
+            if about.startswith(AFTER_VALUES) and values_failed:
+                message = "\n".join([line for line in message.splitlines() if not line.startswith("Hint: ")] + [VALUES_FIRST])
+            values_failed |= not about.startswith(AFTER_VALUES)
             failures.append(f"{about}: {message}")
             if not quiet:
                 print(f"✗ {about}\n    " + message.replace("\n", "\n    "))
@@ -671,9 +688,9 @@ def check_embeddings(Embeddings, sinusoidal_positional_encoding, quiet=False):
         ("parameters of the three tables and the layer norm", parameters),
         ("token + position + token type, then layer norm", lambda: values(types, "with token_type_ids")),
         ("token_type_ids=None means all type 0", lambda: values(None, "without token_type_ids")),
-        ("the sinusoidal table of 'Attention Is All You Need'", sinusoidal),
         ("train mode: dropout after the layer norm", trained),
         ("gradients with respect to every table and the layer norm", gradients),
+        ("the sinusoidal table of 'Attention Is All You Need'", sinusoidal),
     ], quiet)
 
 
