@@ -40,10 +40,18 @@ def test_every_spec_name_is_an_exercise_exactly_once():
         assert len(defining) == 1, f"{name} is an exercise {len(defining)} times"
 
 
-@pytest.mark.parametrize("folder", [notebooks.SOURCE, notebooks.RELEASE], ids=["source", "release"])
-def test_notebooks_ask_for_the_kits_kernel(folder):
-    for path in folder.glob("*.ipynb"):
-        assert json.loads(path.read_text())["metadata"]["kernelspec"]["name"] == notebooks.KERNEL_NAME, path.name
+@pytest.mark.parametrize("folder", [notebooks.SOURCE, notebooks.RELEASE, notebooks.SOURCE.parent / "breakout",
+                                    notebooks.RELEASE.parent / "breakout"], ids=["source", "release", "source-quiz", "release-quiz"])
+def test_notebooks_ask_for_the_kits_kernel_and_say_so_at_the_top(folder):
+    """Opened in Jupyter's default python3 kernel, a notebook's first check stopped at a bare
+    ModuleNotFoundError: the top of every notebook names the kernel and that error."""
+    paths = sorted(folder.glob("*.ipynb"))
+    assert paths
+    for path in paths:
+        notebook = json.loads(path.read_text())
+        assert notebook["metadata"]["kernelspec"]["name"] == notebooks.KERNEL_NAME, path.name
+        top = "".join("".join(cell["source"]) for cell in notebook["cells"][:2] if cell["cell_type"] == "markdown")
+        assert notebooks.KERNEL_NOTE in top and notebook["metadata"]["kernelspec"]["display_name"] in top, path.name
 
 
 def test_release_holds_no_solution_and_no_hidden_test():

@@ -35,7 +35,7 @@ def source_notebook(part):
     """The nbgrader source notebook of one part of the bank, as a dict."""
     cells = [notebook_cell("markdown", f"{part.name}-intro",
                            f"# Breakout {part.number}: {part.title}\n\n{INTRODUCTION}\n\n"
-                           f"{len(part.questions)} questions, {part.points:g} points.")]
+                           f"{len(part.questions)} questions, {part.points:g} points.\n\n{notebooks.KERNEL_NOTE}")]
     for question in part.questions:
         cells.append(notebook_cell("markdown", f"{question.id}-question", _question_markdown(question)))
         if question.autograded:

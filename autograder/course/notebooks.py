@@ -38,6 +38,14 @@ SOURCE = COURSE / "source" / ASSIGNMENT
 RELEASE = COURSE / "release" / ASSIGNMENT
 KERNELSPEC = {"name": KERNEL_NAME, "display_name": KERNEL_DISPLAY_NAME, "language": "python"}
 
+# Said at the top of every notebook, coding and breakout: opened in another kernel (Jupyter's default
+# python3), the kit cannot be imported, and the first check cell would stop with no word of why.
+KERNEL_NOTE = (
+    f"*This notebook runs in the **{KERNEL_DISPLAY_NAME}** kernel, named at the top right (Kernel → Change "
+    "Kernel… to switch). In another kernel, the cells that check your work stop at `ModuleNotFoundError: No module "
+    "named 'autograder'`.*"
+)
+
 # What worked examples use besides the exercises' own imports.
 STANDARD_IMPORTS = ("import math", "import torch", "from torch import nn", "from torch.nn import functional as F")
 FENCE = re.compile(r"^```(\w+)?[ \t]*(.*)$")
@@ -107,6 +115,8 @@ def source_notebook(part):
         cell_id = f"{Path(name).stem}-{index:02d}"
         if cell.kind == "markdown":
             cells_out.append(notebook_cell("markdown", cell_id, cell.text))
+            if index == 0:
+                cells_out.append(notebook_cell("markdown", f"{Path(name).stem}-kernel", KERNEL_NOTE))
         elif cell.kind == "python":
             cells_out.append(notebook_cell("code", cell_id, cell.text, tags=[DEMO_TAG]))
         elif cell.kind == "setup":
