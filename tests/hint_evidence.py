@@ -17,8 +17,8 @@ HINT = "Hint: "
 
 def every_hint():
     """{name: text} of each hint the suites define: their constants named *HINT or *HINTS (a dict of them by
-    output or target), and the checks' own float32 hint."""
-    found = {"checks.FLOAT32_ONLY": checks.FLOAT32_ONLY}
+    output or target), and the checks' own two (float32 only, eval mode first)."""
+    found = {"checks.FLOAT32_ONLY": checks.FLOAT32_ONLY, "checks.EVAL_FIRST": checks.EVAL_FIRST}
     for info in pkgutil.iter_modules(suites.__path__):
         module = importlib.import_module(f"{suites.__name__}.{info.name}")
         for name, value in vars(module).items():
@@ -44,7 +44,7 @@ EVIDENCE = {
     "checks.FLOAT32_ONLY": ("layernorm/variance-computed-in-float32", "layernorm/unbiased-variance"),
     "common.CONFIG_HINT": ("feedforward/intermediate-size-hard-coded", "feedforward/tanh-approximation-of-gelu"),
     "common.GRADIENT_HINT": ("multihead/keys-detached", "multihead/output-projection-forgotten"),
-    "common.EVAL_FIRST_HINT": ("multihead/output-projection-forgotten", "multihead/dropout-on-the-output"),
+    "checks.EVAL_FIRST": ("multihead/output-projection-forgotten", "multihead/dropout-on-the-output"),
     "test_attention.HINTS[weights]": ("attention/mask-ignored", "attention/output-from-the-scores"),
     "test_attention.HINTS[output]": ("attention/output-from-the-scores", "attention/scores-returned-instead-of-weights"),
     "test_masking.CAUSAL_HINT": ("masking/causal-mask-without-its-diagonal", "masking/padding-mask-inverted"),

@@ -83,10 +83,7 @@ def shipped_evidence():
 # gradient checks compare the student's backward pass with the student's own forward: their messages hold
 # whatever the values.)
 AFTER_VALUES = ("train mode",)
-VALUES_FIRST = (
-    "Hint: the values are wrong in eval mode too (see above): fix those first; what training adds can be told "
-    "only once they are right."
-)
+VALUES_FIRST = f"Hint: {checks.EVAL_FIRST}"
 
 
 def run(component_id, checks_, quiet=False):

@@ -1,4 +1,6 @@
 """Running a fixture case on the student's code; the one place the suites talk to the child."""
+from functools import cache
+
 import numpy as np
 
 from autograder.engine.judge import checks
@@ -124,12 +126,6 @@ def check_outputs(outputs, case, dtype, hints):
 
 # The kinds of case that differ from their target's usual ones in one respect (engine/build/fixtures.py).
 UNUSUAL = ("config", "large-eps", "fresh")
-# What a train-mode test says where the case's eval-mode outputs are wrong too: where dropout goes cannot be
-# told from outputs that are wrong without it.
-EVAL_FIRST_HINT = (
-    "the outputs are wrong in eval mode too, where dropout is off: fix those first (this component's eval-mode "
-    "tests say how); where dropout goes can be told only once they are right."
-)
 # What a gradient test says when the values are right but a gradient is not.
 GRADIENT_HINT = (
     "the outputs are right but this gradient is not: part of the computation is cut from the graph (.detach(), "
@@ -187,15 +183,13 @@ def check_training(student, case, dtype, hints):
 
 def _train_hints(student, case, dtype, hints):
     """hint(name) for a train-mode output that differs: the hint on where dropout goes where the case's eval-mode
-    outputs are right (dropout is what differs, so the hint is about it), EVAL_FIRST_HINT where they are wrong too."""
-    eval_right = []
+    outputs are right (dropout is what differs, so the hint is about it), checks.EVAL_FIRST where they are wrong
+    too. The eval-mode run is made once, and only for an output that differs."""
+    @cache
+    def eval_right():
+        return right(student, case, dtype)
 
-    def hint(name):
-        if not eval_right:
-            eval_right.append(right(student, case, dtype))
-        return hints.get(name, "") if eval_right[0] else EVAL_FIRST_HINT
-
-    return hint
+    return lambda name: hints.get(name, "") if eval_right() else checks.EVAL_FIRST
 
 
 def _differences(values, expected, dtype, where, hint):
