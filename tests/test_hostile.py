@@ -22,7 +22,7 @@ import pytest
 from autograder.engine.contract import spec
 from autograder.engine.judge import jail
 from autograder.engine.judge.grade import grade
-from autograder.engine.judge.sandbox import Limits, Sandbox
+from autograder.engine.judge.sandbox import DEFAULT_TIME_LIMIT, Limits, Sandbox
 from helpers import TIME_LIMIT, submission
 
 KIT = str(spec.KIT_ROOT)
@@ -345,15 +345,20 @@ def test_special_files_and_links_are_skipped(tmp_path, sandbox):
     assert "def test_" not in json.dumps(report.gradescope())
 
 
-def test_input_that_would_crash_a_parser_is_a_note(tmp_path, sandbox):
+def test_input_that_would_crash_a_parser_is_a_note(tmp_path):
     folder = honest(tmp_path / "s")
     (folder / "deep.py").write_text("x = " + " + ".join(["1"] * 4000) + "\n")
     nested = "[" * 1500 + "]" * 1500
     (folder / "deep.ipynb").write_text('{"cells": [], "metadata": ' + nested + "}")
     (folder / "noisy.py").write_text("".join(f"v{i} = undefined_{i}\n" for i in range(60_000)))
-    started = time.monotonic()
-    report = grade(folder, components=["masking"], sandbox=sandbox)
-    assert time.monotonic() - started < 60
+    # Grading these took 21 s on an idle 2-core machine, and the kit's tests' 20 s a component ran out once
+    # under a full test run's load: they are graded under the grader's own default limit, which also bounds
+    # how long this may take (a wall clock here would fail on a loaded machine, not on the kit).
+    box = Sandbox(limits=Limits(time=DEFAULT_TIME_LIMIT))
+    try:
+        report = grade(folder, components=["masking"], sandbox=box)
+    finally:
+        box.close()
     assert report.components[0].score == 5
     assert len(report.notes) <= 60
     assert any("deep.ipynb" in note for note in report.notes)

@@ -50,7 +50,7 @@ def test_mistake_loses_points_and_is_named(tmp_path, sandbox, mistake):
     own = graded(tmp_path, sandbox, mistake.component, mutations.edits(mistake))[mistake.component]
     assert own.score < own.points, f"'{mistake.name}' kept full marks in {mistake.component}"
     feedback = own.feedback()
-    check_hints(mistake.id, mistake.component, feedback)
+    check_hints(mistake.id, feedback)
     if named(mistake):
         assert own.diagnosis == PREFIX + mistake.says, feedback
         assert feedback.splitlines()[1] == own.diagnosis
@@ -89,7 +89,7 @@ def test_training_mistakes_outside_the_catalog_lose_points_in_train_mode_and_onl
     results = graded(tmp_path, sandbox, None, [edit for component, _, edits in group
                                               for edit in mutations.variant_edits(component, edits)], everything=True)
     for component, mistake, _ in group:
-        check_hints(f"training:{component}:{mistake}", component, results[component].feedback())
+        check_hints(f"training:{component}:{mistake}", results[component].feedback())
         failed = [t.name for t in results[component].tests if not t.passed]
         assert failed and all("train" in name for name in failed), f"'{mistake}': {failed}"
     assert full_marks_except(results, *(component for component, _, _ in group)) == []
@@ -104,7 +104,7 @@ def test_dropout_written_every_other_correct_way_keeps_full_marks(tmp_path, sand
 @pytest.mark.parametrize("component, mistake, edits", [pytest.param(*o, id=f"{o[0]}-{o[1]}") for o in OUTSIDE])
 def test_mistake_outside_the_catalog_is_not_named(tmp_path, sandbox, component, mistake, edits):
     own = graded(tmp_path, sandbox, component, mutations.variant_edits(component, edits))[component]
-    check_hints(f"outside:{component}:{mistake}", component, own.feedback())
+    check_hints(f"outside:{component}:{mistake}", own.feedback())
     assert own.score < own.points, f"'{mistake}' kept full marks"
     assert own.diagnosis is None, own.feedback()
 
