@@ -262,9 +262,20 @@ def run_grade_all(args):
         with open(args.csv, "w", newline="") as file:
             writer = csv.DictWriter(file, ["submission", "total", *ids, "flags", "problem"])
             writer.writeheader()
-            writer.writerows(sorted(rows, key=lambda row: row["submission"]))
+            writer.writerows({key: spreadsheet_safe(value) for key, value in row.items()}
+                             for row in sorted(rows, key=lambda row: row["submission"]))
         print(f"grades of {len(rows)} submissions written to {args.csv}")
     return 0
+
+
+# What a spreadsheet reads as the start of a formula (OWASP's CSV injection list): a cell that a student's bytes
+# begin, their name or a note that quotes their file, is written after a quote, which the spreadsheet shows as text.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value):
+    """A CSV cell that no spreadsheet runs: text that begins like a formula gets a leading quote; numbers stay numbers."""
+    return f"'{value}" if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
 
 
 def student_ids(paths):

@@ -101,6 +101,13 @@ def test_what_a_student_wrote_reaches_the_screen_and_files_escaped(tmp_path):
     raising = f"raise ValueError({ANSI + chr(10) + FORGED!r})"
     (eve / "masking.py").write_text(masking.replace("return torch.ones(size, size, dtype=torch.bool, device=device).tril()", raising))
     (eve / f"extra\n{FORGED}.py").write_text("raise ValueError('at import')\n")
+    # Issue 34: names a spreadsheet would run as formulas, and a note that begins with one.
+    (folder / '=HYPERLINK("evil.example","open me")').mkdir()
+    (folder / '=HYPERLINK("evil.example","open me")' / "masking.py").write_text(masking)
+    (folder / "@SUM(1+1).py").write_text(masking)
+    (folder / "-2+3").mkdir()
+    (folder / "-2+3" / "=1+1.py").symlink_to("/dev/zero")
+    (folder / "-2+3" / "work.py").write_text("x = 1\n")
 
     run = cli("grade", eve, "--component", "masking", "--json", tmp_path / "results.json")
     assert run.returncode == 0, run.stdout + run.stderr
@@ -113,9 +120,13 @@ def test_what_a_student_wrote_reaches_the_screen_and_files_escaped(tmp_path):
     run = cli("grade-all", folder, "--csv", tmp_path / "grades.csv", "--json-dir", tmp_path / "reports")
     assert run.returncode == 0, run.stdout + run.stderr
     assert not any(line.lstrip().startswith(FORGED) for line in (run.stdout + run.stderr).splitlines())
-    assert [p.name for p in (tmp_path / "reports").iterdir()] == [f"eve\n{FORGED}.json"]  # its own name, reversibly
-    (row,) = csv.DictReader((tmp_path / "grades.csv").open())
-    assert row["submission"] == f"eve\\n{FORGED}" and float(row["masking"]) < 5
+    assert f"eve\n{FORGED}.json" in [p.name for p in (tmp_path / "reports").iterdir()]  # its own name, reversibly
+    rows = {row["submission"]: row for row in csv.DictReader((tmp_path / "grades.csv").open())}
+    row = rows[f"eve\\n{FORGED}"]
+    assert float(row["masking"]) < 5
+    assert sorted(rows) == ["'-2+3", "'=HYPERLINK(\"evil.example\",\"open me\")", "'@SUM(1+1)", f"eve\\n{FORGED}"]
+    assert rows["'-2+3"]["problem"].startswith("'=1+1.py was skipped")
+    assert not any(cell.startswith(("=", "+", "-", "@")) for row in rows.values() for cell in row.values())
 
 
 def test_grade_all_refuses_a_missing_folder(tmp_path):
