@@ -1,4 +1,5 @@
 """The judge-child wire format: plain data and numeric arrays only."""
+import json
 import socket
 
 import numpy as np
@@ -30,6 +31,17 @@ def test_received_dtypes_are_checked():
     a, b = socket.socketpair()
     with a, b:
         body = b'{"message": {"$array": 0}, "arrays": [["|O", [1]]]}'
+        a.sendall(protocol.PREFIX.pack(len(body), 8) + body + bytes(8))
+        with pytest.raises(protocol.ProtocolError):
+            protocol.receive(b)
+
+
+@pytest.mark.parametrize("shape", [[2**70], [2**40, 2**40], [-1], [1.5], "12", [True]])
+def test_forged_array_shapes_are_refused(shape):
+    """Issue 34: a shape of [2**70] overflowed numpy's product, an OverflowError the judge did not expect."""
+    a, b = socket.socketpair()
+    with a, b:
+        body = json.dumps({"message": {"$array": 0}, "arrays": [["<f8", shape]]}).encode()
         a.sendall(protocol.PREFIX.pack(len(body), 8) + body + bytes(8))
         with pytest.raises(protocol.ProtocolError):
             protocol.receive(b)

@@ -4,6 +4,7 @@ A message is a JSON header followed by raw array bytes. Only plain data crosses:
 lists, dicts and numeric arrays of a fixed set of dtypes. Nothing is ever unpickled.
 """
 import json
+import math
 import re
 import socket
 import struct
@@ -102,9 +103,11 @@ def receive(sock, deadline=None, limit=MAX_MESSAGE_BYTES):
         for dtype, shape in body["arrays"]:
             if dtype not in ARRAY_DTYPES:
                 raise ProtocolError(f"unexpected array dtype {dtype!r}")
+            if not isinstance(shape, list) or not all(type(n) is int and n >= 0 for n in shape):
+                raise ProtocolError("an array's shape is not a list of sizes")
             dtype = np.dtype(dtype)
-            size = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
-            if size < 0 or offset + size > array_size:
+            size = dtype.itemsize * math.prod(shape)  # Python's integers: a forged [2**70] cannot overflow
+            if offset + size > array_size:
                 raise ProtocolError("array sizes do not add up")
             arrays.append(np.frombuffer(data[offset : offset + size], dtype=dtype).reshape(shape))
             offset += size
