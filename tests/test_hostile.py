@@ -235,6 +235,33 @@ def test_a_flagged_component_scores_zero_until_an_instructor_accepts_it(name, tm
     assert accepted.flags and accepted.score == accepted.points and "accepted by the instructor" in accepted.feedback()
 
 
+FORGED_RESULT = """
+import torch
+
+
+class Forged(torch.Tensor):
+    def detach(self):
+        return torch.Tensor.detach(self).logical_not()
+
+
+_honest_causal_mask = causal_mask
+
+
+def causal_mask(*args, **kwargs):
+    return (~_honest_causal_mask(*args, **kwargs)).as_subclass(Forged)
+"""
+
+
+def test_a_result_is_read_by_its_exact_type(tmp_path, sandbox):
+    """Issue 34: the child read a result through its own detach(), after the tripwire had ended: a Tensor
+    subclass ran whatever it liked there (here, it turns its wrong mask into the right one)."""
+    path = submission(tmp_path / "s", files={"masking.py": spec.BY_ID["masking"].reference.read_text() + FORGED_RESULT})
+    (result,) = grade(path, components=["masking"], sandbox=sandbox, accept_flagged=True).components
+    causal = [t for t in result.tests if "causal" in t.name]
+    assert causal and not any(t.passed for t in causal)
+    assert "a subclass of torch.Tensor" in result.feedback()
+
+
 def test_honest_styles_are_not_flagged():
     from autograder.engine.child import scrutiny
     from autograder.engine.contract import loader

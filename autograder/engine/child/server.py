@@ -145,60 +145,68 @@ class Server:
 
     def do_new(self, request):
         target = self._name(request["target"])
-        obj = target(*self._values(request["args"], None), **self._values(request["kwargs"], None))
-        if isinstance(obj, torch.nn.Module):
-            for module in obj.modules():
-                if type(module).__module__.split(".")[0] == "transformers":
-                    raise Forbidden(TRANSFORMERS_MESSAGE)
-            if self.device.type != "cpu":  # what a constructor builds is on the CPU already
-                obj.to(self.device)
-        self.objects[len(self.objects)] = obj
+        args, kwargs = self._values(request["args"], None), self._values(request["kwargs"], None)
+
+        def build():
+            obj = target(*args, **kwargs)
+            if isinstance(obj, torch.nn.Module):
+                for module in torch.nn.Module.modules(obj):
+                    if type(module).__module__.split(".")[0] == "transformers":
+                        raise Forbidden(TRANSFORMERS_MESSAGE)
+                if self.device.type != "cpu":  # what a constructor builds is on the CPU already
+                    obj.to(self.device)
+            return obj
+
+        self.objects[len(self.objects)] = self._guarded(None, build)
         return len(self.objects) - 1
 
     def do_load(self, request):
         """Copy parameters by SPEC name, strictly: every name must exist, with its shape, and no other."""
-        runtime.load_parameters(self.objects[request["object"]], request["params"])
-        return None
+        self._guarded(None, lambda: runtime.load_parameters(self.objects[request["object"]], request["params"]))
 
     def do_call(self, request):
         target, args, kwargs, dtype = self._arguments(request)
-        # Every module in the call, the target or an argument (greedy_decode's model), runs in the
-        # call's dtype, in eval mode: dropout has no place in an eval-mode parity check.
-        for module in [target, *args, *kwargs.values()]:
-            if isinstance(module, torch.nn.Module):
+
+        def call():
+            # Every module in the call, the target or an argument (greedy_decode's model), runs in the
+            # call's dtype, in eval mode: dropout has no place in an eval-mode parity check.
+            for module in _modules(target, args, kwargs, dtype):
                 module.eval()
+            reply = {"result": _plain(target(*args, **kwargs))}
+            if request.get("return_inputs"):
+                reply["inputs"] = _plain(args)
+            return reply
+
         with torch.no_grad():
-            result = self._guarded(dtype, lambda: target(*args, **kwargs))
-        reply = {"result": _plain(result)}
-        if request.get("return_inputs"):
-            reply["inputs"] = _plain(args)
-        return reply
+            return self._guarded(dtype, call)
 
     def do_train(self, request):
         """The call in train mode, dropout replaced by its stand-in, then one backward pass from the given
         upstream gradients: the outputs, and the gradients of the float inputs and of every parameter."""
         target, args, kwargs, dtype = self._arguments(request)
         upstream = [None if u is None else self._values(u, dtype) for u in request["upstream"]]
-        result, args, kwargs, graph = self._guarded(dtype, lambda: training.run(target, args, kwargs, upstream))
-        params = training.parameter_gradients(target) if isinstance(target, torch.nn.Module) else {}
-        return {
-            "result": _plain(result),
-            "graph": graph,
-            "inputs": {"args": [_gradient(a) for a in args], "kwargs": {k: _gradient(v) for k, v in kwargs.items()}},
-            "params": {name: grad if grad is protocol.FROZEN else _plain(grad) for name, grad in params.items()},
-        }
+
+        def train():
+            # Everything is read, and copied out as plain data, before the guard ends: once it has, nothing of
+            # the student's (a method of their result, a hook on a gradient) runs again.
+            _modules(target, args, kwargs, dtype)
+            result, leaves, named, graph = training.run(target, args, kwargs, upstream)
+            params = training.parameter_gradients(target) if isinstance(target, torch.nn.Module) else {}
+            return {
+                "result": _plain(result),
+                "graph": graph,
+                "inputs": {"args": [_gradient(a) for a in leaves], "kwargs": {k: _gradient(v) for k, v in named.items()}},
+                "params": {name: grad if grad is protocol.FROZEN else _plain(grad) for name, grad in params.items()},
+            }
+
+        return self._guarded(dtype, train)
 
     def _arguments(self, request):
-        """The request's target and arguments, every module among them in the call's dtype."""
+        """The request's target, arguments and dtype, as objects; nothing of the student's runs here."""
         dtype = FLOAT_DTYPES.get(request.get("dtype"))
         target = request["target"]
         target = self._values(target, dtype) if isinstance(target, dict) else self._name(target)
-        args = self._values(request["args"], dtype)
-        kwargs = self._values(request["kwargs"], dtype)
-        for module in [target, *args, *kwargs.values()]:
-            if isinstance(module, torch.nn.Module):
-                module.to(dtype or torch.get_default_dtype())
-        return target, args, kwargs, dtype
+        return target, self._values(request["args"], dtype), self._values(request["kwargs"], dtype), dtype
 
     def _guarded(self, dtype, call):
         """call() under the tripwire, with new tensors in the run's dtype and on its device (as they would be
@@ -239,22 +247,43 @@ class Server:
         return value
 
 
+def _modules(target, args, kwargs, dtype):
+    """The modules among a call's target and arguments, each put in the call's dtype (inside the guard: a
+    module's own `to` may be the student's)."""
+    modules = [m for m in [target, *args, *kwargs.values()] if isinstance(m, torch.nn.Module)]
+    for module in modules:
+        module.to(dtype or torch.get_default_dtype())
+    return modules
+
+
 def _gradient(value):
     """The gradient an input leaf (training.leaf) holds after backward, as plain data; None where there is none."""
-    return _plain(value.grad) if isinstance(value, torch.Tensor) and value.requires_grad else None
+    return _plain(value.grad) if type(value) is torch.Tensor and value.requires_grad else None
+
+
+# What a result may be, by exact type: a subclass's methods (its own detach(), numpy() or __iter__) would run
+# the student's code while the judge reads it.
+TENSORS = (torch.Tensor, torch.nn.Parameter)
+SEQUENCES = {list: list.__iter__, tuple: tuple.__iter__}
+SCALARS = (bool, int, float, str, type(None))
 
 
 def _plain(value):
-    """Results -> plain data; a tensor keeps its torch dtype name for the judge's checks."""
-    if isinstance(value, torch.Tensor):
-        value = value.detach()
+    """Results -> plain data; a tensor keeps its torch dtype name for the judge's checks. Read by exact type,
+    with torch's and Python's own methods: nothing of a subclass's runs. A NamedTuple is read as its tuple."""
+    kind = type(value)
+    if kind in TENSORS:
+        value = torch.Tensor.detach(value)
         array = value.cpu().float().numpy() if value.dtype == torch.bfloat16 else value.cpu().numpy()
-        return {"$tensor": array, "dtype": str(value.dtype).removeprefix("torch."), "device": value.device.type}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if value is None or isinstance(value, (bool, int, float, str)):
+        return {"$tensor": array.copy(), "dtype": str(value.dtype).removeprefix("torch."), "device": value.device.type}
+    if issubclass(kind, torch.Tensor):
+        raise TypeError(f"it returned a {kind.__name__}, a subclass of torch.Tensor: return a plain tensor")
+    for sequence, iterate in SEQUENCES.items():
+        if issubclass(kind, sequence):
+            return [_plain(v) for v in iterate(value)]
+    if kind in SCALARS:
         return value
-    return {"$other": type(value).__name__}
+    return {"$other": kind.__name__}
 
 
 def _confine(memory_limit, device, processes=None):

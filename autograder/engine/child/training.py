@@ -116,4 +116,4 @@ def _activation(value):
 def parameter_gradients(module):
     """{name: its gradient after backward, None where none reached it, or protocol.FROZEN where it does not
     require grad}."""
-    return {name: FROZEN if not p.requires_grad else p.grad for name, p in module.named_parameters()}
+    return {name: FROZEN if not p.requires_grad else p.grad for name, p in torch.nn.Module.named_parameters(module)}
