@@ -37,7 +37,7 @@ def parser():
     grade.add_argument("--pretrained", metavar="DIR",
                        help="also check the encoder with this local BERT checkpoint (save_pretrained layout)")
     grade.add_argument("--accept-flagged", action="store_true",
-                       help="score components flagged for review: you have read their code and found it honest")
+                       help="run and score code held for review: you have read it and found it honest")
     _results(grade)
     _limits(grade)
 
@@ -48,7 +48,7 @@ def parser():
                        help="write each submission's results.json here, as NAME.json for the submission NAME (bob/ -> bob.json, "
                             "bob.ipynb -> bob.ipynb.json)")
     batch.add_argument("--accept-flagged", metavar="NAME", action="append", default=[],
-                       help="score this submission's flagged components: you have read its code (repeatable)")
+                       help="run and score this submission's code held for review: you have read it (repeatable)")
     batch.add_argument("--workers", type=_positive, metavar="N", help="grade N submissions at a time (default: one per core)")
     _results(batch)
     _limits(batch)
@@ -251,7 +251,7 @@ def run_grade_all(args):
         why = report.problem or ("; ".join(report.notes) if not report.score else "")
         name, problem = visible_name(students[path]), visible(why)  # a student chose the name
         rows.append({"submission": name, "total": report.score, **scores, "flags": " | ".join(report.flags), "problem": problem})
-        mark = "  FLAGGED for review" if report.flags else f"  {problem[:80]}" if problem else ""
+        mark = "  HELD for review" if report.flags else f"  {problem[:80]}" if problem else ""
         progress.clear()
         print(f"{name[:24]:<24} {report.score:7.2f}  " + " ".join(f"{scores[i]:{widths[i]}.2f}" for i in ids) + mark, flush=True)
         progress.step(name)

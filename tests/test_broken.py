@@ -48,20 +48,25 @@ def test_shape_error_is_reported_with_the_line(tmp_path):
 
 
 def test_exit_at_import_does_not_stop_loading(tmp_path):
-    results, report = graded(tmp_path, files={"leftover.py": "if True:\n    exit('bye')\n"})
+    files = {"leftover.py": "if True:\n    exit('bye')\n"}
+    results, report = graded(tmp_path, files=files)
+    assert report.score == 100
+    assert any(note.startswith("leftover.py, line 2 was not run: it uses the builtin exit") for note in report.notes)
+    # Accepted by an instructor, it runs, and stops only its own statement.
+    results, report = graded(tmp_path / "accepted", files=files, accept_flagged=True)
     assert report.score == 100
     assert "while loading your code: SystemExit: bye (leftover.py, line 2: exit('bye'))" in report.notes
 
 
 def test_exit_in_forward_fails_that_component(tmp_path):
-    results, _ = graded(tmp_path, [("embeddings", "positions = torch.arange(input_ids.size(1), device=input_ids.device)  # (T,)", "raise SystemExit(3)")])
+    results, _ = graded(tmp_path, [("embeddings", "positions = torch.arange(input_ids.size(1), device=input_ids.device)  # (T,)", "raise SystemExit(3)")], accept_flagged=True)
     assert results["embeddings"].score < results["embeddings"].points
     assert "SystemExit" in results["embeddings"].feedback()
     assert full_marks_except(results, "embeddings") == []
 
 
 def test_crash_in_forward_scores_zero_with_a_message(tmp_path):
-    results, _ = graded(tmp_path, [("embeddings", "positions = torch.arange(input_ids.size(1), device=input_ids.device)  # (T,)", "import os\n        os._exit(3)")])
+    results, _ = graded(tmp_path, [("embeddings", "positions = torch.arange(input_ids.size(1), device=input_ids.device)  # (T,)", "import os\n        os._exit(3)")], accept_flagged=True)
     assert results["embeddings"].score == 0
     assert "the process running your code stopped" in results["embeddings"].feedback()
     assert full_marks_except(results, "embeddings") == []
@@ -85,7 +90,7 @@ def test_delegating_to_a_library_scores_zero(tmp_path, component, old, new, call
     results, _ = graded(tmp_path, [(component, old, new)])
     assert results[component].score == 0
     assert call in results[component].feedback() and "scores 0" in results[component].feedback()
-    assert not results[component].flags and "FLAGGED" not in results[component].feedback()  # delegation is not tampering
+    assert not results[component].flags and "HELD" not in results[component].feedback()  # delegation is not tampering
     assert full_marks_except(results, component) == []
 
 
@@ -109,7 +114,7 @@ def test_delegation_is_seen_however_it_is_spelled_and_named_with_its_line(tmp_pa
     results, _ = graded(tmp_path, edits, components=[component])
     feedback = results[component].feedback()
     assert results[component].score == 0 and call in feedback and f"named at {component}.py, line" in feedback
-    assert not results[component].flags and "FLAGGED" not in feedback
+    assert not results[component].flags and "HELD" not in feedback
 
 
 def test_a_kernel_in_a_branch_that_never_runs_keeps_the_score_with_a_warning(tmp_path):
@@ -122,7 +127,7 @@ def test_a_kernel_in_a_branch_that_never_runs_keeps_the_score_with_a_warning(tmp
          "self.dropout = nn.Dropout(config.attention_probs_dropout_prob)\n        self.flash = False"),
     ], components=["multihead"])
     multihead = results["multihead"]
-    assert multihead.score == multihead.points and not multihead.flags and "FLAGGED" not in report.table()
+    assert multihead.score == multihead.points and not multihead.flags and "HELD" not in report.table()
     assert "warning: multihead.py, line 50: names torch.nn.functional.scaled_dot_product_attention" in multihead.feedback()
     assert "never ran while this part was graded" in report.table()
 
@@ -139,7 +144,8 @@ def test_code_the_check_cannot_read_never_runs(tmp_path):
 
 
 def test_reference_cannot_be_imported_from_a_submission(tmp_path):
-    results, _ = graded(tmp_path, [("layernorm", "mean = x.mean(dim=-1, keepdim=True)  # (..., 1)", "import importlib\n        return importlib.import_module('solutions.layernorm').LayerNorm.forward(self, x)")])
+    results, _ = graded(tmp_path, [("layernorm", "mean = x.mean(dim=-1, keepdim=True)  # (..., 1)", "import importlib\n        return importlib.import_module('solutions.layernorm').LayerNorm.forward(self, x)")],
+                        accept_flagged=True)  # importlib is held for review; accepted, the import still fails
     assert results["layernorm"].score == 0
     assert "ImportError: importing solutions is not allowed in a submission" in results["layernorm"].feedback()
 
@@ -217,7 +223,7 @@ def test_children_do_not_outlive_a_killed_grader(tmp_path):
         "from autograder.engine.contract import loader\n"
         "from autograder.engine.judge import sandbox\n"
         "box = sandbox.Sandbox()\n"
-        f"child = box.start('masking', loader.load({str(path)!r}))\n"
+        f"child = box.start('masking', box.parse({str(path)!r}))\n"
         "threading.Thread(target=lambda: (time.sleep(0.5), print(box.students()[0], flush=True))).start()\n"
         "child.call('causal_mask', 3)\n"
     )

@@ -44,10 +44,10 @@ def causal_mask(*args, **kwargs):
 '''
 
 
-def probe(folder, body, extra=""):
+def probe(folder, body, extra="", drop=()):
     """The reference, whose causal_mask is right only when body (an attack) returns True."""
     code = PROBE.format(body=textwrap.indent(textwrap.dedent(body).strip(), " " * 8))
-    return submission(folder, files={"masking.py": spec.BY_ID["masking"].reference.read_text() + extra + code})
+    return submission(folder, files={"masking.py": spec.BY_ID["masking"].reference.read_text() + extra + code}, drop=drop)
 
 
 def escaped(path, sandbox):
@@ -114,6 +114,53 @@ def test_no_ipc_object_can_be_made_in_the_jail(name, tmp_path, sandbox):
     exec(f"def attack():\n{textwrap.indent(IPC_PROBES[name], '    ')}", control)
     assert control["attack"](), f"{name}: the probe cannot make one even outside the jail"
     assert not escaped(probe(tmp_path / name, IPC_PROBES[name]), sandbox), f"{name}: made inside the jail"
+
+
+MEMORY_SCAN = """
+halves = {halves!r}
+with open('/proc/self/maps') as maps, open('/proc/self/mem', 'rb', 0) as memory:
+    for line in maps:
+        fields = line.split()
+        if 'r' not in fields[1] or (len(fields) > 5 and not fields[5].startswith('[')):
+            continue  # a library's file, mapped: no text of the kit's is there
+        start, end = (int(x, 16) for x in fields[0].split('-'))
+        try:
+            memory.seek(start)
+            chunk = memory.read(end - start)
+        except (OSError, ValueError, OverflowError):
+            continue
+        for first, second in halves:
+            at = chunk.find(first)
+            while at >= 0:
+                if chunk[at + len(first): at + len(first) + len(second)] == second:
+                    return True
+                at = chunk.find(first, at + 1)
+return False
+"""
+
+
+def halves(lines):
+    """Each line as two halves, so that the probe's own text never holds the line it looks for."""
+    return [(line[: len(line) // 2].encode(), line[len(line) // 2:].encode()) for line in lines]
+
+
+def test_no_line_of_the_reference_is_in_a_childs_memory(tmp_path):
+    """Issue 34: a reference function's globals led to the loader's units, the text of every reference the child
+    held, and 48 statements raised it into the student's own report. The child now holds compiled code only: its
+    whole memory, read as a hostile submission would (the check waved through), holds no line of it."""
+    held = [c for c in spec.references_for("masking")]
+    lines = sorted({line.strip() for c in held for line in c.reference.read_text().splitlines() if len(line.strip()) >= 30})
+    assert len(lines) > 50
+    own = [line.strip() for line in spec.BY_ID["masking"].reference.read_text().splitlines() if len(line.strip()) >= 30]
+    others = [c.id for c in spec.COMPONENTS if c.id != "masking"]  # the submission is masking.py alone
+    # Reading a child's whole memory takes seconds: under the grader's own limit, not the tests' shorter one.
+    box = Sandbox(limits=Limits(time=DEFAULT_TIME_LIMIT))
+    try:
+        control = probe(tmp_path / "control", MEMORY_SCAN.format(halves=halves(own[:3])), drop=others)
+        assert escaped(control, box), "the control: the scan finds the student's own lines"
+        assert not escaped(probe(tmp_path / "scan", MEMORY_SCAN.format(halves=halves(lines)), drop=others), box)
+    finally:
+        box.close()
 
 
 def test_what_the_jail_writes_to_its_pid_1_costs_the_judge_no_disk(tmp_path, sandbox):
@@ -211,28 +258,61 @@ FLAGGED = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(FLAGGED))
-def test_reaching_for_the_grader_is_flagged(name, tmp_path):
-    """The verdict is the static check's alone (the parse child's, computed here the same way): nothing runs."""
+def needed_by(component, code):
+    """The reference of component with code inside a decorator of its first graded name: code the graded name
+    needs, which the check must hold (placed at the top level instead, nothing graded needs it)."""
+    name = spec.BY_ID[component].names[0]
+    reference = spec.BY_ID[component].reference.read_text()
+    definition = next(line for line in reference.splitlines() if line.startswith((f"def {name}(", f"class {name}(")))
+    helper = "def _reach(thing):\n" + textwrap.indent(code, "    ") + "    return thing\n\n\n"
+    return reference.replace(definition, f"{helper}@_reach\n{definition}")
+
+
+def verdict_of(folder, files):
     from autograder.engine.child import scrutiny
     from autograder.engine.contract import loader
 
+    return scrutiny.check(loader.load(submission(folder, files=files)))
+
+
+@pytest.mark.parametrize("name", sorted(FLAGGED))
+def test_reaching_for_the_grader_is_held_where_graded_code_needs_it(name, tmp_path):
+    """The verdict is the static check's alone (the parse child's, computed here the same way): nothing runs."""
     component, code = FLAGGED[name]
-    path = submission(tmp_path / name, files={f"{component}.py": spec.BY_ID[component].reference.read_text() + code})
-    assert scrutiny.check(loader.load(path)).flags.get(component), f"{name} was not flagged"
+    verdict = verdict_of(tmp_path / name, {f"{component}.py": needed_by(component, code)})
+    assert verdict.held.get(component), f"{name} was not held"
+    assert verdict.skipped, f"{name}: the held code would still run"
+
+
+@pytest.mark.parametrize("name", sorted(FLAGGED))
+def test_reaching_for_the_grader_in_scratch_code_is_skipped_and_holds_nothing(name, tmp_path):
+    component, code = FLAGGED[name]
+    verdict = verdict_of(tmp_path / name, {f"{component}.py": spec.BY_ID[component].reference.read_text() + code})
+    assert verdict.held == {}, f"{name} held a component that does not need it"
+    assert verdict.skipped and verdict.notes and "was not run" in verdict.notes[0], f"{name} would run"
 
 
 @pytest.mark.parametrize("name", ["ctypes", "sys_through_torch"])
-def test_a_flagged_component_scores_zero_until_an_instructor_accepts_it(name, tmp_path, sandbox):
+def test_held_code_scores_zero_until_an_instructor_accepts_it(name, tmp_path, sandbox):
     component, code = FLAGGED[name]
-    path = submission(tmp_path / name, files={f"{component}.py": spec.BY_ID[component].reference.read_text() + code})
+    path = submission(tmp_path / name, files={f"{component}.py": needed_by(component, code)})
     report = grade(path, components=[component], sandbox=sandbox)
     (result,) = report.components
-    assert result.flags and result.score == 0, f"{name} was not flagged"
-    assert "FLAGGED" in report.table() and any(f.startswith(component) for f in report.flags)
-    assert "FLAGGED for review" in json.dumps(report.gradescope())
+    assert result.flags and result.score == 0, f"{name} was not held"
+    assert "HELD" in report.table() and any(f.startswith(component) for f in report.flags)
+    assert "HELD for review (it never ran" in json.dumps(report.gradescope())
     accepted = grade(path, components=[component], sandbox=sandbox, accept_flagged=True).components[0]
     assert accepted.flags and accepted.score == accepted.points and "accepted by the instructor" in accepted.feedback()
+
+
+def test_statements_the_check_skips_never_run():
+    """runtime.load_modules runs a unit statement by statement and leaves out the ones the check skipped."""
+    from autograder.engine.child import runtime
+
+    code = "ran = []\nran.append(1)\nran.append(2); ran.append(3)\nran.append(4)\n"
+    unit = {"module": "m", "label": "m.py", "code": code, "skip": [[2, 0], [3, 15]]}
+    modules, problems = runtime.load_modules([unit])
+    assert problems == [] and modules["m"].ran == [2, 4]
 
 
 FORGED_RESULT = """
@@ -267,8 +347,10 @@ def test_honest_styles_are_not_flagged():
     from autograder.engine.contract import loader
 
     for path in [spec.SOLUTIONS, *sorted((spec.KIT_ROOT / "tests" / "submissions").iterdir()), spec.KIT_ROOT / "course" / "source"]:
+        if path.name == "no_work":
+            continue  # made-up answers, not honest work
         verdict = scrutiny.check(loader.load(path))
-        assert (verdict.flags, verdict.kernels) == ({}, {}), path
+        assert (verdict.held, verdict.kernels, verdict.notes) == ({}, {}, []), path
 
 
 def honest(folder):

@@ -27,7 +27,8 @@ def test_reference_is_not_in_memory_for_a_student_to_find(tmp_path):
         "        return found[0].forward(self, hidden_states, mask, key_value_states)"
     )
     path = submission(tmp_path / "cheat", [("multihead", "source = hidden_states if key_value_states is None else key_value_states", cheat)])
-    results, _ = scores(path, components=["multihead"])
+    # gc is held for review (issue 34); accepted, as if the check missed it, it still finds nothing.
+    results, _ = scores(path, components=["multihead"], accept_flagged=True)
     assert results["multihead"].score == 0
     assert "LookupError: no reference in memory" in results["multihead"].feedback()
 

@@ -6,8 +6,9 @@ notebooks ask for the `python3` kernel; dave is right, and works in the notebook
 imports, helper cells, magics, debug prints, self-check lines in his exercise cells, quick tests.
 The rest attack or break the pipeline: eve's cell replaces the grader's hidden-cell function and writes
 beside the gradebook, frank hands in an `autograder/` package beside his notebooks (under a kernel, the
-hidden cell's `python -m autograder` ran it), gina's notebook never stops, hank's kills its process,
-ivy is right but late, and kim's attention is right but imports ctypes (flagged for review). dan is right and
+hidden cell's `python -m autograder` ran it), gina's notebook never stops, hank's has a scratch cell
+that would kill its process (it is not run, and costs nothing), ivy is right but late, and kim's attention is right
+but imports ctypes (held for review). dan is right and
 tampers with nbgrader's cells: he pastes a copy of a hidden test cell (Jupyter's copy and paste: same metadata, a
 new cell id), which once made nbgrader stop for everyone after him, and renames another, raising its points.
 """
@@ -51,7 +52,7 @@ FAKE_KIT = {
                     "'score': 15, 'output': 'full marks'}]}\nopen(args[args.index('--json') + 1], 'w').write(json.dumps(report))\n"),
 }
 STUDENTS = ["alice", "bob", "carol", "dan", "dave", "eve", "frank", "gina", "hank", "ivy", "kim"]
-ZERO = ["bob", "eve", "frank", "gina", "hank"]
+ZERO = ["bob", "eve", "frank", "gina"]
 
 
 @pytest.fixture(scope="module")
@@ -161,14 +162,18 @@ def test_no_student_code_runs_outside_the_jail(pipeline):
     assert not (root / "pwned").exists()
 
 
-@pytest.mark.parametrize("student, reason", [
-    ("gina", f"ran past the time limit of {TIME_LIMIT:g} s while loading your submission"),
-    ("hank", "stopped while loading your submission"),
-])
-def test_a_notebook_that_hangs_or_kills_its_process_scores_zero_with_the_reason(pipeline, student, reason):
+def test_a_notebook_that_hangs_scores_zero_with_the_reason(pipeline):
     root, _, _, _ = pipeline
-    html = (root / "feedback" / student / notebooks.ASSIGNMENT / "02_multihead.html").read_text()
-    assert "multihead: 0 of 15 points" in html and reason in html
+    html = (root / "feedback" / "gina" / notebooks.ASSIGNMENT / "02_multihead.html").read_text()
+    assert "multihead: 0 of 15 points" in html and f"ran past the time limit of {TIME_LIMIT:g} s while loading" in html
+
+
+def test_a_scratch_cell_outside_the_policy_is_not_run_and_costs_nothing(pipeline):
+    """hank's cell calls os._exit at the top of a notebook: it once killed every component's process."""
+    root, _, _, _ = pipeline
+    assert cell_scores(root, "hank") == {f"grade-{c.id}": c.points for c in spec.COMPONENTS}
+    html = (root / "feedback" / "hank" / notebooks.ASSIGNMENT / "03_feedforward_layernorm.html").read_text()
+    assert "was not run: it imports os" in html
 
 
 @pytest.mark.parametrize("student, points", [("carol", "of 5 points"), ("bob", "0 of 5 points")])
@@ -190,7 +195,7 @@ def test_flagged_code_scores_zero_with_the_reasons_until_the_instructor_accepts_
     points = {f"grade-{c.id}": c.points for c in spec.COMPONENTS}
     assert cell_scores(root, "kim") == points | {"grade-attention": 0}
     html = (root / "feedback" / "kim" / notebooks.ASSIGNMENT / "01_attention.html").read_text()
-    assert "attention: 0 of 10 points" in html and "FLAGGED for review" in html and "ctypes" in html
+    assert "attention: 0 of 10 points" in html and "HELD for review" in html and "ctypes" in html
     accepted = nbgrader(root, env, "autograde", notebooks.ASSIGNMENT, "--student", "kim", "--force", "--KitGrades.accept_flagged=kim")
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
     assert cell_scores(root, "kim") == points

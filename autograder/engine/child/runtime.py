@@ -11,6 +11,7 @@ import ast
 import importlib.abc
 import importlib.util
 import linecache
+import marshal
 import os
 import sys
 import traceback
@@ -29,7 +30,8 @@ class SourceImporter(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     of an earlier class then runs here as it did in Jupyter.
     """
 
-    def __init__(self, units, shared_names=(), given=None):
+    def __init__(self, units, shared_names=(), given=None, builtins=None):
+        self.builtins = builtins  # the builtins student code runs with (allowed.students_builtins); None: Python's
         self.units = {}
         for unit in units:
             self.units.setdefault(unit["module"], []).append(unit)
@@ -48,6 +50,8 @@ class SourceImporter(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def exec_module(self, module):
         units = self.units[module.__name__]
         namespace = vars(module)
+        if self.builtins is not None:
+            namespace["__builtins__"] = self.builtins
         seeded = dict(self.shared) if any(unit["label"].split(",")[0].endswith(".ipynb") for unit in units) else {}
         namespace.update(seeded)
         flags = 0
@@ -56,7 +60,12 @@ class SourceImporter(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         self.shared.update({n: v for n, v in namespace.items() if n in self.shared_names and seeded.get(n) is not v})
 
     def _run(self, unit, namespace, flags):
-        """Run one unit statement by statement under the future flags in force; returns them, updated."""
+        """Run one unit statement by statement under the future flags in force; returns them, updated.
+
+        A unit of the kit's compiled reference (sandbox.reference_source) runs whole: it has no text."""
+        if "compiled" in unit:
+            exec(marshal.loads(bytes(unit["compiled"])), namespace)
+            return flags
         if not unit["label"].startswith(REFERENCE_LABEL):
             # Tracebacks and messages can then quote the student's own line (and never the kit's).
             lines = unit["code"].splitlines(keepends=True)
@@ -70,7 +79,10 @@ class SourceImporter(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         except SyntaxError as error:
             self.problems.append(f"{unit['label']}: syntax error on line {error.lineno}: {error.msg}")
             return flags
+        skipped = {tuple(where) for where in unit.get("skip", ())}
         for statement in tree.body:
+            if (statement.lineno, statement.col_offset) in skipped:
+                continue  # held or skipped by the static check (scrutiny.py): it never runs
             code = compile(ast.Module([statement], type_ignores=[]), unit["label"], "exec", flags=flags, dont_inherit=True)
             try:
                 exec(code, namespace)
@@ -89,7 +101,7 @@ def _future_flags(tree):
     return flags
 
 
-def load_modules(units, keep=False, shared_names=(), given=None):
+def load_modules(units, keep=False, shared_names=(), given=None, builtins=None):
     """Import every module of the units; returns {module name: module} and the problems met.
 
     Module names are the submission's own file names. Unless keep is set they are forgotten again,
@@ -97,7 +109,7 @@ def load_modules(units, keep=False, shared_names=(), given=None):
     keeps the student's, for code that imports its own modules inside a function. shared_names are
     the names a notebook's module starts with, from the modules loaded before it, or else from given.
     """
-    importer = SourceImporter(units, shared_names, given)
+    importer = SourceImporter(units, shared_names, given, builtins)
     names = list(importer.units)
     saved = {name: sys.modules.pop(name) for name in names if name in sys.modules}
     sys.meta_path.insert(0, importer)

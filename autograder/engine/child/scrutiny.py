@@ -1,426 +1,632 @@
-"""The static check: what a submission's source reaches for, decided before any of it runs.
+"""The static check: what a submission's code reaches for, decided before any of it runs. It denies by default.
 
-It runs in the jail, in a child that parses the submission and never runs it (child.parse), with torch
-imported and no student code loaded: there torch is trusted, so an attribute chain is judged by the object
-it really reaches (`torch.sys` is the module sys, `functional = torch.nn.functional` makes `functional.x`
-torch's x), never by its spelling. Two verdicts come out of it:
+It runs in the jail, in a child that parses the submission and never runs it (server.parse), with torch
+imported and no student code loaded, so a dotted name is judged by the object it really reaches. Every
+name, attribute, import, builtin and base class must be one the policy lends (contract/policy.py, read
+against the libraries by allowed.py); anything else is held for an instructor's review. What comes out:
 
-- flags: code that reaches around the computation (the interpreter's or the process's internals, threads
-  and processes, files and sockets, code built from strings, torch's internals, dunder traffic). Imports are
-  judged by an allow-list: torch, numpy, math and the standard library's computing modules, the
-  submission's own modules, and other installed libraries whose every attribute chain is resolved like
-  torch's. A flagged component scores 0 until an instructor has read the code (--accept-flagged).
-- kernels: the lines where a component's own code names a library implementation of its subject (torch's
-  attention, normalisation or transformer layers; anything of a transformers model). Naming is not
-  delegating: the child's tripwire says whether the kernel ran while graded, and the judge scores 0 only
-  then. The tripwire can be blinded only by what the flags catch (other threads, torch's function-mode
-  internals, __torch_function__, computed attribute names), so a blinded tripwire is a flagged submission.
+- held: the components whose code needs a held construct, with its file, line and name. Such code never
+  runs (server.Server skips it) until an instructor accepts it (--accept-flagged).
+- skipped: top-level statements that are held or that need a held one, and that no graded name needs (a
+  plot, `import pandas`, a progress bar): they do not run, cost nothing, and are each noted in one line.
+- kernels: where a component's own code names a library implementation of its subject (torch's attention,
+  its normalisation, a transformers layer). Naming is not delegating: the child's tripwire says whether it ran.
 
-A unit the check cannot parse (beyond a plain syntax error, which the child reports with its line) is
-never run: see Verdict.unreadable.
+What a graded name needs is read from the code: the top-level statements that bind the names it loads,
+transitively, across cells and the submission's own modules. A unit the check cannot parse (beyond a plain
+syntax error, which the child reports with its line) is never run: see Verdict.unreadable.
 """
 import ast
-import importlib
-import importlib.util
-import sys
+import builtins
+import string
 import types
+from dataclasses import dataclass, field
 
-from autograder.engine.contract import spec
+from autograder.engine.child import allowed
+from autograder.engine.contract import policy, spec
 
-# The standard library's modules a submission may use: the ones that compute. Every other one is flagged.
-COMPUTING = frozenset({
-    "__future__", "math", "cmath", "typing", "dataclasses", "functools", "itertools", "collections", "copy",
-    "warnings", "abc", "enum", "numbers", "operator", "random", "statistics", "string", "re", "textwrap",
-    "contextlib", "decimal", "fractions", "heapq", "bisect", "time", "json", "pprint", "types", "keyword",
-})
-# Why the standard library's other modules are flagged, where a module says more than the default.
-REASONS = {
-    "sys": "the interpreter's internals", "os": "the process's files, signals and children",
-    "gc": "a gc walk reaches the grader's objects", "ctypes": "ctypes reaches the process's memory",
-    "_ctypes": "ctypes reaches the process's memory", "threading": "threads escape the grader's watch",
-    "_thread": "threads escape the grader's watch", "concurrent": "threads and processes escape the grader's watch",
-    "multiprocessing": "processes escape the grader's watch", "subprocess": "processes escape the grader's watch",
-    "asyncio": "an event loop's tasks and threads", "socket": "sockets", "signal": "signals can stop the grader's processes",
-    "importlib": "importlib loads code by name, past the grader's import rules", "runpy": "runpy runs files by path",
-    "inspect": "inspect reads the grader's frames and source", "pickle": "unpickling calls functions chosen by data",
-    "marshal": "marshal builds code objects", "code": "the code module runs strings", "codeop": "it compiles strings",
-    "builtins": "builtins replaces the functions the grader uses", "io": "files", "pathlib": "files",
-    "shutil": "files", "tempfile": "files", "mmap": "shared memory", "traceback": "frames hold the grader's state",
-}
-OTHERS = "the standard library beyond computing"
-# Installed libraries whose import is refused outright, whatever the chain.
-REFUSED = {
-    "autograder": "the grader's own modules", "solutions": "the reference solutions",
-    "cffi": "cffi reaches the process's memory", "dill": "unpickling calls functions chosen by data",
-    "cloudpickle": "unpickling calls functions chosen by data", "psutil": "the process's state",
-}
-# Parts of installed libraries that reach around the computation, by the module an object belongs to.
-INTERNALS = {
-    "torch._C": "torch's C internals switch off the function modes the grader watches with",
-    "torch.ops": "torch's operator registry reaches kernels past the grader's check",
-    "torch._ops": "torch's operator registry reaches kernels past the grader's check",
-    "torch.overrides": "function modes are how the grader watches delegation",
-    "torch.library": "registering operators changes what torch functions do",
-    "torch.utils.cpp_extension": "compiled extensions run outside Python",
-    "torch.utils._python_dispatch": "dispatch modes are how the grader watches delegation",
-    "torch.multiprocessing": "processes escape the grader's watch", "torch.distributed": "processes and sockets",
-    "torch.jit": "compiled code runs past the grader's watch", "torch._dynamo": "compiled code runs past the grader's watch",
-    "torch.compiler": "compiled code runs past the grader's watch", "torch.hub": "downloads and runs code",
-    "numpy.ctypeslib": "ctypes reaches the process's memory",
-}
-# Functions of installed libraries that reach files or build code, as dotted names resolved in this process.
-FUNCTIONS = {
-    "torch.compile": "compiled code runs past the grader's watch", "torch.load": "files (and unpickling)",
-    "torch.save": "files", "torch.from_file": "files", "numpy.load": "files (and unpickling)", "numpy.save": "files",
-    "numpy.savez": "files", "numpy.savez_compressed": "files", "numpy.fromfile": "files", "numpy.memmap": "files",
-    "numpy.loadtxt": "files", "numpy.savetxt": "files", "numpy.genfromtxt": "files", "numpy.fromregex": "files",
-    "operator.attrgetter": "attributes by computed name", "operator.methodcaller": "methods by computed name",
-    "builtins.code": "code objects built by hand", "builtins.function": "functions built from code objects",
-    "typing.get_type_hints": "it evaluates strings as code",
-}
-# Dunder attributes code may read: the ones of ordinary classes. Any other one, and any dunder written, is flagged.
-DUNDERS = frozenset({
-    "__init__", "__name__", "__qualname__", "__doc__", "__module__", "__call__", "__len__", "__iter__", "__next__",
-    "__getitem__", "__setitem__", "__contains__", "__repr__", "__str__", "__eq__", "__hash__", "__post_init__",
-    "__enter__", "__exit__", "__version__", "__annotations__", "__add__", "__mul__", "__matmul__", "__neg__",
-})
-# Attributes flagged on any object, wherever it comes from: torch's and Python's ways into the grader.
-ATTRIBUTES = {
-    "_C", "_refs", "_prims", "_decomp", "_ops", "_overrides", "_pop_mode", "_push_mode", "_python_dispatch",
-    "_get_current_function_mode", "_get_current_function_mode_stack", "_len_torch_function_stack",
-    "DisableTorchFunction", "DisableTorchFunctionSubclass", "_disabled_torch_function_impl", "_make_subclass",
-    "f_back", "f_locals", "f_globals", "f_builtins", "f_code", "tb_frame", "tb_next", "gi_frame", "cr_frame",
-    "ag_frame", "co_consts", "func_globals", "tofile", "from_file",
-}
-# Methods whose definition hooks into torch's dispatch or Python's object machinery.
-HOOKS = {"__torch_function__", "__torch_dispatch__", "__del__", "__getattribute__", "__getattr__", "__init_subclass__"}
-CALLS = {
-    "exec": "code built from strings", "eval": "code built from strings", "compile": "code built from strings",
-    "__import__": "imports by computed name", "globals": "the module's namespace by name",
-    "breakpoint": "a debugger in the grader", "open": "files",
-}
-NAMED_BY_STRING = ("getattr", "setattr", "delattr", "hasattr")
-MISSING = object()
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+MAX_NOTES = 20
 
 
+@dataclass
+class Statement:
+    unit: int  # its unit's index in the submission
+    label: str
+    node: ast.stmt
+    module: str
+    findings: list = field(default_factory=list)  # (line, text, kind): kind None for a held construct, else a kernel
+    loads: set = field(default_factory=set)  # (module, name) pairs it reads from module scope
+    binds: set = field(default_factory=set)  # names it binds in its module's scope
+    stars: list = field(default_factory=list)  # own modules it imports * from
+    never: bool = False  # `if __name__ == "__main__":`, which grading never runs
+
+    @property
+    def where(self):
+        return (self.node.lineno, self.node.col_offset)
+
+    def line(self, line):
+        return f"{self.label}, line {line}"
+
+
+@dataclass
 class Verdict:
-    """What the check found: {component id: ["file, line N: reason", ...]} for flags and for kernels, and
-    [(unit, why)] for the units it cannot read."""
+    """What the check found. held and kernels: {component id: ["FILE, line N: text", ...]}; skipped:
+    {unit index: [[line, column], ...]} of top-level statements that do not run; missing: {name: why it is
+    not defined}, for the message of code that needs it anyway; notes; unreadable: [(unit, why)]."""
 
-    def __init__(self):
-        self.flags, self.kernels, self.unreadable = {}, {}, []
-
-    def add(self, table, components, where, text):
-        for component in components:
-            reasons = table.setdefault(component, [])
-            if f"{where}: {text}" not in reasons:
-                reasons.append(f"{where}: {text}")
+    held: dict = field(default_factory=dict)
+    kernels: dict = field(default_factory=dict)
+    skipped: dict = field(default_factory=dict)
+    missing: dict = field(default_factory=dict)
+    notes: list = field(default_factory=list)
+    unreadable: list = field(default_factory=list)
 
 
 def check(submission):
-    """The Verdict for a loader.Submission's units. A unit the check cannot parse beyond a plain syntax
-    error (which the child reports with its line) is listed as unreadable: nested past the parser's depth,
-    it could run where a raised recursion limit lets the child parse it, so it must never run."""
-    owned = {}
-    for name, module in submission.owners.items():
-        owned.setdefault(module, set()).add(spec.OWNER[name].id)
-    own_modules = {unit.module for unit in submission.units}
-    verdict, resolver = Verdict(), Resolver(own_modules)
-    for unit in submission.units:
+    """The Verdict for a loader.Submission's units."""
+    verdict = Verdict()
+    statements, trees = [], {}
+    for index, unit in enumerate(submission.units):
         try:
-            tree = ast.parse(unit.code)
+            trees[index] = ast.parse(unit.code)
         except SyntaxError:
             continue
         except (RecursionError, MemoryError, ValueError) as error:
+            # Nested past the parser's depth, it could run where a raised recursion limit lets the child parse it.
             verdict.unreadable.append((unit, type(error).__name__))
-            continue
-        aliases = resolver.aliases(tree)
-        for statement in tree.body:
-            name = getattr(statement, "name", None)
-            mine = {spec.OWNER[name].id} if name in spec.OWNER and submission.owners.get(name) == unit.module else set()
-            # A helper or top-level line may serve any part of its file; a file that defines none, any part.
-            components = mine or owned.get(unit.module) or {c.id for c in spec.COMPONENTS}
-            for line, reason, kind in _findings(statement, aliases, resolver):
-                where = f"{unit.label}, line {line}"
-                if kind is None:
-                    verdict.add(verdict.flags, sorted(components), where, reason)
-                else:
-                    verdict.add(verdict.kernels, sorted(c for c in components if kind in spec.BY_ID[c].kernels), where, reason)
+    # The contract's own modules are the course's files, named by component: the reference stands in for a missing one.
+    own_modules = {unit.module for unit in submission.units} | set(spec.BY_ID)
+    context = Context(own_modules, trees, submission.units)
+    for index, tree in trees.items():
+        unit = submission.units[index]
+        for node in tree.body:
+            statement = Statement(index, unit.label, node, unit.module)
+            Scan(context, statement).run()
+            statements.append(statement)
+    _decide(verdict, statements, submission.owners)
     return verdict
 
 
-class Resolver:
-    """Dotted names -> the objects they reach, in this process, where the libraries are the real ones."""
+class Context:
+    """What the whole submission tells about each name: its own modules, classes and attribute names, and
+    each module's aliases (a local name for a dotted library name: `import torch.nn.functional as F`)."""
 
-    def __init__(self, own_modules):
-        self.own = own_modules
-        self.cache = {}
-
-    def aliases(self, tree):
-        """Local name -> dotted name, for imports and for assignments of a resolvable chain, anywhere in the
-        unit (`import torch.nn.functional as F`: F; `functional = torch.nn.functional`; `ln = F.layer_norm`)."""
-        aliases = {}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    aliases[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                for alias in node.names:
-                    aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-        for _ in range(3):  # chains of assignments: a = torch; b = a.nn; c = b.functional
+    def __init__(self, own_modules, trees, units):
+        self.own_modules = own_modules
+        self.classes, self.attributes, self.aliases, self.bound = set(), set(), {}, {}
+        for index, tree in trees.items():
+            module = units[index].module
+            aliases = self.aliases.setdefault(module, {})
+            bound = self.bound.setdefault(module, set())
+            for node in tree.body:
+                bound |= module_bindings(node)
             for node in ast.walk(tree):
-                value = getattr(node, "value", None)
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AnnAssign, ast.NamedExpr)) else []
-                dotted = _dotted(value, aliases) if value is not None else None
-                for target in targets:
-                    if dotted and isinstance(target, ast.Name) and target.id not in aliases:
-                        aliases[target.id] = dotted
-        return aliases
+                self._learn(node, aliases)
+        stars = {(units[index].module, node.module) for index, tree in trees.items() for node in ast.walk(tree)
+                 if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
+                 and (node.module or "").split(".")[0] in own_modules}
+        for _ in range(3):  # chains of aliases (a = torch; b = a.nn; c = b.functional), and `%run` star imports
+            for module, source in stars:
+                for name, dotted in self.aliases.get(source, {}).items():
+                    if name not in self.bound.get(module, ()):
+                        self.aliases.setdefault(module, {}).setdefault(name, set()).update(dotted)
+            for index, tree in trees.items():
+                aliases = self.aliases[units[index].module]
+                for node in ast.walk(tree):
+                    if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                        dotted = self.dotted(node.value, aliases)
+                        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                        for target in targets:
+                            if dotted and isinstance(target, ast.Name):
+                                aliases.setdefault(target.id, set()).add(dotted)
 
-    def walk(self, dotted):
-        """[(dotted prefix, object)] for each prefix of the name that resolves, from its root module on."""
-        if dotted not in self.cache:
-            self.cache[dotted] = self._walk(dotted)
-        return self.cache[dotted]
+    def _learn(self, node, aliases):
+        if isinstance(node, ast.ClassDef):
+            self.classes.add(node.name)
+            for item in node.body:
+                self.attributes |= module_bindings(item)
+        elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+            self.attributes.add(node.attr)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.attributes.add(node.name)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
+            self.attributes.add(node.value)  # a name setattr(self, name, ...) may give an attribute
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                local = alias.asname or alias.name.split(".")[0]
+                aliases.setdefault(local, set()).add(alias.name if alias.asname else local)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                if alias.name != "*":
+                    aliases.setdefault(alias.asname or alias.name, set()).add(f"{node.module}.{alias.name}")
 
-    def _walk(self, dotted):
-        parts = dotted.split(".")
-        if parts[0] in self.own or not _importable(parts[0]):
-            return []
-        try:
-            obj = importlib.import_module(parts[0])
-        except Exception:  # noqa: BLE001 - a library that does not import reaches nothing
-            return []
-        found = [(parts[0], obj)]
-        for index, part in enumerate(parts[1:], 2):
-            prefix = ".".join(parts[:index])
-            try:
-                nxt = getattr(obj, part, MISSING) if not _dunder(part) else MISSING
-            except Exception:  # noqa: BLE001 - a property of the library's that raises reaches nothing
-                nxt = MISSING
-            if nxt is MISSING and isinstance(obj, types.ModuleType):
-                try:
-                    nxt = importlib.import_module(prefix)
-                except Exception:  # noqa: BLE001
-                    nxt = MISSING
-            if nxt is MISSING:
-                break
-            found.append((prefix, nxt))
-            obj = nxt
-        return found
+    def dotted(self, node, aliases):
+        """The dotted names an attribute chain on an alias spells out (`F.softmax` -> torch.nn.functional.softmax)."""
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name) and node.id in aliases:
+            return next(iter(sorted(".".join([base, *reversed(parts)]) for base in aliases[node.id])))
+        return None
 
 
-def _importable(root):
-    """Roots worth importing here to resolve: the allowed standard library and installed libraries."""
-    if root in sys.stdlib_module_names:
-        return root in COMPUTING
-    if root in REFUSED or not root.isidentifier() or root.startswith("_"):
-        return False
-    return importlib.util.find_spec(root) is not None
+def module_bindings(node):
+    """The names a top-level statement binds in its module: what it assigns, defines or imports, outside the
+    functions, classes and comprehensions it holds, and what those declare global."""
+    names = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(current.name)
+            names |= {n for g in ast.walk(current) if isinstance(g, ast.Global) for n in g.names}
+            continue
+        if isinstance(current, (ast.Lambda, *COMPREHENSIONS)):
+            continue
+        if isinstance(current, ast.Name) and not isinstance(current.ctx, ast.Load):
+            names.add(current.id)
+        elif isinstance(current, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in current.names if a.name != "*"}
+        elif isinstance(current, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and getattr(current, "name", None):
+            names.add(current.name)
+        stack.extend(ast.iter_child_nodes(current))
+    return names
+
+
+class Scan(ast.NodeVisitor):
+    """One top-level statement's findings and the module-scope names it reads, scope by scope."""
+
+    def __init__(self, context, statement):
+        self.context = context
+        self.statement = statement
+        self.aliases = context.aliases.get(statement.module, {})
+        self.bound = context.bound.get(statement.module, set())
+        self.scopes = []  # the local names of each enclosing function, lambda or comprehension; None for a class
+        self.judged = set()  # ids of nodes already judged as part of a larger chain or call
+        self.as_alias = set()  # ids of values assigned whole to a name: an alias, not a module used as a value
+
+    def run(self):
+        if _never_runs(self.statement.node):
+            self.statement.never = True
+            return
+        self.statement.binds = module_bindings(self.statement.node)
+        self.visit(self.statement.node)
+
+    def flag(self, node, text, kind=None):
+        line = getattr(node, "lineno", self.statement.node.lineno)
+        finding = (line, text, kind)
+        if finding not in self.statement.findings:
+            self.statement.findings.append(finding)
+
+    def local(self, name):
+        """True when name is a local of an enclosing function (where Python never falls back to builtins)."""
+        return any(scope is not None and name in scope for scope in self.scopes)
+
+    # Scopes
+
+    def visit_FunctionDef(self, node):
+        for decorator in node.decorator_list:
+            self.visit(decorator)
+        self._arguments(node.args)
+        if node.returns:
+            self.visit(node.returns)
+        if _dunder(node.name) and node.name not in policy.DUNDERS_DEFINED:
+            self.flag(node, f"defines {node.name} (it hooks into Python's object machinery or torch's dispatch)")
+        self._scope(node, node.body, _locals(node))
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node):
+        self._arguments(node.args)
+        self._scope(node, [node.body], _locals(node))
+
+    def _arguments(self, arguments):
+        for default in [*arguments.defaults, *arguments.kw_defaults]:
+            if default is not None:
+                self.visit(default)
+        for argument in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]:
+            if argument is not None and argument.annotation is not None:
+                self.visit(argument.annotation)
+
+    def _scope(self, node, body, names):
+        self.scopes.append(names)
+        for item in body:
+            self.visit(item)
+        self.scopes.pop()
+
+    def _comprehension(self, node):
+        names = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+        self.scopes.append(names)
+        for generator in node.generators:
+            self.visit(generator)
+        for part in ("elt", "key", "value"):
+            if getattr(node, part, None) is not None:
+                self.visit(getattr(node, part))
+        self.scopes.pop()
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
+
+    def visit_ClassDef(self, node):
+        for decorator in node.decorator_list:
+            self.visit(decorator)
+        for base in node.bases:
+            self._base(base)
+        for keyword in node.keywords:
+            if keyword.arg == "metaclass":
+                dotted = self.context.dotted(keyword.value, self.aliases)
+                if dotted not in policy.METACLASSES:
+                    self.flag(keyword.value, "sets a metaclass (it runs code as classes are made)")
+            self.visit(keyword.value)
+        self.scopes.append(None)
+        for item in node.body:
+            self.visit(item)
+        self.scopes.pop()
+
+    def _base(self, base):
+        """A base class must be the submission's own class, a builtin type of the policy, or a library class
+        the policy lends that does not hook into torch's dispatch (no subclass of torch.Tensor)."""
+        self.visit(base)
+        target = base.value if isinstance(base, ast.Subscript) else base
+        if isinstance(target, ast.Name) and not self.local(target.id) and target.id not in self.aliases:
+            if target.id in self.context.classes or target.id in policy.BUILTINS:
+                return
+        dotted = self.context.dotted(target, self.aliases)
+        if dotted is None:
+            self.flag(base, "derives from a base class the check cannot name")
+            return
+        obj = _resolve(dotted)
+        reason = allowed.base_reason(obj) if obj is not allowed.MISSING else None
+        if reason:
+            self.flag(base, f"derives from {dotted} ({reason})")
+
+    # Names, attributes and calls
+
+    def visit_Name(self, node):
+        name = node.id
+        if self.local(name) or id(node) in self.judged:
+            return
+        if isinstance(node.ctx, ast.Load):
+            self.statement.loads.add((self.statement.module, name))
+        if _dunder(name):
+            if name not in policy.DUNDERS_READ:
+                self.flag(node, f"uses {name} (Python's internals)")
+        elif name in self.aliases and isinstance(node.ctx, ast.Load):
+            for dotted in sorted(self.aliases[name]):
+                self._chain(node, dotted, whole=id(node) in self.as_alias)
+        elif name in self.bound or not hasattr(builtins, name):
+            return  # the module's own (where it falls back to a builtin, the child's builtins are the policy's)
+        elif name in policy.BY_NAME or name in policy.ONE_ARGUMENT:
+            self.flag(node, f"uses {name} as a value (attributes by computed name, or classes built past the check)")
+        elif name not in policy.BUILTINS:
+            self.flag(node, f"uses the builtin {name} ({policy.OUTSIDE})")
+
+    def visit_Attribute(self, node):
+        if id(node) in self.judged:
+            return
+        parts, base = [], node
+        while isinstance(base, ast.Attribute):
+            self.judged.add(id(base))
+            parts.append(base.attr)
+            base = base.value
+        parts.reverse()
+        if isinstance(base, ast.Name) and not self.local(base.id) and base.id in self.aliases:
+            self.judged.add(id(base))
+            self.statement.loads.add((self.statement.module, base.id))
+            for dotted in sorted(self.aliases[base.id]):
+                self._chain(node, ".".join([dotted, *parts]), whole=id(node) in self.as_alias, store=not isinstance(node.ctx, ast.Load))
+            return
+        self.visit(base)
+        for part in parts:
+            reason = allowed.value_reason(part, self.context.attributes)
+            if reason:
+                self.flag(node, f"uses .{part} ({reason})")
+            elif _dunder(part) and not isinstance(node.ctx, ast.Load):
+                self.flag(node, f"changes .{part} (Python's object internals)")
+
+    def _chain(self, node, dotted, whole=False, store=False):
+        """Judge a dotted name that starts at an import: a library's by the policy, an own module's by its names."""
+        root = dotted.split(".")[0]
+        if root in self.context.own_modules:
+            self._own_chain(node, dotted, whole, store)
+            return
+        if store:
+            self.flag(node, f"changes {dotted} (it rewrites a library the grader runs on)")
+            return
+        reason, kind, obj = judge(dotted, self.context.attributes)
+        if reason:
+            self.flag(node, reason, kind)
+        elif isinstance(obj, types.ModuleType) and not whole:
+            self.flag(node, f"uses the module {dotted} as a value (what it lends could no longer be checked)")
+
+    def _own_chain(self, node, dotted, whole, store):
+        module, *parts = dotted.split(".")
+        if not parts:
+            if not whole:
+                self.flag(node, f"uses its own module {module} as a value")
+            return
+        self.statement.loads.add((module, parts[0]))
+        inner = self.context.aliases.get(module, {}).get(parts[0])
+        if inner:
+            for target in sorted(inner):
+                self._chain(node, ".".join([target, *parts[1:]]), whole, store)
+            return
+        for part in parts[1:]:
+            reason = allowed.value_reason(part, self.context.attributes)
+            if reason:
+                self.flag(node, f"uses .{part} ({reason})")
+
+    def visit_Call(self, node):
+        func = node.func
+        if isinstance(func, ast.Name) and not self.local(func.id) and func.id not in self.bound:
+            if func.id in policy.BY_NAME:
+                self.judged.add(id(func))
+                self.statement.loads.add((self.statement.module, func.id))
+                self._by_name(node, func.id)
+            elif func.id in policy.ONE_ARGUMENT:
+                self.judged.add(id(func))
+                if len(node.args) != 1 or node.keywords:
+                    self.flag(node, f"calls {func.id} with other than one argument (it builds a class past the check)")
+        self.generic_visit(node)
+
+    def _by_name(self, call, name):
+        """getattr(x, "name"), hasattr, setattr(self, ...), delattr(self, ...): a literal name is judged as the
+        attribute; a computed one is checked where it runs (allowed.students_builtins), never on a library."""
+        if len(call.args) < 2:
+            return
+        target, attribute = call.args[:2]
+        if name in policy.ON_SELF and not (isinstance(target, ast.Name) and target.id == "self"):
+            self.flag(call, f"calls {name} on something other than self (it would change another object)")
+        literal = isinstance(attribute, ast.Constant) and isinstance(attribute.value, str)
+        dotted = self.context.dotted(target, self.aliases)
+        if dotted and dotted.split(".")[0] not in self.context.own_modules:
+            if not literal:
+                self.flag(call, f"{name} on {dotted} with a computed name (an attribute no reader can see)")
+            elif name in policy.ON_SELF:
+                self.flag(call, f"{name} on {dotted} (it rewrites a library the grader runs on)")
+            else:
+                reason, kind, _ = judge(f"{dotted}.{attribute.value}", self.context.attributes)
+                if reason:
+                    self.flag(call, reason, kind)
+        elif literal:
+            reason = allowed.value_reason(attribute.value, self.context.attributes | {attribute.value} if name in policy.ON_SELF else self.context.attributes)
+            if reason or (name in policy.ON_SELF and _dunder(attribute.value)):
+                self.flag(call, f"{name}(..., {attribute.value!r}) ({reason or 'Python object internals'})")
+
+    def visit_Assign(self, node):
+        if isinstance(node.value, (ast.Name, ast.Attribute)) and all(isinstance(t, ast.Name) for t in node.targets):
+            self.as_alias.add(id(node.value))
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node):
+        if isinstance(node.value, (ast.Name, ast.Attribute)) and isinstance(node.target, ast.Name):
+            self.as_alias.add(id(node.value))
+        self.generic_visit(node)
+
+    def visit_Constant(self, node):
+        if isinstance(node.value, str) and "{" in node.value and "_" in node.value:
+            for field_name in _format_fields(node.value):
+                if any(part.startswith("_") for part in field_name.replace("[", ".").split(".")[1:]):
+                    self.flag(node, f"a format string that reads {{{field_name}}} (attributes by a name in text)")
+
+    # Imports
+
+    def visit_Import(self, node):
+        for alias in node.names:
+            if alias.name.split(".")[0] in self.context.own_modules:
+                continue
+            self._module(node, alias.name)
+
+    def visit_ImportFrom(self, node):
+        if node.level:
+            return  # the submission's own modules
+        root = (node.module or "").split(".")[0]
+        if root in self.context.own_modules:
+            for alias in node.names:
+                if alias.name == "*":
+                    self.statement.stars.append(node.module)
+                else:
+                    self.statement.loads.add((node.module, alias.name))
+            return
+        if not self._module(node, node.module):
+            return
+        for alias in node.names:
+            if alias.name == "*":
+                self.flag(node, f"imports * from {node.module} (what it binds could no longer be checked)")
+            else:
+                reason, kind, _ = judge(f"{node.module}.{alias.name}", self.context.attributes)
+                if reason:
+                    self.flag(node, reason.replace("uses", "imports", 1), kind)
+
+    def _module(self, node, name):
+        """True where the module may be imported (it is on the list); else flags the import."""
+        if allowed.module_rule(name) is None:
+            self.flag(node, f"imports {name} ({allowed.outside(name)})")
+            return False
+        reason, kind, _ = judge(name, self.context.attributes)
+        if reason:
+            self.flag(node, reason.replace("uses", "imports", 1), kind)
+            return kind is not None
+        return True
+
+
+def _never_runs(node):
+    """`if __name__ == "__main__":` never runs in grading, where a module is never __main__."""
+    test = getattr(node, "test", None)
+    return (isinstance(node, ast.If) and isinstance(test, ast.Compare) and isinstance(test.left, ast.Name)
+            and test.left.id == "__name__" and len(test.comparators) == 1
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == "__main__")
+
+
+def _locals(function):
+    """The names local to a function or lambda: its parameters and what its own body binds, less what it
+    imports (a module imported inside a function is judged as the import it is)."""
+    arguments = function.args
+    names = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg,
+                             arguments.kwarg] if a is not None}
+    body = function.body if isinstance(function.body, list) else [function.body]
+    declared = {n for node in body for g in ast.walk(node) if isinstance(g, (ast.Global, ast.Nonlocal)) for n in g.names}
+    imported = set()
+    for node in body:
+        names |= module_bindings(node)
+        imported |= {(a.asname or a.name).split(".")[0] for n in _own_statements(node)
+                     if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    return names - declared - imported
+
+
+def _own_statements(node):
+    """node and the nodes under it, but not inside the functions and classes it defines."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(c for c in ast.iter_child_nodes(current)
+                     if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)))
 
 
 def _dunder(name):
-    return name.startswith("__") and name.endswith("__")
+    return name.startswith("__") and name.endswith("__") and len(name) > 4
 
 
-def _dotted(node, aliases):
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) >= 2:
-        name = node.args[1]
-        if isinstance(name, ast.Constant) and isinstance(name.value, str):
-            inner = _dotted(node.args[0], aliases)
-            return ".".join([inner, name.value, *reversed(parts)]) if inner else None
-    if isinstance(node, ast.Name) and node.id in aliases:
-        return ".".join([aliases[node.id], *reversed(parts)])
-    return None
+def _format_fields(text):
+    try:
+        return [name for _, name, _, _ in string.Formatter().parse(text) if name]
+    except (ValueError, IndexError):
+        return []
 
 
-def _module_reason(name):
-    """Why a module, by its full name, is flagged; None when it may be used."""
-    root = name.split(".")[0]
-    if root in REFUSED:
-        return REFUSED[root]
-    if root in sys.stdlib_module_names and root not in COMPUTING:
-        return REASONS.get(root, OTHERS)
-    return _internal(name)
-
-
-def _internal(name):
-    """Why a dotted name is one of INTERNALS, or inside one; None otherwise."""
-    parts = name.split(".")
-    for end in range(len(parts), 0, -1):
-        if ".".join(parts[:end]) in INTERNALS:
-            return INTERNALS[".".join(parts[:end])]
-    return None
-
-
-def _judged(dotted, resolver):
-    """(reason, kind) for a dotted name, from what it resolves to: a flag (kind None), a kernel (kind the
-    delegation it is), or (None, None) when it may be used."""
+def _resolve(dotted):
+    """The object a dotted library name reaches, or allowed.MISSING."""
     parts = dotted.split(".")
-    module_reason = _module_reason(dotted) if parts[0] in REFUSED or parts[0] in sys.stdlib_module_names else None
-    if module_reason:
-        return f"uses {dotted} ({module_reason})", None
-    kernel = None
-    for prefix, obj in resolver.walk(dotted):
-        last = prefix.rsplit(".", 1)[-1]
-        if "." in prefix and last.startswith("_") and not _dunder(last):
-            return f"uses {prefix} (a library's private internals)", None
+    obj = allowed.imported(parts[0])
+    if obj is None:
+        return allowed.MISSING
+    for part in parts[1:]:
+        try:
+            obj = getattr(obj, part, allowed.MISSING)
+        except Exception:  # noqa: BLE001 - a library's property that raises reaches nothing
+            return allowed.MISSING
+        if obj is allowed.MISSING:
+            return obj
+    return obj
+
+
+def judge(dotted, own_attributes):
+    """(reason, kind, object) for a dotted library name: a held construct (kind None), a kernel (kind its
+    delegation), or (None, None, object) where the policy lends it."""
+    parts = dotted.split(".")
+    if allowed.module_rule(parts[0]) is None:
+        return f"uses {dotted} ({allowed.outside(parts[0])})", None, None
+    obj = allowed.imported(parts[0])
+    if obj is None:
+        return None, None, None  # not installed: importing it fails in the child, as it would anywhere
+    found = None
+    for end in range(2, len(parts) + 1):
+        prefix, part = ".".join(parts[:end]), parts[end - 1]
         if isinstance(obj, types.ModuleType):
-            reason = _module_reason(obj.__name__)
-            if reason:
-                via = f" through {prefix}" if obj.__name__ != prefix else ""
-                return f"reaches {obj.__name__}{via} ({reason})", None
-        elif FUNCTIONS.get(_full_name(obj)):
-            return f"uses {prefix} ({FUNCTIONS[_full_name(obj)]})", None
-        elif reason := _internal(prefix) or _function_of(obj):
-            return f"uses {prefix} ({reason})", None
-        kernel = _kernel(prefix, obj) or kernel  # the longest chain that is one names it best
-    return kernel or (None, None)
-
-
-def _function_of(obj):
-    """Why a function or class re-exported from a flagged standard module is flagged (torch.xyz = os.xyz)."""
-    if not isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, type)):
-        return None
-    root = (_owner(obj) or "").split(".")[0].lstrip("_")
-    return REASONS.get(root) if root not in ("builtins", "functools", "collections", "abc", "io") else None
-
-
-def _owner(obj):
-    module = getattr(obj, "__module__", None)
-    return module if isinstance(module, str) else None
-
-
-def _full_name(obj):
-    if isinstance(obj, types.ModuleType):
-        return obj.__name__
-    name = getattr(obj, "__name__", None)
-    module = _owner(obj)
-    return f"{module}.{name}" if module and isinstance(name, str) else None
-
-
-def _kernel(prefix, obj):
-    """(reason, kind) when obj is a library implementation a component may not delegate to."""
-    full = _full_name(obj) or prefix
-    if full.startswith("transformers.") and not _is_configuration(full):
-        return f"names {prefix}, part of the transformers library", "transformers"
-    if not full.startswith("torch"):
-        return None
-    key = f"{full}.{prefix}".replace("_", "").lower()
-    for kind, patterns in spec.KERNELS.items():
-        if any(pattern in key for pattern in patterns):
-            return f"names {prefix}, torch's own {kind}", kind
-    return None
-
-
-def _is_configuration(name):
-    return ".configuration_" in name or name.endswith("Config")
-
-
-def _findings(statement, aliases, resolver):
-    """(line, reason, kind) for each finding in one top-level statement: kind None for a flag, else the
-    delegation a kernel's name would be."""
-    inner = set()  # the prefixes of a chain already judged whole (ast.walk meets the outer node first)
-    for node in ast.walk(statement):
-        line = getattr(node, "lineno", statement.lineno)
-        if isinstance(node, ast.Attribute):
-            inner.add(id(node.value))
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            yield from _import_findings(node, line, resolver)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in HOOKS:
-            yield line, f"defines {node.name} (it hooks into torch's dispatch or Python's object machinery)", None
-        elif isinstance(node, ast.Attribute):
-            yield from _attribute_findings(node, line, aliases, resolver, id(node) not in inner)
-        elif isinstance(node, ast.Name):
-            if node.id in CALLS and node.id not in aliases:
-                yield line, f"uses {node.id} ({CALLS[node.id]})", None
-            elif _dunder(node.id) and node.id not in DUNDERS:
-                yield line, f"uses {node.id} (Python's or torch's internals)", None
-            elif node.id in aliases and isinstance(node.ctx, ast.Load) and id(node) not in inner:
-                reason, kind = _judged(aliases[node.id], resolver)
-                if reason:
-                    yield line, reason, kind
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in NAMED_BY_STRING:
-            yield from _by_string(node, line, aliases, resolver)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars" and node.args:
-            if _dotted(node.args[0], aliases):
-                yield line, "reads a module's vars() (its attributes by computed name)", None
-        elif isinstance(node, ast.Call) and any(k.arg == "num_workers" for k in node.keywords):
-            yield line, "asks for worker processes (num_workers), which escape the grader's watch", None
-        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
-            key = node.slice.value
-            if key in ATTRIBUTES or _dunder(key) and key not in DUNDERS or key.split(".")[0] in REFUSED or key in INTERNALS:
-                yield line, f"looks up {node.slice.value!r} by name (Python's or torch's internals)", None
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "/proc" in node.value:
-            yield line, "names /proc (the processes' memory and state)", None
-
-
-def _import_findings(node, line, resolver):
-    if isinstance(node, ast.ImportFrom) and node.level:
-        return  # the submission's own modules
-    if isinstance(node, ast.Import):
-        names = [alias.name for alias in node.names]
-    else:
-        if reason := _module_reason(node.module):
-            yield line, f"imports {node.module} ({reason})", None
-            return
-        names = [f"{node.module}.{alias.name}" for alias in node.names]
-    for name in names:
-        root = name.split(".")[0]
-        if root in resolver.own:
-            continue
-        reason = _module_reason(name)
+            nxt, reason = allowed.lent(obj.__name__, part)
+        else:
+            reason = allowed.value_reason(part, own_attributes)
+            try:
+                nxt = getattr(obj, part, allowed.MISSING)
+            except Exception:  # noqa: BLE001 - a library's property that raises reaches nothing
+                nxt = allowed.MISSING
         if reason:
-            yield line, f"imports {name} ({reason})", None
-            return
-        if root not in sys.stdlib_module_names and not _importable(root):
-            continue  # not installed: importing it fails in the child, as it would anywhere
-        judged, kind = _judged(name, resolver)
-        if judged:
-            yield line, judged, kind
-            if kind is None:
-                return
+            return f"uses {prefix} ({reason})", None, None
+        if nxt is allowed.MISSING:
+            return None, None, None
+        found = allowed.kernel(prefix, nxt) or found  # the longest chain that is one names it best
+        obj = nxt
+    if found:
+        return found[0], found[1], obj
+    return None, None, obj
 
 
-def _attribute_findings(node, line, aliases, resolver, whole):
-    """The attribute's own name, and (for a whole chain, not a prefix of one) what the chain reaches."""
-    if node.attr in ATTRIBUTES:
-        yield line, f"uses .{node.attr} (Python's or torch's internals)", None
-    elif _dunder(node.attr) and (node.attr not in DUNDERS or not isinstance(node.ctx, ast.Load)):
-        verb = "reads" if isinstance(node.ctx, ast.Load) else "changes"
-        yield line, f"{verb} .{node.attr} (Python's object internals)", None
-    dotted = _dotted(node, aliases) if whole else None
-    if dotted is None:
-        return
-    if not isinstance(node.ctx, ast.Load):
-        yield line, f"changes {dotted} (it rewrites a library the grader runs on)", None
-        return
-    reason, kind = _judged(dotted, resolver)
-    if reason:
-        yield line, reason, kind
+def _decide(verdict, statements, owners):
+    """From each statement's findings and what each graded name needs: which components are held, which
+    statements do not run (with a note for each that a student would miss), and which names that leaves undefined."""
+    binders, stars = {}, {}
+    for statement in statements:
+        for name in statement.binds:
+            binders.setdefault((statement.module, name), []).append(statement)
+        for module in statement.stars:
+            stars.setdefault(statement.module, set()).add(module)
+
+    def bound_by(module, name):
+        return _bound_by(module, name, binders, stars, set())
+
+    def needs(statement):
+        return [found for module, name in statement.loads for found in bound_by(module, name)]
+
+    closures = {}
+    for component in spec.COMPONENTS:
+        roots = [s for name in component.names if name in owners for s in binders.get((owners[name], name), [])]
+        closures[component.id] = _closure(roots, needs)
+        for statement in closures[component.id]:
+            for line, text, kind in statement.findings:
+                if kind is None:
+                    _add(verdict.held, component.id, f"{statement.line(line)}: {text}")
+                elif kind in component.kernels:
+                    _add(verdict.kernels, component.id, f"{statement.line(line)}: {text}")
+    needed = {id(s) for closure in closures.values() for s in closure}
+    running = {id(s) for c, closure in closures.items() if c not in verdict.held for s in closure}
+    notes, skipped = [], []
+    for statement in statements:
+        outside = next(((line, text) for line, text, kind in statement.findings if kind is None), None)
+        if statement.never or (outside is None and (id(statement) in running or id(statement) not in needed)):
+            skipped += [statement] if statement.never else []
+            continue
+        skipped.append(statement)  # held, or needed by a held component alone
+        if outside and id(statement) not in needed:
+            notes.append(f"{statement.line(outside[0])} was not run: it {outside[1]}, and nothing graded needs it")
+    gone = {id(s) for s in skipped}
+    changed = True
+    while changed:  # what needs only statements that do not run does not run either
+        changed = False
+        for statement in statements:
+            if id(statement) in gone or id(statement) in running:
+                continue
+            lost = [name for module, name in sorted(statement.loads)
+                    if (found := bound_by(module, name)) and all(id(s) in gone for s in found)]
+            if lost:
+                skipped.append(statement)
+                gone.add(id(statement))
+                changed = True
+                notes.append(f"{statement.line(statement.node.lineno)} was not run: it needs {lost[0]}, which was not run")
+    for statement in skipped:
+        verdict.skipped.setdefault(statement.unit, []).append(list(statement.where))
+        why = next((f"{statement.line(line)} {text}" for line, text, kind in statement.findings if kind is None),
+                   f"{statement.line(statement.node.lineno)} was not run")
+        for name in statement.binds:
+            verdict.missing.setdefault(name, why)
+    verdict.notes = notes[:MAX_NOTES] + ([f"and {len(notes) - MAX_NOTES} more statements were not run"]
+                                         if len(notes) > MAX_NOTES else [])
 
 
-def _by_string(call, line, aliases, resolver):
-    """getattr and friends: a literal name is judged as the attribute; a computed one on a module or on
-    what a call returns (`getattr(__import__(...), ...)`, `getattr(getattr(torch, a), b)`) is flagged, and
-    set/delattr on a library whatever the name."""
-    if len(call.args) < 2:
-        return
-    target, name = call.args[:2]
-    library = _dotted(target, aliases)
-    on_library = library is not None
-    if call.func.id in ("setattr", "delattr") and on_library:
-        yield line, f"{call.func.id} on a library the grader runs on", None
-    elif isinstance(name, ast.Constant) and isinstance(name.value, str):
-        if name.value in ATTRIBUTES or _dunder(name.value) and name.value not in DUNDERS:
-            yield line, f"{call.func.id}(..., {name.value!r}) (Python's or torch's internals)", None
-        elif on_library:
-            reason, kind = _judged(f"{library}.{name.value}", resolver)
-            if reason:
-                yield line, reason, kind
-    elif on_library or isinstance(target, (ast.Call, ast.Subscript)):
-        yield line, f"{call.func.id} on a module with a computed name (an attribute no reader can see)", None
+def _bound_by(module, name, binders, stars, seen):
+    """The statements that bind name in module: directly, or through an own module's `import *`."""
+    if module in seen:
+        return []
+    seen.add(module)
+    found = list(binders.get((module, name), []))
+    for source in sorted(stars.get(module, ())):
+        found += _bound_by(source, name, binders, stars, seen)
+    return found
+
+
+def _closure(roots, needs):
+    seen, stack = {}, list(roots)
+    while stack:
+        statement = stack.pop()
+        if id(statement) not in seen:
+            seen[id(statement)] = statement
+            stack.extend(needs(statement))
+    return list(seen.values())
+
+
+def _add(table, component, text):
+    reasons = table.setdefault(component, [])
+    if text not in reasons:
+        reasons.append(text)

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch.overrides import TorchFunctionMode
 
-from autograder.engine.child import binding, runtime, scrutiny, training
+from autograder.engine.child import allowed, binding, runtime, scrutiny, training
 from autograder.engine.contract import loader, protocol, spec
 
 FLOAT_DTYPES = {"float32": torch.float32, "float64": torch.float64}
@@ -29,6 +29,11 @@ TRANSFORMERS_MESSAGE = (
     "scores 0: it runs code from a transformers module; every part must be built from torch operations "
     "in your own code (SPEC: any transformers module anywhere scores 0)"
 )
+
+
+# The tensor types a call may involve: torch's own (a lazy module's parameters are uninitialised ones).
+PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter, torch.nn.Buffer, torch.nn.parameter.UninitializedParameter,
+                 torch.nn.parameter.UninitializedBuffer)
 
 
 class Forbidden(Exception):
@@ -55,6 +60,10 @@ class Tripwire(TorchFunctionMode):
             kernel = self.verdicts[func] = self._kernel(func)
         if kernel:
             self.kernels.append(f"torch's {kernel}")
+        # A tensor subclass's own __torch_function__ would run after this mode has stepped aside, unseen.
+        if any(not _torchs_own(kind) for kind in types):
+            raise Forbidden("scores 0: your code made a subclass of torch.Tensor, which hides torch calls from the "
+                            "grader; compute with plain tensors")
         # The frame walk costs; it is only needed once transformers has been imported at all.
         if "transformers" in sys.modules and _inside_transformers():
             self.transformers = True
@@ -65,6 +74,17 @@ class Tripwire(TorchFunctionMode):
         name = _function_name(func)
         key = name.replace("_", "").lower()
         return name if any(pattern in key for pattern in self.forbidden) else None
+
+
+def _torchs_own(kind):
+    """True for torch's own tensor types (a parameter, a lazy module's, those its kernels use inside): each is
+    found at its module and name inside torch, where no student class can put itself."""
+    module = getattr(kind, "__module__", "")
+    found = sys.modules.get(module) if isinstance(module, str) and module.split(".")[0] == "torch" else None
+    owner = found
+    for part in str(getattr(kind, "__qualname__", "")).split("."):
+        owner = getattr(owner, part, None)
+    return kind in PLAIN_TENSORS or (found is not None and owner is kind)
 
 
 def _function_name(func):
@@ -101,6 +121,7 @@ class Server:
         self.memory_limit = setup["memory_limit"]
         self.objects = {}
         self.names = {}
+        self.missing = {}  # names that statements the static check held or skipped would have defined: why
 
     def load(self, setup):
         references = runtime.load_reference(setup["references"], setup["reference_names"]) if setup["reference_names"] else {}
@@ -111,8 +132,10 @@ class Server:
         _confine(setup["memory_limit"], self.device, setup.get("processes"))
         owners = setup["submission"]["owners"]
         # A notebook's quick test of a part from another notebook runs with what grading binds there.
+        own = {unit["module"] for unit in setup["submission"]["units"]} | set(spec.BY_ID)
         modules, problems = runtime.load_modules(setup["submission"]["units"], keep=True, shared_names=spec.ALL_NAMES,
-                                                 given=references)
+                                                 given=references, builtins=None if setup.get("accepted") else allowed.students_builtins(own))
+        self.missing = setup.get("missing", {})
         student = runtime.collect(modules, owners, setup["graded_names"])
         own = runtime.collect(modules, owners, references)
         others = {name: binding.extend(obj, own[name]) if name in own else obj for name, obj in references.items()}
@@ -139,6 +162,8 @@ class Server:
 
     def _explain(self, error):
         message = runtime.describe(error)
+        if isinstance(error, NameError) and error.name in self.missing:
+            message += f" — {error.name} is not defined because {self.missing[error.name]}, so it was not run"
         if isinstance(error, MemoryError) or "can't allocate memory" in str(error):
             message += f" — out of memory: the limit is {self.memory_limit / 2**30:g} GiB beyond what torch itself takes"
         return message
@@ -314,10 +339,16 @@ def parse(files, memory_limit):
     except (RecursionError, MemoryError) as error:
         return {"error": f"it is too large or too deeply nested to read ({type(error).__name__})"}
     verdict = scrutiny.check(submission)
+    submission.notes += verdict.notes
+    skipped = [verdict.skipped.get(index, []) for index in range(len(submission.units))]
+    unreadable = {id(unit) for unit, _ in verdict.unreadable}
     for unit, reason in verdict.unreadable:
-        submission.units.remove(unit)
         submission.notes.append(f"{unit.label} was not run: the grader's check cannot read it ({reason})")
-    return {"submission": submission.as_message(), "notes": submission.notes, "flags": verdict.flags, "kernels": verdict.kernels}
+    for unit, skip in zip(submission.units, skipped):
+        unit.skip = skip
+    submission.units = [unit for unit in submission.units if id(unit) not in unreadable]
+    return {"submission": submission.as_message(), "notes": submission.notes, "held": verdict.held, "kernels": verdict.kernels,
+            "missing": verdict.missing}
 
 
 def answers(request, memory_limit):
@@ -326,7 +357,7 @@ def answers(request, memory_limit):
     A cell that fails leaves the answers it did not set unanswered, and the next cells still run.
     """
     _confine(memory_limit, torch.device("cpu"))
-    namespace = {"__name__": "__main__"}
+    namespace = {"__name__": "__main__", "__builtins__": allowed.students_builtins()}
     for code in request["cells"]:
         try:
             exec(compile(code, "<answer cell>", "exec"), namespace)

@@ -48,6 +48,7 @@ class Unit:
     module: str  # the module it executes in; cells of one notebook share one
     label: str  # where it came from, for messages: "02_multihead.ipynb, cell 4"
     code: str
+    skip: list = field(default_factory=list)  # [line, column] of each top-level statement that must not run (scrutiny)
 
 
 @dataclass

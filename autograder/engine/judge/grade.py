@@ -47,13 +47,13 @@ class ComponentResult:
     fatal: str | None = None
     notes: list = field(default_factory=list)
     tag: str | None = None  # the component id it reports under, when it is not its own id
-    flags: list = field(default_factory=list)  # why the static check flagged its code for review
+    flags: list = field(default_factory=list)  # why the static check held its code for review (child/scrutiny.py)
     diagnosis: str | None = None  # "Likely mistake: ...", when its outputs are a cataloged mistake's
-    accepted: bool = False  # an instructor read the flagged code and let it be scored
+    accepted: bool = False  # an instructor read the held code and let it run and be scored
 
     @property
     def held(self):
-        """Flagged for review, and not yet accepted: it scores 0 until an instructor has looked."""
+        """Held for review, and not yet accepted: it never ran, and scores 0 until an instructor has looked."""
         return bool(self.flags) and not self.accepted
 
     @property
@@ -73,8 +73,9 @@ class ComponentResult:
     def flag_line(self):
         if not self.flags:
             return None
-        verdict = "accepted by the instructor after review" if self.accepted else "scores 0 until an instructor has reviewed it"
-        return f"FLAGGED for review ({verdict}): your code reaches for the grader's internals: " + "; ".join(self.flags)
+        verdict = ("accepted by the instructor after review, so it ran" if self.accepted
+                   else "it never ran, and scores 0 until an instructor has read it")
+        return f"HELD for review ({verdict}): your code uses what grading does not run: " + "; ".join(self.flags)
 
     def feedback(self, limit=None):
         lines = [f"{self.passed}/{len(self.tests)} tests passed."]
@@ -85,7 +86,7 @@ class ComponentResult:
             lines.append(self.diagnosis)
         if self.flags:
             lines.append(self.flag_line())
-        if self.fatal:
+        if self.fatal and not self.held:
             lines.append(self.fatal)
         lines += self.notes
         # One line per test function, with its first failure: the same mistake fails every case of a
@@ -130,19 +131,19 @@ class Report:
 
     @property
     def flags(self):
-        """One line per flagged component, for the CSV: "multihead: reason; ..."."""
+        """One line per held component, for the CSV: "multihead: reason; ..."."""
         return [f"{c.id}: {'; '.join(c.flags)}" for c in self.components if c.flags]
 
     def summary(self):
-        """What concerns the whole submission: its notes, and each flagged component."""
-        return visible("\n".join(self.notes + [f"FLAGGED for review: {flag}" for flag in self.flags]), newlines=True)
+        """What concerns the whole submission: its notes, and each held component."""
+        return visible("\n".join(self.notes + [f"HELD for review: {flag}" for flag in self.flags]), newlines=True)
 
     def table(self):
         lines = [f"Grading {visible_name(self.submission)}", ""]
         lines.append(f"{'component':<13} {'score':>15}   tests")
         for c in self.components:
             score = f"{c.score:6.2f} / {c.points:<3g}" if c.id in spec.BY_ID else "not scored"
-            mark = "FLAGGED" if c.flags else "ok" if c.status == "passed" else "FAILED" if c.fatal or not c.passed else ""
+            mark = "HELD" if c.flags else "ok" if c.status == "passed" else "FAILED" if c.fatal or not c.passed else ""
             lines.append(f"{c.id:<13} {score:>15}   {c.passed:>3}/{len(c.tests):<3} {mark}")
         lines.append(f"{'total':<13} {f'{self.score:6.2f} / {self.max_score:<3g}':>15}")
         lines += [f"note: {note}" for note in self.notes]
@@ -232,12 +233,12 @@ def grade(path, device="cpu", limits=None, components=None, sandbox=None, accept
     """Grade one submission; components limits the run to those ids (the integration check included).
 
     A sandbox may be shared between submissions (grade_each does): its zygote is started once.
-    accept_flagged scores components the static check flagged, once an instructor has read their code.
+    accept_flagged runs and scores the code the static check held, once an instructor has read it.
     """
     started = time.monotonic()
     ids = list(components) if components else [c.id for c in spec.COMPONENTS] + [spec.INTEGRATION]
     # Started before pytest, so that the zygote imports torch while pytest starts up.
-    grading = Grading(path, device, limits, sandbox)
+    grading = Grading(path, device, limits, sandbox, accept_flagged)
     collector = Collector(grading)
     args = [str(SUITES / f"test_{i}.py") for i in ids]
     # Native tracebacks: pytest's own failure reports print every frame's arguments, the fixtures' arrays
@@ -265,7 +266,7 @@ def grade(path, device="cpu", limits=None, components=None, sandbox=None, accept
     for i in ids:
         child = grading.children.get(i)
         component = ComponentResult(i, spec.BY_ID[i].points if i in spec.BY_ID else 0, collector.results[i],
-                                    flags=grading.flags.get(i, []), accepted=accept_flagged)
+                                    flags=grading.held.get(i, []), accepted=accept_flagged)
         kernels = grading.kernels.get(i, [])
         if child is not None:
             component.fatal = child.fatal
@@ -299,7 +300,7 @@ def grade_each(paths, device="cpu", limits=None, accepted=(), workers=None, comp
     in the order they finish.
 
     Every submission gets its report: one whose grading failed scores 0, with the reason in its notes.
-    accepted holds the paths whose flagged code an instructor has reviewed. Each worker has its own
+    accepted holds the paths whose held code an instructor has reviewed. Each worker has its own
     sandbox, started once; a single worker grades in this process.
     """
     paths, limits = list(paths), limits or Limits()

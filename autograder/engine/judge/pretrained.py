@@ -11,6 +11,7 @@ from autograder.engine.contract import loader
 from autograder.engine.judge.fixtures import FLOATS, Case
 from autograder.engine.judge.grade import ComponentResult, TestResult
 from autograder.engine.judge.sandbox import Fatal, Limits, Sandbox, StudentError
+from autograder.engine.judge.session import HELD
 from autograder.engine.judge.suites.common import check_case
 
 SENTENCES = (
@@ -71,9 +72,9 @@ def check_pretrained(path, checkpoint, device="cpu", limits=None):
         return result
     sandbox = Sandbox(device, limits or Limits())
     try:
-        submission, flags, _ = sandbox.parse(path)
-        result.flags = flags.get("encoder", [])
-        child = sandbox.start("encoder", submission)
+        parsed = sandbox.parse(path)
+        result.flags = parsed.held.get("encoder", [])
+        child = sandbox.failed("encoder", HELD) if result.flags else sandbox.start("encoder", parsed)
         for dtype in case.dtypes:
             try:
                 check_case(child, case, dtype, {"output": HINT})

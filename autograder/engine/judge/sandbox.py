@@ -7,6 +7,9 @@ through pidfds), and the zygote empties the jail's /tmp before the next fork. A 
 the memory of all of a component's processes together. Whatever happens in there (an exception, a
 crash, an exit, a hang, a killed zygote) becomes a message, never the judge's problem.
 """
+import ast
+import functools
+import marshal
 import math
 import os
 import signal
@@ -16,6 +19,8 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+
+import numpy as np
 
 from autograder.engine.contract import loader, protocol, spec
 from autograder.engine.contract.protocol import PID
@@ -60,6 +65,16 @@ class Limits:
 
     def unsafe_note(self):
         return None if self.jail else "graded WITHOUT the jail (--unsafe-no-jail): student code could read and change the grader"
+
+
+@dataclass
+class Parsed:
+    """A submission as the parse child read it, with the static check's verdict (child/scrutiny.py)."""
+
+    submission: loader.Submission
+    held: dict  # {component id: ["FILE, line N: uses X (why)", ...]}: code outside the policy that it needs
+    kernels: dict  # {component id: ["FILE, line N: names X", ...]}: library kernels of its subject it names
+    missing: dict  # {name: why it is not defined}: what held or skipped statements would have bound
 
 
 class Sandbox:
@@ -144,10 +159,12 @@ class Sandbox:
         if not isinstance(reply, dict) or "error" in reply or "submission" not in reply:
             error = reply.get("error") if isinstance(reply, dict) else None
             raise loader.SubmissionError(_text(error) if error else "it could not be parsed")
-        units = [loader.Unit(_text(u["module"], None), _text(u["label"], None), str(u["code"])) for u in reply["submission"]["units"]]
+        units = [loader.Unit(_text(u["module"], None), _text(u["label"], None), str(u["code"]), _places(u.get("skip")))
+                 for u in reply["submission"]["units"]]
         submission = loader.Submission(units, dict(reply["submission"]["owners"]), loader.distinct(map(_text, reply["notes"])))
-        flags, kernels = (_by_component(reply.get(key)) for key in ("flags", "kernels"))
-        return submission, flags, kernels
+        held, kernels = (_by_component(reply.get(key)) for key in ("held", "kernels"))
+        missing = reply.get("missing") if isinstance(reply.get("missing"), dict) else {}
+        return Parsed(submission, held, kernels, {_text(k, 100): _text(v) for k, v in list(missing.items())[:1000]})
 
     def answers(self, cells, names):
         """{name: value} of a quiz sheet's answers, from its code cells run in order in the jail.
@@ -170,18 +187,23 @@ class Sandbox:
         finally:
             child.close()
 
-    def start(self, component_id, submission, seconds=None):
-        """A Child serving component_id, or one whose every request fails with the reason it could not start."""
+    def start(self, component_id, parsed, seconds=None, accepted=False):
+        """A Child serving component_id, or one whose every request fails with the reason it could not start.
+
+        The statements the static check held or skipped do not run, unless an instructor accepted them."""
         child = Child(self, self._fork(), component_id, min(self.limits.time, seconds or self.limits.time))
-        child.setup(self._setup(component_id, submission))
+        child.setup(self._setup(component_id, parsed, accepted))
         return child
 
     def failed(self, component_id, reason):
         """A Child that never ran: every request fails with the reason."""
         return Child(self, None, component_id, 0, fatal=reason)
 
-    def _setup(self, component_id, submission):
+    def _setup(self, component_id, parsed, accepted):
         references = spec.references_for(component_id)
+        submission = parsed.submission.as_message()
+        if accepted:
+            submission["units"] = [dict(unit, skip=[]) for unit in submission["units"]]
         graded = spec.ALL_NAMES if component_id == spec.INTEGRATION else spec.BY_ID[component_id].names
         component = spec.BY_ID.get(component_id)
         return {
@@ -192,8 +214,10 @@ class Sandbox:
             "reason": component.forbidden_reason if component else "",
             "references": reference_source(references),
             "reference_names": [name for c in references for name in c.names],
-            "submission": submission.as_message(),
+            "submission": submission,
             "graded_names": list(graded),
+            "accepted": accepted,
+            "missing": {} if accepted else parsed.missing,
         }
 
     def students(self):
@@ -340,6 +364,14 @@ def _answer(value):
     return value if value is None or isinstance(value, (bool, int, float)) else object()
 
 
+def _places(value):
+    """The [line, column] pairs of statements not to run, as the parse child sent them, checked."""
+    if not isinstance(value, list):
+        return []
+    return [[int(a), int(b)] for a, b in (p for p in value if isinstance(p, list) and len(p) == 2)
+            if type(a) is int and type(b) is int]
+
+
 def _by_component(table, most=5):
     """{component id: [text, ...]} as the parse child sent it, checked and bounded."""
     if not isinstance(table, dict):
@@ -366,11 +398,26 @@ def _texts(value):
 
 
 def reference_source(components):
-    """The reference's source for just these components, as the child loads it."""
+    """The reference for just these components, as the child loads it: compiled code, never its text (no line,
+    docstring or comment of solutions/ enters the child, where a student's code could look for it)."""
     return {
-        "units": [{"module": c.id, "label": f"{protocol.REFERENCE_LABEL}{c.id}.py", "code": c.reference.read_text()} for c in components],
+        "units": [{"module": c.id, "label": f"{protocol.REFERENCE_LABEL}{c.id}.py", "code": "",
+                   "compiled": _compiled_reference(c.id)} for c in components],
         "owners": {name: c.id for c in components for name in c.names},
     }
+
+
+@functools.cache
+def _compiled_reference(component_id):
+    """A reference module's code object without its docstrings, marshalled (the child runs the same Python)."""
+    tree = ast.parse(spec.BY_ID[component_id].reference.read_text())
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    code = compile(tree, f"{protocol.REFERENCE_LABEL}{component_id}.py", "exec", dont_inherit=True)
+    return np.frombuffer(marshal.dumps(code), dtype=np.uint8)
 
 
 class Child:

@@ -3,6 +3,9 @@ from autograder.engine.contract import loader
 from autograder.engine.judge.sandbox import LOADING, Fatal, Sandbox
 
 
+HELD = "scores 0: held for review, it never ran (see why above)"
+
+
 class Grading:
     """What one pytest run grades, and what happened to each component's child.
 
@@ -11,31 +14,38 @@ class Grading:
     would too, and fails at once with the same reason.
     """
 
-    def __init__(self, path, device, limits, sandbox=None):
+    def __init__(self, path, device, limits, sandbox=None, accepted=False):
         self.error = None
+        self.accepted = accepted  # an instructor has read the held code: it runs
         self.owns_sandbox = sandbox is None
         self.sandbox = sandbox or Sandbox(device, limits)
         self.limits = self.sandbox.limits
         self.remaining = self.limits.total
         self.load_failure = None
         self.children = {}
+        self.parsed = None
         try:
-            self.submission, self.flags, self.kernels = self.sandbox.parse(path)
-            if not self.submission.units:  # every file skipped, or none there: say why, as for an unreadable one
-                raise loader.SubmissionError("; ".join(self.submission.notes) or "it holds no code to grade")
+            self.parsed = self.sandbox.parse(path)
+            if not self.parsed.submission.units:  # every file skipped, or none there: say why, as for an unreadable one
+                raise loader.SubmissionError("; ".join(self.parsed.submission.notes) or "it holds no code to grade")
         except (loader.SubmissionError, OSError) as error:
-            self.submission, self.flags, self.kernels = None, {}, {}
+            self.parsed = None
             self.error = str(error)
+        self.submission = self.parsed.submission if self.parsed else None
+        self.held = self.parsed.held if self.parsed else {}
+        self.kernels = self.parsed.kernels if self.parsed else {}
 
     def child(self, component_id):
         if self.error:
             raise Fatal(f"the submission could not be read: {self.error}")
         if component_id not in self.children:
-            if self.load_failure or self.remaining <= 0:
+            if component_id in self.held and not self.accepted:
+                child = self.sandbox.failed(component_id, HELD)
+            elif self.load_failure or self.remaining <= 0:
                 child = self.sandbox.failed(component_id, self.load_failure or
                                             f"scores 0: your code used up the {self.limits.total:g} s that one submission may run")
             else:
-                child = self.sandbox.start(component_id, self.submission, self.remaining)
+                child = self.sandbox.start(component_id, self.parsed, self.remaining, self.accepted)
                 if child.timed_out == LOADING:
                     self.load_failure = child.fatal
             self.children[component_id] = child

@@ -1,0 +1,281 @@
+"""The policy (contract/policy.py) held against the libraries themselves, in the jail, where torch is trusted.
+
+The static check (scrutiny.py) asks here whether a module lends a name, what a dotted name reaches, and which
+attribute names any value may use. The child runs student code with students_builtins(): the policy's
+builtins, whose attribute access by a computed name asks the same questions of the live objects.
+"""
+import builtins
+import functools
+import importlib
+import types
+
+import torch
+from torch.overrides import get_overridable_functions
+
+from autograder.engine.contract import policy, spec
+
+MISSING = object()
+# Where an object a module lends was defined must be a library of the list, or Python's builtins (the C halves
+# of the standard library, _operator or _functools, count as their modules).
+ROOTS = frozenset(name.split(".")[0] for name in policy.MODULES) | {"builtins"}
+VALUES = (torch.dtype, torch.layout, torch.memory_format, float, int, bool, type(None))
+
+
+class Refused(Exception):
+    """Student code reached, by a computed name, for something the policy does not lend."""
+
+
+def module_rule(name):
+    """How a module lends its names (policy.PUBLIC, a rule, or a tuple of names); None outside the list."""
+    if name in policy.MODULES:
+        return policy.MODULES[name]
+    if name.startswith("transformers."):
+        return policy.TRANSFORMERS_MODELS
+    return None
+
+
+def outside(module_name):
+    """Why a module outside the list is refused: its own reason where the policy gives one."""
+    parts = module_name.split(".")
+    for end in range(len(parts), 0, -1):
+        why = policy.MODULE_REASONS.get(".".join(parts[:end]))
+        if why:
+            return f"{module_name}: {why}"
+    return f"{module_name} is {policy.OUTSIDE}"
+
+
+@functools.cache
+def imported(name):
+    """The module of that name, imported here; None where it cannot be (not installed, or broken)."""
+    try:
+        return importlib.import_module(name)
+    except Exception:  # noqa: BLE001 - a library that does not import lends nothing
+        return None
+
+
+def lent(module_name, attribute):
+    """(the object module_name.attribute, None) where the module lends it; (object or MISSING, why) otherwise."""
+    module = imported(module_name)
+    obj = getattr(module, attribute, MISSING) if module is not None else MISSING
+    if obj is MISSING and module_rule(f"{module_name}.{attribute}") is not None:
+        obj = imported(f"{module_name}.{attribute}") or MISSING  # a submodule not imported yet
+    if attribute.startswith("_") and attribute not in policy.DUNDERS_READ:
+        return obj, "a library's private internals"
+    full = f"{module_name}.{attribute}"
+    if full in policy.DENIED:
+        return obj, policy.DENIED[full]
+    if obj is MISSING:
+        return obj, None  # not there: the import or the access fails as it would anywhere
+    if isinstance(obj, types.ModuleType):
+        return obj, None if module_rule(obj.__name__) is not None else outside(obj.__name__)
+    rule = module_rule(module_name)
+    if isinstance(rule, tuple):
+        return obj, None if attribute in rule else f"{module_name} lends a submission only {', '.join(rule)}"
+    home = _home(obj)
+    if home and (home.split(".")[0].lstrip("_") not in ROOTS or _within(home, policy.TORCH_MACHINERY)):
+        return obj, f"it comes from {home}, which is {policy.OUTSIDE}"
+    if rule == policy.TORCH_COMPUTING and not _computing(attribute, obj):
+        return obj, f"torch.{attribute} is not part of torch's tensor-computing API"
+    if rule == policy.TRANSFORMERS_MODELS and not (_configuration(obj) or _transformers_model(module_name, obj)):
+        return obj, "transformers lends a submission its configurations, and its models and layers to name"
+    return obj, None
+
+
+def _within(module_name, packages):
+    return any(module_name == package or module_name.startswith(package + ".") for package in packages)
+
+
+def _transformers_model(module_name, obj):
+    """A layer, a model or an activation of transformers' modeling code (a kernel to name), not its hub,
+    files, tokenizers or pipelines."""
+    if isinstance(obj, type):
+        return issubclass(obj, torch.nn.Module)
+    return bool(policy.TRANSFORMERS_MODELING.match(_home(obj) or module_name))
+
+
+def _computing(attribute, obj):
+    """torch's rule: a function a tensor may override, its in-place form, a name of TORCH_NAMES, or a value."""
+    overridable = _overridable()
+    return (attribute in policy.TORCH_NAMES or obj in overridable or isinstance(obj, VALUES)
+            or (attribute.endswith("_") and getattr(torch, attribute[:-1], None) in overridable))
+
+
+@functools.cache
+def _overridable():
+    found = set()
+    for functions in get_overridable_functions().values():
+        found.update(f for f in functions if _hashable(f))
+    return frozenset(found)
+
+
+def _hashable(obj):
+    try:
+        hash(obj)
+    except TypeError:
+        return False
+    return True
+
+
+def _home(obj):
+    """The module a function or class was defined in; None for other values."""
+    if not isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)):
+        return None
+    module = getattr(obj, "__module__", None)
+    return module if isinstance(module, str) else None
+
+
+def _configuration(obj):
+    name = _home(obj) or ""
+    return ".configuration_" in name and isinstance(obj, type)
+
+
+def kernel(prefix, obj):
+    """(reason, kind) where obj is a library implementation a component may not delegate to; else None."""
+    full = _full_name(obj) or prefix
+    if full.startswith("transformers.") and not _configuration(obj):
+        return f"names {prefix}, part of the transformers library", spec.TRANSFORMERS
+    if not full.startswith("torch"):
+        return None
+    key = f"{full}.{prefix}".replace("_", "").lower()
+    for kind, patterns in spec.KERNELS.items():
+        if any(pattern in key for pattern in patterns):
+            return f"names {prefix}, torch's own {kind}", kind
+    return None
+
+
+def _full_name(obj):
+    if isinstance(obj, types.ModuleType):
+        return obj.__name__
+    name, home = getattr(obj, "__name__", None), _home(obj)
+    return f"{home}.{name}" if home and isinstance(name, str) else None
+
+
+def _object(dotted):
+    """The object at a dotted path of a library (a class of policy.VALUE_TYPES); None where there is none."""
+    module, _, name = dotted.rpartition(".")
+    found = imported(module)
+    return getattr(found, name, None) if found is not None else None
+
+
+def _public(names):
+    return {name for name in names if not name.startswith("_")}
+
+
+@functools.cache
+def value_attributes():
+    """The public attribute names of every value a course's code holds (policy.VALUE_TYPES and VALUE_INSTANCES)."""
+    names = set(policy.VALUE_NAMES | policy.CONFIG_ATTRIBUTES | policy.CONTRACT_ATTRIBUTES)
+    for dotted in policy.VALUE_TYPES:
+        names |= _public(dir(_object(dotted) or object))
+    for dotted, args in policy.VALUE_INSTANCES.items():
+        kind = _object(dotted)
+        if kind is not None:
+            names |= _public(vars(kind(*args)))
+    return frozenset(names - set(policy.VALUE_DENIED))
+
+
+@functools.cache
+def interpreter_attributes():
+    """The public attributes of frames, code, generators and functions that no value of a course has."""
+    names = set()
+    for name in policy.INTERPRETER_TYPES:
+        names |= _public(dir(getattr(types, name)))
+    return frozenset(names - value_attributes())
+
+
+@functools.cache
+def library_privates():
+    """Underscore attributes of torch's and numpy's values and of Python's objects: never a class's own."""
+    names = set()
+    for dotted in (*policy.VALUE_TYPES, "builtins.object", "builtins.type", "types.FunctionType", "types.ModuleType"):
+        names |= {n for n in dir(_object(dotted) or object) if n.startswith("_")}
+    for dotted, args in policy.VALUE_INSTANCES.items():
+        kind = _object(dotted)
+        if kind is not None:
+            names |= {n for n in vars(kind(*args)) if n.startswith("_")}
+    return frozenset(names)
+
+
+def value_reason(attribute, own=frozenset()):
+    """Why code may not use .attribute on a value (own: the submission's own attribute names); None if it may."""
+    if attribute in policy.VALUE_DENIED:
+        return policy.VALUE_DENIED[attribute]
+    if attribute in interpreter_attributes():
+        return "the interpreter's frames, code and functions"
+    if attribute.startswith("__") and attribute.endswith("__"):
+        return None if attribute in policy.DUNDERS_READ else "Python's object internals"
+    if attribute.startswith("_"):
+        if attribute in policy.NAMEDTUPLE or (attribute in own and attribute not in library_privates()):
+            return None
+        return "a library's private internals"
+    if attribute in value_attributes() or attribute in own:
+        return None
+    return f"no value a course's code holds has .{attribute}"
+
+
+def base_reason(obj):
+    """Why a class may not derive from obj; None where it may."""
+    if not isinstance(obj, type):
+        # typing.NamedTuple and typing.Generic[...] are not classes, but say which class to derive from.
+        return None if _home(obj) == "typing" or type(obj).__module__ == "typing" else "a base class the check cannot name"
+    for dotted, why in policy.BASES_DENIED.items():
+        denied = _object(dotted)
+        if denied is not None and issubclass(obj, denied):
+            return why
+    return None
+
+
+def _refusal(obj, name, own):
+    """Why student code may not read obj.name by a computed name; None where it may. Looser than the static
+    check, which knows the submission's own names: any public name but the interpreter's, a class's own
+    private names, the listed dunders; a library module's names as the policy lends them."""
+    if isinstance(obj, types.ModuleType):
+        if obj.__name__.split(".")[0] in own:
+            return "Python's object internals" if name.startswith("__") and name not in policy.DUNDERS_READ else None
+        return lent(obj.__name__, name)[1] if module_rule(obj.__name__) is not None else outside(obj.__name__)
+    if name.startswith("_") and not name.startswith("__"):
+        return "a library's private internals" if name in library_privates() else None
+    return value_reason(name, own={name})
+
+
+def students_builtins(own_modules=()):
+    """The builtins student code runs with: the policy's, with attribute access and imports by name checked
+    against the live objects (a computed name the static check could not read)."""
+    table = {name: getattr(builtins, name) for name in policy.BUILTINS if hasattr(builtins, name)}
+    own = frozenset(own_modules)
+
+    def checked(obj, name):
+        if not isinstance(name, str):
+            raise TypeError(f"attribute name must be a string, not {type(name).__name__}")
+        reason = _refusal(obj, name, own)
+        if reason:
+            raise Refused(f"the attribute {name!r}, by a computed name: {reason}")
+
+    def _getattr(obj, name, *default):
+        checked(obj, name)
+        return getattr(obj, name, *default)
+
+    def _hasattr(obj, name):
+        checked(obj, name)
+        return hasattr(obj, name)
+
+    def _setattr(obj, name, value):
+        if isinstance(obj, (type, types.ModuleType)):
+            raise Refused(f"setattr on {getattr(obj, '__name__', 'a class')}: it would change a class or module")
+        checked(obj, name)
+        setattr(obj, name, value)
+
+    def _delattr(obj, name):
+        if isinstance(obj, (type, types.ModuleType)):
+            raise Refused(f"delattr on {getattr(obj, '__name__', 'a class')}: it would change a class or module")
+        checked(obj, name)
+        delattr(obj, name)
+
+    def _import(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A002 - __import__'s own signature
+        if level == 0 and name.split(".")[0] not in own and module_rule(name) is None:
+            raise ImportError(f"importing {outside(name)}")
+        return builtins.__import__(name, globals, locals, fromlist, level)
+
+    table.update(getattr=_getattr, hasattr=_hasattr, setattr=_setattr, delattr=_delattr, type=type,
+                 __import__=_import, __build_class__=builtins.__build_class__, __name__="builtins")
+    return table
