@@ -9,6 +9,7 @@ Run as root and, in CI, again as nobody (.ci/run).
 import hashlib
 import json
 import os
+import platform
 import socket
 import stat
 import subprocess
@@ -50,9 +51,10 @@ def probe(folder, body, extra="", drop=()):
     return submission(folder, files={"masking.py": spec.BY_ID["masking"].reference.read_text() + extra + code}, drop=drop)
 
 
-def escaped(path, sandbox):
-    """True when any of the probe's causal_mask cases passed: its attack worked."""
-    (result,) = grade(path, components=["masking"], sandbox=sandbox, accept_flagged=True).components
+def escaped(path, sandbox, accept=True):
+    """True when any of the probe's causal_mask cases passed: its attack worked (run as if an instructor had
+    accepted it, unless accept is False)."""
+    (result,) = grade(path, components=["masking"], sandbox=sandbox, accept_flagged=accept).components
     return any(t.passed for t in result.tests if "causal" in t.name)
 
 
@@ -84,8 +86,12 @@ JAIL_PROBES = {
     "rewrite_the_reference": f"open({KIT + '/solutions/masking.py'!r}, 'a').write('#'); return True",
     "plant_a_pth_file": f"open({SITE + '/zz_hostile.pth'!r}, 'w').write('import os'); return True",
     "see_the_judge": f"import os; os.kill({os.getpid()}, 0); return True",
-    "write_the_zygote_memory": "open('/proc/2/mem', 'r+b'); return True",
-    "trace_the_zygote": "import os; return os.path.exists('/proc/2/environ') and bool(open('/proc/2/environ','rb').read())",
+    "write_the_zygote_memory": "open('/proc/1/mem', 'r+b'); return True",
+    "read_the_zygote_memory": "open('/proc/1/mem', 'rb'); return True",
+    "trace_the_zygote": "import os; return os.path.exists('/proc/1/environ') and bool(open('/proc/1/environ','rb').read())",
+    "open_the_zygotes_descriptors": "import os\nfor fd in os.listdir('/proc/1/fd'):\n    try:\n"
+                                    "        os.open('/proc/1/fd/' + fd, os.O_RDONLY)\n        return True\n"
+                                    "    except OSError:\n        pass\nreturn False",
     "be_root": "import os; return os.getuid() == 0 or os.geteuid() == 0",
     "open_the_terminal": "open('/dev/tty', 'w').write('fake grade: 100/100'); return True",
     "write_a_gigabyte_to_tmp": "open('/tmp/big', 'wb').write(bytes(300 << 20)); return True",
@@ -106,6 +112,22 @@ IPC_PROBES = {
     "posix_message_queue": "import ctypes, ctypes.util; c = ctypes.CDLL(ctypes.util.find_library('rt') or None)\n"
                            "i = c.mq_open(b'/kit-probe', 0o102, 0o600, None)\nreturn i >= 0 and c.mq_unlink(b'/kit-probe') == 0",
 }
+
+
+# System calls that reach the kernel's shared state or another process (issue 34: key rings were a channel between
+# children, and between students of one jail): each succeeds for an unprivileged process outside the jail.
+SYSCALL_NUMBERS = {"x86_64": {"add_key": 248, "keyctl": 250, "ptrace": 101, "process_vm_readv": 310},
+                   "aarch64": {"add_key": 217, "keyctl": 219, "ptrace": 117, "process_vm_readv": 270}}
+SYSCALL_CALLS = {
+    "add_key": "c.syscall({add_key}, b'user', b'kit-probe', b'x', 1, -2) >= 0",  # into the process keyring
+    "keyctl": "c.syscall({keyctl}, 0, -2, 1) >= 0",  # KEYCTL_GET_KEYRING_ID of the process keyring, made if missing
+    # PTRACE_ATTACH to no process: "no such process" where the call may be made, EPERM where it is refused.
+    "ptrace": "c.syscall({ptrace}, 16, 2 ** 22 + 1, 0, 0)\nreturn ctypes.get_errno() == 3",
+    "process_vm_readv": "c.syscall({process_vm_readv}, c.getpid(), None, 0, None, 0, 0) == 0",
+}
+IPC_PROBES |= {name: ("import ctypes; c = ctypes.CDLL(None, use_errno=True)\n" + ("" if "return" in call else "return ")
+                      + call).format(**SYSCALL_NUMBERS[platform.machine()])
+               for name, call in SYSCALL_CALLS.items() if platform.machine() in SYSCALL_NUMBERS}
 
 
 @pytest.mark.parametrize("name", sorted(IPC_PROBES))
@@ -164,9 +186,10 @@ def test_no_line_of_the_reference_is_in_a_childs_memory(tmp_path):
 
 
 def test_what_the_jail_writes_to_its_pid_1_costs_the_judge_no_disk(tmp_path, sandbox):
-    """The jail's pid 1 holds the zygote's standard error: 64 MiB written there once went to a file of the judge's."""
+    """The jail's pid 1 held the zygote's standard error: 64 MiB written there once went to a file of the judge's.
+    Its pid 1 is now the zygote, which no student process can reach through /proc."""
     attack = "with open('/proc/1/fd/2', 'wb') as log:\n    log.write(bytes(64 << 20))\nreturn True"
-    assert escaped(probe(tmp_path / "s", attack), sandbox), "the control: the write itself goes through"
+    assert not escaped(probe(tmp_path / "s", attack), sandbox)
     grown = []
     for fd in os.listdir("/proc/self/fd"):
         try:
@@ -275,6 +298,30 @@ def verdict_of(folder, files):
     return scrutiny.check(loader.load(submission(folder, files=files)))
 
 
+# The third wave (issue 34): each won what it attacked against a check that listed what is bad.
+FLAGGED |= {
+    "getattr_as_a_value": ("layernorm", "import torch\nfetch = getattr\nnorm = fetch(torch.nn.functional, 'layer_norm')\n"),
+    "reduce_over_getattr": ("layernorm", "import functools, torch\n"
+                                          "norm = functools.reduce(getattr, ('nn', 'functional', 'layer_norm'), torch)\n"),
+    "forward_reference_evaluated": ("attention", "import typing\nvalue = typing.ForwardRef('1')._evaluate({}, {}, frozenset())\n"),
+    "data_loader_workers": ("layernorm", "import torch\nloader = torch.utils.data.DataLoader([1], **{'num_workers': 1})\n"),
+    "autograd_function": ("layernorm", "import torch\nclass Forge(torch.autograd.Function):\n    pass\n"),
+    "tensor_subclass_detach": ("masking", "import torch\nclass Forged(torch.Tensor):\n    def detach(self):\n"
+                                          "        return self\n"),
+    "transformers_hidden": ("encoder", "import sys\nsys.modules.pop('transformers', None)\n"),
+    "reference_globals": ("encoder", "leak = LayerNorm.forward.__globals__\n"),
+    "builtins_by_name": ("attention", "leak = __builtins__\n"),
+    "format_string_attributes": ("attention", "leak = '{0.__globals__}'.format(print)\n"),
+    "module_as_a_value": ("layernorm", "import torch\nlibraries = [torch]\nfound = libraries[0].sys\n"),
+    "frame_of_a_generator": ("attention", "frame = (x for x in ()).gi_frame\n"),
+    "setattr_on_a_library": ("attention", "import torch\nsetattr(torch.nn.functional, 'softmax', print)\n"),
+    "class_built_by_type": ("layernorm", "import torch\nQuiet = type('Quiet', (torch.Tensor,), {})\n"),
+    "metaclass": ("attention", "class Meta(type):\n    pass\nclass Hooked(metaclass=Meta):\n    pass\n"),
+    "star_import_from_a_library": ("attention", "from torch.overrides import *\n"),
+    "keyrings": ("attention", "import ctypes\nctypes.CDLL(None).syscall(248)\n"),
+}
+
+
 @pytest.mark.parametrize("name", sorted(FLAGGED))
 def test_reaching_for_the_grader_is_held_where_graded_code_needs_it(name, tmp_path):
     """The verdict is the static check's alone (the parse child's, computed here the same way): nothing runs."""
@@ -313,6 +360,47 @@ def test_statements_the_check_skips_never_run():
     unit = {"module": "m", "label": "m.py", "code": code, "skip": [[2, 0], [3, 15]]}
     modules, problems = runtime.load_modules([unit])
     assert problems == [] and modules["m"].ran == [2, 4]
+
+
+def test_attributes_by_a_computed_name_are_checked_where_they_run(tmp_path, sandbox):
+    """Issue 34: getattr(f, "__glo" + "bals__") led to __builtins__, __import__, sys.modules and the tripwire. A
+    computed name is allowed (honest code reads config fields so), and refused where it runs if the policy would
+    refuse it written out."""
+    attack = "found = getattr(causal_mask, '__glo' + 'bals__')\nreturn '__builtins__' in found"
+    assert escaped(probe(tmp_path / "accepted", attack), sandbox), "the control: unchecked, the attack works"
+    assert not escaped(probe(tmp_path / "checked", attack), sandbox, accept=False)
+    assert not escaped(probe(tmp_path / "module", "import torch\nreturn getattr(torch, '_' + 'C') is not None"),
+                       sandbox, accept=False)
+
+
+DYNAMIC_SUBCLASS = """
+import torch
+import torch.nn.functional as F
+
+
+def _hidden(cls, func, types, args=(), kwargs=None):
+    x, weight, bias, eps = cls.arguments
+    return F.layer_norm(x, x.shape[-1:], weight, bias, eps)
+
+
+def _forward(self, x):
+    Quiet = type(type(x))("Quiet", (type(x),), {"__torch_function__": classmethod(_hidden)})
+    Quiet.arguments = (x, self.weight, self.bias, self.eps)
+    return Quiet(1) + 0
+
+
+LayerNorm.forward = _forward
+"""
+
+
+def test_a_tensor_subclass_made_at_run_time_is_refused(tmp_path, sandbox):
+    """Issue 34: a Tensor subclass's __torch_function__, entered from torch.add, ran F.layer_norm where the tripwire
+    (a function mode, which steps aside while a subclass handles a call) never saw it. No check of the source can
+    see a class that type(type(x))(...) builds; the tripwire refuses every tensor type that is not torch's own."""
+    path = submission(tmp_path / "s", files={"layernorm.py": spec.BY_ID["layernorm"].reference.read_text() + DYNAMIC_SUBCLASS})
+    (result,) = grade(path, components=["layernorm"], sandbox=sandbox).components
+    assert result.score == 0 and not result.flags
+    assert "subclass of torch.Tensor" in result.feedback()
 
 
 FORGED_RESULT = """
@@ -386,7 +474,7 @@ def test_processes_left_behind_die_with_their_component(tmp_path, sandbox):
 
 
 def test_a_killed_or_stopped_zygote_costs_the_next_student_nothing(tmp_path, sandbox):
-    for number, attack in enumerate(["import os; os.kill(2, 9); return False", "import os; os.kill(2, 19); return False"]):
+    for number, attack in enumerate(["import os; os.kill(1, 9); return False", "import os; os.kill(1, 19); return False"]):
         escaped(probe(tmp_path / f"hostile{number}", attack), sandbox)
         after = grade(honest(tmp_path / f"honest{number}"), components=["masking", "attention"], sandbox=sandbox)
         assert after.score == 15
@@ -429,6 +517,33 @@ def test_memory_of_all_a_components_processes_is_bounded(tmp_path):
         (result,) = grade(probe(tmp_path / "s", hog), components=["masking"], sandbox=box, accept_flagged=True).components
         assert not any(t.passed for t in result.tests if "causal" in t.name)
         assert "GiB together" in result.feedback()
+        assert box.students() == []
+    finally:
+        box.close()
+
+
+def test_memory_processes_share_counts_once_and_is_bounded(tmp_path):
+    """Issue 34: pairs of processes sharing MAP_SHARED memory held 1.4 GiB under a 0.5 GiB limit, since the watchdog
+    counted each process's private pages alone. Three pairs share 160 MiB each here, under a limit of 256 MiB."""
+    # One pair at a time: each block is its maker's alone (private) only until its partner has touched every page.
+    hog = """
+        import mmap, os, time
+        for _ in range(3):
+            if os.fork() == 0:
+                block = mmap.mmap(-1, 160 << 20, flags=mmap.MAP_SHARED)
+                for i in range(0, len(block), 4096): block[i] = 1
+                if os.fork() == 0:
+                    for i in range(0, len(block), 4096): block[i] = 2
+                time.sleep(60)
+            time.sleep(2)
+        time.sleep(6)
+        return True
+    """
+    box = Sandbox(limits=Limits(time=TIME_LIMIT, memory=256 << 20))
+    try:
+        (result,) = grade(probe(tmp_path / "s", hog), components=["masking"], sandbox=box, accept_flagged=True).components
+        assert not any(t.passed for t in result.tests if "causal" in t.name)
+        assert "GiB together" in result.feedback(), result.fatal
         assert box.students() == []
     finally:
         box.close()

@@ -27,6 +27,12 @@ class Mistake:
     def id(self):
         return f"{self.component}/{re.sub(r'[^a-z0-9]+', '-', self.name.lower()).strip('-')}"
 
+    @property
+    def in_float32(self):
+        """A mistake that computes in float32 (each says so in its name): its outputs' digits beyond float32's
+        are the rounding of the CPU that ran it."""
+        return "float32" in self.name
+
 
 def apply(source, edits):
     """source with the edits made, or ValueError naming an old text that does not occur exactly once."""

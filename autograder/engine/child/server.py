@@ -317,8 +317,8 @@ def _confine(memory_limit, device, processes=None):
     if memory_limit and device.type == "cpu":  # CUDA reserves address space far beyond any sane limit
         in_use = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
         resource.setrlimit(resource.RLIMIT_AS, (in_use + memory_limit, in_use + memory_limit))
-    if processes:  # counted per user in the jail's own user namespace: bwrap's init and the zygote are two
-        resource.setrlimit(resource.RLIMIT_NPROC, (processes + 2, processes + 2))
+    if processes:  # counted per user in the jail's own user namespace, where the zygote is one more
+        resource.setrlimit(resource.RLIMIT_NPROC, (processes + 1, processes + 1))
     sys.meta_path.insert(0, ImportBlocker())
 
 

@@ -2,9 +2,10 @@
 
 Inside: Python and its packages read-only (torch, numpy), the few kit modules that run student code
 (child, zygote, runtime, loader, ...), an empty /tmp of TMP_BYTES, a fresh /proc, a read-only /dev, no network,
-no terminal, uid nobody, and no System V IPC or POSIX message queues (a seccomp filter refuses them: their
-objects would outlive a component, and carry data from one child, or one student, to the next). Not inside: the kit's reference solutions, fixtures and hidden suites, the
-judge's files and processes, other students' files, anything writable outside /tmp. The student's
+no terminal, uid nobody, the zygote as pid 1, and only the system calls of syscalls.ALLOWED (a seccomp filter
+refuses the rest: key rings, ptrace, System V IPC, whose objects would outlive a component and carry data from
+one child, or one student, to the next, ...). Not inside: the kit's reference solutions, fixtures and hidden
+suites, the judge's files and processes, other students' files, anything writable outside /tmp. The student's
 files never enter as files: the judge reads them (bounded) and sends their text over the socket.
 """
 import functools
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from autograder.engine.contract import spec
 from autograder.engine.contract.loader import inside
+from autograder.engine.judge import syscalls
 
 NOBODY = 65534
 TMP_BYTES = 256 << 20
@@ -37,14 +39,8 @@ HOW_TO_INSTALL = (
 )
 
 
-# The system calls of System V IPC (shared memory, message queues, semaphores) and of POSIX message queues,
-# by architecture (audit arch, numbers): whatever they make lives in the IPC namespace that every child of a
-# zygote shares, for as long as the zygote, beyond the memory limit. Torch and numpy use none of them;
-# POSIX shared memory and semaphores are files in /dev/shm, which the zygote empties between children.
-IPC_SYSCALLS = {
-    "x86_64": (0xC000003E, (29, 30, 31, 64, 65, 66, 67, 68, 69, 70, 71, 220, 240, 241, 242, 243, 244, 245)),
-    "aarch64": (0xC00000B7, tuple(range(180, 198))),
-}
+# Each architecture the filter knows: its audit number, and its column in syscalls.ALLOWED.
+ARCHES = {"x86_64": (0xC000003E, 0), "aarch64": (0xC00000B7, 1)}
 X32_SYSCALL_BIT = 0x40000000  # x86_64's x32 ABI numbers its system calls from here
 EPERM = 1
 
@@ -64,22 +60,23 @@ def bwrap():
 
 
 def seccomp_filter(machine=None):
-    """The classic BPF program bwrap's --seccomp loads: IPC_SYSCALLS fail with EPERM, as does any call made
-    through another ABI than the machine's own (x86's 32-bit ones, x32); None on an architecture it does not
-    know, where the jail goes without it."""
-    known = IPC_SYSCALLS.get(machine or platform.machine())
+    """The classic BPF program bwrap's --seccomp loads: the system calls of syscalls.ALLOWED run, every other
+    one fails with EPERM, as does any call through another ABI than the machine's own (x86's 32-bit ones,
+    x32); None on an architecture it does not know, where the jail goes without it."""
+    known = ARCHES.get(machine or platform.machine())
     if known is None:
         return None
-    arch, numbers = known
+    arch, column = known
+    numbers = sorted({row[column] for row in syscalls.ALLOWED.values() if row[column] is not None})
     load, equal, at_least, ret = 0x20, 0x15, 0x35, 0x06
-    refuse, allow = 0x00050000 | EPERM, 0x7FFF0000
-    body = [(load, 0, 0, 0)]  # seccomp_data.nr
-    if arch == IPC_SYSCALLS["x86_64"][0]:
-        body.append((at_least, None, 0, X32_SYSCALL_BIT))
-    body += [(equal, None, 0, number) for number in numbers]
-    program = [(load, 0, 0, 4), (equal, 1, 0, arch), (ret, 0, 0, refuse), *body, (ret, 0, 0, allow), (ret, 0, 0, refuse)]
-    last = len(program) - 1  # None above: jump to the last instruction, which refuses
-    return b"".join(struct.pack("=HBBI", code, last - i - 1 if jt is None else jt, jf, k)
+    refuse, allow = (ret, 0, 0, 0x00050000 | EPERM), (ret, 0, 0, 0x7FFF0000)
+    program = [(load, 0, 0, 4), (equal, 1, 0, arch), refuse, (load, 0, 0, 0)]  # seccomp_data.arch, then .nr
+    if column == ARCHES["x86_64"][1]:
+        program.append((at_least, "refuse", 0, X32_SYSCALL_BIT))
+    program += [(equal, "allow", 0, number) for number in numbers] + [refuse, allow]
+    targets = {"refuse": len(program) - 2, "allow": len(program) - 1}
+    assert targets["allow"] < 256, "a jump this far does not fit BPF's 8 bits"
+    return b"".join(struct.pack("=HBBI", code, targets[jt] - i - 1 if isinstance(jt, str) else jt, jf, k)
                     for i, (code, jt, jf, k) in enumerate(program))
 
 
@@ -101,7 +98,10 @@ def command(argv, device="cpu", seccomp=None):
     binary = bwrap()
     if binary is None:
         raise JailUnavailable(f"bubblewrap is not installed: {HOW_TO_INSTALL}")
-    args = [binary, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--uid", str(NOBODY),
+    # --as-pid-1: the zygote is the jail's pid 1, not bwrap's reaper. It is not dumpable, so no student process
+    # can read or write its memory, or its descriptors, through /proc/1; and a pid 1 ignores SIGKILL from inside.
+    args = [binary, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
+            "--as-pid-1", "--uid", str(NOBODY),
             "--gid", str(NOBODY), "--hostname", "jail", "--clearenv", "--proc", "/proc", "--dev", "/dev"]
     if seccomp is not None:
         args += ["--seccomp", str(seccomp)]

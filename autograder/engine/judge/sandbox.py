@@ -119,6 +119,7 @@ class Sandbox:
             for fd in passed[1:]:
                 os.close(fd)
         self._ready = False
+        self._zygote, self._baseline = None, 0
 
     def _stop(self):
         """End the zygote and everything in its tree (in the jail: its PID namespace dies with it)."""
@@ -137,6 +138,10 @@ class Sandbox:
                 if not self._ready:
                     self._read_pid(START_TIME)
                     self._ready = True
+                    self._zygote = self._zygote_pid()
+                # What the zygote holds alone, before the fork: a component's processes are charged what the
+                # zygote and they hold together beyond it (pages they share, with it or each other, count once).
+                self._baseline = _shared_bytes(self._zygote)
                 ours, theirs = socket.socketpair()
                 socket.send_fds(self._control, [b"f"], [theirs.fileno()])
                 theirs.close()
@@ -233,7 +238,7 @@ class Sandbox:
                 if status:
                     parents[int(entry.name)], inner[int(entry.name)], threads[int(entry.name)] = status
         root = self._process.pid
-        kit = {"1", "2"} if self.limits.jail else set()  # in the jail: bwrap's init and the zygote
+        kit = {"1"} if self.limits.jail else set()  # in the jail: the zygote, its pid 1 (jail.command)
         found = {}
         for pid in parents:
             ancestor, steps = parents[pid], 0
@@ -242,6 +247,16 @@ class Sandbox:
             if ancestor == root and inner[pid][-1] not in kit:
                 found[pid] = threads[pid]
         return found
+
+    def _zygote_pid(self):
+        """The zygote's pid as the judge sees it: the jail's pid 1 (jail.command), or the process itself."""
+        if not self.limits.jail:
+            return self._process.pid
+        for entry in os.scandir("/proc"):
+            status = _status(int(entry.name)) if entry.name.isdigit() else None
+            if status and status[0] == self._process.pid and status[1][-1] == "1":
+                return int(entry.name)
+        return None
 
     def kill_students(self):
         """Kill every student process, again and again until none is left (a fork bomb races the first round)."""
@@ -261,7 +276,7 @@ class Sandbox:
                 continue
             with self._lock:
                 found = self._threads() if child is self._watched else {}
-                used = sum(map(_private_bytes, found))
+                used = sum(map(_shared_bytes, found)) + _shared_bytes(self._zygote) - self._baseline if found else 0
                 if used > self.limits.memory:
                     child.killed = (f"scores 0: your code's processes used {used / 2**30:.1f} GiB together, more than "
                                     f"the limit of {self.limits.memory / 2**30:g} GiB")
@@ -271,8 +286,7 @@ class Sandbox:
                     child.killed = f"scores 0: your code ran more than {self.limits.tasks} threads and processes at once"
                 else:
                     continue
-                for pid in found:
-                    _kill(pid)
+                self.kill_students()  # again and again: a process may fork while the first round kills it
 
     def watch(self, child):
         with self._lock:
@@ -294,8 +308,8 @@ class Sandbox:
 class _Tail:
     """The last SIZE bytes the zygote writes to its standard error, the rest read and dropped.
 
-    Never a file: the jail's pid 1 (bwrap's reaper) holds the zygote's standard streams, and anything in the
-    jail can write to them through /proc/1/fd; into a file, that was the judge's disk, without bound."""
+    Never a file: whatever in the jail holds the zygote's standard error can write to it without bound (once,
+    anything could, through bwrap's reaper's /proc/1/fd), and into a file that was the judge's disk."""
 
     SIZE = 2000
 
@@ -341,14 +355,18 @@ def _kill(pid):
         os.close(handle)
 
 
-def _private_bytes(pid):
-    """Memory a process holds for itself alone (pages shared with the zygote, torch's, are not counted)."""
+def _shared_bytes(pid):
+    """A process's proportional share of memory (PSS): its own pages, and each page it shares divided among the
+    processes that share it. Summed over processes, memory they share (with the zygote, torch's pages, or with
+    each other, MAP_SHARED) counts once."""
+    if pid is None:
+        return 0
     try:
         with open(f"/proc/{pid}/smaps_rollup") as file:
             fields = dict(line.split(":", 1) for line in file.read().splitlines()[1:] if ":" in line)
     except OSError:
         return 0
-    return sum(int(fields.get(key, "0 kB").split()[0]) for key in ("Private_Clean", "Private_Dirty", "Swap")) * 1024
+    return sum(int(fields.get(key, "0 kB").split()[0]) for key in ("Pss", "SwapPss")) * 1024
 
 
 def _answer(value):
