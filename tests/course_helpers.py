@@ -90,6 +90,25 @@ def notebook_student(folder):
     return folder
 
 
+# What students leave in their notebooks besides their work: a plot, a timing, a progress bar, a table, prints.
+SCRATCH = [
+    "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.title('loss')\nplt.show()",
+    "%time x = torch.randn(64, 64) @ torch.randn(64, 64)\nprint(x.shape, x.dtype)",
+    "from tqdm import tqdm\nfor step in tqdm(range(3)):\n    pass",
+    "import pandas as pd\ntable = pd.DataFrame({'step': [1, 2], 'loss': [2.3, 1.9]})\ntable.describe()",
+    "import os\nprint(os.getcwd())",
+]
+
+
+def with_scratch_cells(folder):
+    """Every notebook of a submission with SCRATCH's cells added at its end."""
+    for path in sorted(folder.glob("*.ipynb")):
+        nb = json.loads(path.read_text())
+        nb["cells"] += [_code_cell(source) for source in SCRATCH]
+        path.write_text(json.dumps(nb))
+    return folder
+
+
 def _code_cell(source):
     return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source}
 

@@ -336,7 +336,7 @@ def test_reaching_for_the_grader_in_scratch_code_is_skipped_and_holds_nothing(na
     component, code = FLAGGED[name]
     verdict = verdict_of(tmp_path / name, {f"{component}.py": spec.BY_ID[component].reference.read_text() + code})
     assert verdict.held == {}, f"{name} held a component that does not need it"
-    assert verdict.skipped and verdict.notes and "was not run" in verdict.notes[0], f"{name} would run"
+    assert verdict.skipped and verdict.notes and "not run, since nothing graded needs" in verdict.notes[0], f"{name} would run"
 
 
 @pytest.mark.parametrize("name", ["ctypes", "sys_through_torch"])
@@ -401,6 +401,32 @@ def test_a_tensor_subclass_made_at_run_time_is_refused(tmp_path, sandbox):
     (result,) = grade(path, components=["layernorm"], sandbox=sandbox).components
     assert result.score == 0 and not result.flags
     assert "subclass of torch.Tensor" in result.feedback()
+
+
+KERNEL_ON_A_THREAD = """
+import threading
+
+
+def _forward(self, x):
+    found = {}
+    work = lambda: found.update(y=torch.nn.functional.layer_norm(x, x.shape[-1:], self.weight, self.bias, self.eps))
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    return found["y"]
+
+
+LayerNorm.forward = _forward
+"""
+
+
+def test_a_kernel_named_and_run_where_the_tripwire_does_not_watch_scores_zero(tmp_path, sandbox):
+    """Issue 34: a kernel run in a DataLoader worker (a thread here), where the tripwire does not watch, was reported
+    as 'never ran while this part was graded, so the score stands'. Accepted by an instructor, it still scores 0."""
+    path = submission(tmp_path / "s", files={"layernorm.py": spec.BY_ID["layernorm"].reference.read_text() + KERNEL_ON_A_THREAD})
+    (result,) = grade(path, components=["layernorm"], sandbox=sandbox, accept_flagged=True).components
+    assert result.score == 0 and "other threads or processes" in result.feedback()
+    assert "never ran" not in result.feedback()
 
 
 FORGED_RESULT = """

@@ -17,10 +17,17 @@ def code(source, **nbgrader):
 
 
 def test_notebook_magics_and_shell_lines_become_pass(tmp_path):
-    path = notebook(tmp_path / "nb.ipynb", code("%matplotlib inline\n!pip install x\nfiles = !ls\nfor i in range(2):\n    %time f(i)\nX = 1"))
+    path = notebook(tmp_path / "nb.ipynb", code("%matplotlib inline\n!pip install x\nfiles = !ls\nfor i in range(2):\n    %whos\nX = 1"))
     (unit,) = loader.load(path).units
-    assert unit.code.splitlines() == ["pass  # %matplotlib inline", "pass  # !pip install x", "pass  # files = !ls", "for i in range(2):", "    pass  # %time f(i)", "X = 1"]
+    assert unit.code.splitlines() == ["pass  # %matplotlib inline", "pass  # !pip install x", "pass  # files = !ls", "for i in range(2):", "    pass  # %whos", "X = 1"]
     compile(unit.code, "nb", "exec")
+
+
+def test_a_timed_line_runs_its_statement(tmp_path):
+    """`%time x = f()` defines x in IPython; the next line's print(x) once failed with a NameError."""
+    path = notebook(tmp_path / "nb.ipynb", code("%time x = f(1)\nfor i in range(2):\n    %timeit -n 3 -r 2 y = f(i)\n%time\nprint(x)"))
+    (unit,) = loader.load(path).units
+    assert unit.code.splitlines() == ["x = f(1)", "for i in range(2):", "    y = f(i)", "pass  # %time", "print(x)"]
 
 
 def test_cell_magics_other_than_timing_skip_the_cell(tmp_path):

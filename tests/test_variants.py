@@ -18,8 +18,8 @@ import pytest
 from autograder.course import jupyter, notebooks
 from autograder.engine.contract import spec
 from autograder.engine.judge.diagnosis import PREFIX
-from course_helpers import completed, notebook_student
-from helpers import LAZY_COMPONENTS, lazy_submission, scores, submission
+from course_helpers import completed, notebook_student, with_scratch_cells
+from helpers import LAZY_COMPONENTS, full_marks_except, lazy_submission, scores, submission
 
 SUBMISSIONS = Path(__file__).parent / "submissions"
 STYLES = [
@@ -82,6 +82,38 @@ def test_notebook_student_gets_every_hidden_cells_points(notebook_student_folder
     assert sorted(component for _, component in graded) == sorted(spec.BY_ID)
     for path, component in graded:
         assert jupyter.grade_here(component, str(path)) == spec.BY_ID[component].points, f"{component} in {path.name}"
+
+
+# Real public code (issue 34: a false hold is a bug of the policy), each fitted to the contract's names and made
+# BERT-exact where it differs; the components it does not write are the reference's.
+PUBLIC_CODE = {
+    "llms_from_scratch_style.py": ("multihead", "layernorm", "feedforward"),
+    "bert_pytorch_style.py": ("attention", "multihead", "layernorm", "feedforward", "encoder"),
+    "labml_style.py": ("masking", "multihead", "feedforward"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PUBLIC_CODE))
+def test_real_public_code_is_not_held_and_scores_full_marks(tmp_path, sandbox, name):
+    # The reference's other files import the parts it writes by their own files' names: each re-exports it.
+    module = Path(name).stem
+    files = {name: (SUBMISSIONS / name).read_text(), **{f"{c}.py": f"from {module} import *\n" for c in PUBLIC_CODE[name]}}
+    path = submission(tmp_path / "s", files=files)
+    results, report = scores(path, sandbox=sandbox)
+    assert not report.flags and report.notes == [], report.notes + report.flags
+    assert full_marks_except(results) == [] and report.score == 100
+
+
+def test_scratch_cells_outside_the_policy_cost_nothing(tmp_path, notebook_student_folder):
+    """Issue 34: plots, timings, progress bars and tables are not what grading runs; each such statement is left out
+    with a one-line note, holds nothing, and the notebooks score full marks."""
+    folder = with_scratch_cells(shutil.copytree(notebook_student_folder, tmp_path / "dave"))
+    results, report = scores(folder)
+    assert report.score == 100 and not report.flags, report.table()
+    assert all("not run, since nothing graded needs" in note for note in report.notes[:-1]), report.notes
+    assert report.notes[-1].startswith("and ") and "more cells or files" in report.notes[-1]
+    first = "\n".join(note for note in report.notes if note.startswith("01_attention.ipynb"))
+    assert all(f"imports {name}" in first for name in ("matplotlib.pyplot", "tqdm", "pandas", "os")), first
 
 
 def test_files_named_like_libraries_are_ignored_and_named(tmp_path):

@@ -153,6 +153,19 @@ class Context:
         return None
 
 
+def changed_names(node):
+    """The module-scope names whose objects a top-level statement changes (`LayerNorm.forward = f`,
+    `registry[key] = f`): a graded name so changed needs the statement as it needs its definition."""
+    names = set()
+    for current in _own_statements(node):
+        for target in getattr(current, "targets", [getattr(current, "target", None)]):
+            while isinstance(target, (ast.Attribute, ast.Subscript)):
+                target = target.value
+                if isinstance(target, ast.Name):
+                    names.add(target.id)
+    return names
+
+
 def module_bindings(node):
     """The names a top-level statement binds in its module: what it assigns, defines or imports, outside the
     functions, classes and comprehensions it holds, and what those declare global."""
@@ -192,7 +205,8 @@ class Scan(ast.NodeVisitor):
         if _never_runs(self.statement.node):
             self.statement.never = True
             return
-        self.statement.binds = module_bindings(self.statement.node)
+        # A library's module changed is held wherever it is: only the submission's own objects are bound so.
+        self.statement.binds = module_bindings(self.statement.node) | (changed_names(self.statement.node) - set(self.aliases))
         self.visit(self.statement.node)
 
     def flag(self, node, text, kind=None):
@@ -572,7 +586,7 @@ def _decide(verdict, statements, owners):
                     _add(verdict.kernels, component.id, f"{statement.line(line)}: {text}")
     needed = {id(s) for closure in closures.values() for s in closure}
     running = {id(s) for c, closure in closures.items() if c not in verdict.held for s in closure}
-    notes, skipped = [], []
+    reasons, skipped = {}, []  # reasons: {statement id: why it is not run}, for the statements nothing graded needs
     for statement in statements:
         outside = next(((line, text) for line, text, kind in statement.findings if kind is None), None)
         if statement.never or (outside is None and (id(statement) in running or id(statement) not in needed)):
@@ -580,7 +594,7 @@ def _decide(verdict, statements, owners):
             continue
         skipped.append(statement)  # held, or needed by a held component alone
         if outside and id(statement) not in needed:
-            notes.append(f"{statement.line(outside[0])} was not run: it {outside[1]}, and nothing graded needs it")
+            reasons[id(statement)] = f"line {outside[0]} {outside[1]}"
     gone = {id(s) for s in skipped}
     changed = True
     while changed:  # what needs only statements that do not run does not run either
@@ -594,15 +608,27 @@ def _decide(verdict, statements, owners):
                 skipped.append(statement)
                 gone.add(id(statement))
                 changed = True
-                notes.append(f"{statement.line(statement.node.lineno)} was not run: it needs {lost[0]}, which was not run")
+                reasons[id(statement)] = f"line {statement.node.lineno} needs {lost[0]}, which was not run"
     for statement in skipped:
         verdict.skipped.setdefault(statement.unit, []).append(list(statement.where))
         why = next((f"{statement.line(line)} {text}" for line, text, kind in statement.findings if kind is None),
                    f"{statement.line(statement.node.lineno)} was not run")
-        for name in statement.binds:
+        for name in module_bindings(statement.node):
             verdict.missing.setdefault(name, why)
-    verdict.notes = notes[:MAX_NOTES] + ([f"and {len(notes) - MAX_NOTES} more statements were not run"]
-                                         if len(notes) > MAX_NOTES else [])
+    verdict.notes = _notes(statements, reasons)
+
+
+def _notes(statements, reasons):
+    """One line per cell or file that has statements nothing graded needs and that did not run: how many,
+    and the first one's reason (the rest of a plot's cell follows from its import)."""
+    by_unit = {}
+    for statement in statements:
+        if id(statement) in reasons:
+            by_unit.setdefault(statement.label, []).append(reasons[id(statement)])
+    notes = [f"{label}: {len(why)} statement{'s' if len(why) > 1 else ''} not run, since nothing graded needs "
+             f"{'them' if len(why) > 1 else 'it'}: {why[0]}" for label, why in by_unit.items()]
+    return notes[:MAX_NOTES] + ([f"and {len(notes) - MAX_NOTES} more cells or files with statements not run"]
+                                if len(notes) > MAX_NOTES else [])
 
 
 def _bound_by(module, name, binders, stars, seen):

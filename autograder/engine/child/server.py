@@ -122,6 +122,12 @@ class Server:
         self.objects = {}
         self.names = {}
         self.missing = {}  # names that statements the static check held or skipped would have defined: why
+        # Whether student code ran anywhere the tripwire does not watch: another thread, a forked process.
+        self.spread = False
+        os.register_at_fork(before=self._forking)
+
+    def _forking(self):
+        self.spread = True
 
     def load(self, setup):
         references = runtime.load_reference(setup["references"], setup["reference_names"]) if setup["reference_names"] else {}
@@ -158,7 +164,7 @@ class Server:
                 reply = {"ok": False, "kind": "forbidden", "message": str(error)}
             except BaseException as error:  # noqa: BLE001 - whatever the student's code raises is reported
                 reply = {"ok": False, "kind": "exception", "message": self._explain(error)}
-            protocol.send(self.sock, reply)
+            protocol.send(self.sock, {**reply, "spread": self.spread})
 
     def _explain(self, error):
         message = runtime.describe(error)
@@ -245,6 +251,7 @@ class Server:
                 return call()
         finally:
             torch.set_default_dtype(previous)
+            self.spread = self.spread or len(os.listdir("/proc/self/task")) > 1
             # Also when the call raised: a kernel that ran and failed (or whose error the code caught) was delegated to.
             if tripwire.transformers:
                 raise Forbidden(TRANSFORMERS_MESSAGE)

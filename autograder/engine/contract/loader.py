@@ -22,6 +22,8 @@ from autograder.engine.contract.spec import ALL_NAMES
 
 MAGIC = re.compile(r"^\s*(%|!|\w+\s*=\s*[!%])")
 RUNNABLE_CELL_MAGICS = ("%%time", "%%timeit", "%%capture")
+# `%time x = f()` runs its statement, as IPython does; what follows it may need x.
+RUNNABLE_LINE_MAGIC = re.compile(r"^(\s*)%(?:time|timeit)\s+(?:-[nrp]\s*\d+\s+|-[tcqo]\s+)*(?!%)(\S.*)$")
 # A top-level `%run FILE` line, as _as_pass leaves it.
 RUN_MAGIC = re.compile(r"^pass  # %run\s+(?:-\S+\s+)*(\S+)\s*$", re.MULTILINE)
 # The course notebooks tag their worked examples: they run the student's code for show, never to define it.
@@ -301,7 +303,8 @@ def without_magics(source):
         if not lines[0].lstrip().startswith(RUNNABLE_CELL_MAGICS):
             return None
         lines[0] = ""
-    return "\n".join(_as_pass(line) if MAGIC.match(line) else line for line in lines)
+    return "\n".join(RUNNABLE_LINE_MAGIC.sub(r"\1\2", line) if RUNNABLE_LINE_MAGIC.match(line)
+                     else _as_pass(line) if MAGIC.match(line) else line for line in lines)
 
 
 def _as_pass(line):

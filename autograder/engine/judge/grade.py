@@ -272,6 +272,9 @@ def grade(path, device="cpu", limits=None, components=None, sandbox=None, accept
             component.fatal = child.fatal
             if child.delegated and kernels:
                 component.fatal += " (named at " + "; ".join(k.split(": ")[0] for k in kernels) + ")"
+            elif kernels and child.spread:
+                component.fatal = ("scores 0: it names " + "; ".join(kernels) + ", which this part may not delegate to, "
+                                   "and ran code in other threads or processes, where the grader cannot see whether it ran")
             elif kernels:
                 component.notes += [f"warning: {k}, which this part may not delegate to; it never ran while this part "
                                     "was graded, so the score stands (it would score 0 if it ran)" for k in kernels]

@@ -276,6 +276,7 @@ class Sandbox:
                 continue
             with self._lock:
                 found = self._threads() if child is self._watched else {}
+                child.spread = child.spread or len(found) > 1 or any(threads > 1 for threads in found.values())
                 used = sum(map(_shared_bytes, found)) + _shared_bytes(self._zygote) - self._baseline if found else 0
                 if used > self.limits.memory:
                     child.killed = (f"scores 0: your code's processes used {used / 2**30:.1f} GiB together, more than "
@@ -448,6 +449,7 @@ class Child:
         self.fatal = fatal  # the message that ended this component, if one did
         self.killed = None  # why the watchdog killed its processes, if it did
         self.delegated = False  # its tripwire saw a library kernel of its subject run
+        self.spread = False  # its code ran in other threads or processes, which the tripwire does not watch
         self.timed_out = None  # what it was doing when its time ran out, if it did
         self.problems = []  # what went wrong while loading the submission
         self.observations = []  # what the component's value checks returned (diagnosis.Observation)
@@ -501,6 +503,7 @@ class Child:
         reply = self.ask(message, _describe(message))
         if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool) or ("value" if reply["ok"] else "message") not in reply:
             self._fail(_describe(message))
+        self.spread = self.spread or reply.get("spread") is True
         if not reply["ok"]:
             if reply.get("kind") == "forbidden":
                 self.delegated = True
