@@ -116,7 +116,7 @@ def _visibility(parser):
 def _limits(parser):
     parser.add_argument("--device", default="cpu", help="where student code runs: cpu (default) or cuda")
     parser.add_argument("--time-limit", type=float, default=sandbox.DEFAULT_TIME_LIMIT,
-                        help=f"seconds of student code per component (default {sandbox.DEFAULT_TIME_LIMIT:g})")
+                        help=f"CPU seconds of student code per component, all its processes together (default {sandbox.DEFAULT_TIME_LIMIT:g})")
     parser.add_argument("--memory-limit", type=float, default=sandbox.DEFAULT_MEMORY_LIMIT / 2**30,
                         help=f"GiB a component's processes may use together beyond torch itself (default {sandbox.DEFAULT_MEMORY_LIMIT / 2**30:g})")
     parser.add_argument("--total-time", type=float, default=sandbox.DEFAULT_TOTAL_TIME,

@@ -44,7 +44,7 @@ _RUNS = weakref.WeakKeyDictionary()
 class KitGrades(NbGraderPreprocessor):
     """Grade a notebook's test cells with the kit's jailed grader, without running the notebook."""
 
-    time_limit = Float(sandbox.DEFAULT_TIME_LIMIT, help="seconds of student code per component").tag(config=True)
+    time_limit = Float(sandbox.DEFAULT_TIME_LIMIT, help="CPU seconds of student code per component").tag(config=True)
     memory_limit = Float(sandbox.DEFAULT_MEMORY_LIMIT / 2**30,
                          help="GiB a component's processes may use together beyond torch itself").tag(config=True)
     total_time = Float(sandbox.DEFAULT_TOTAL_TIME, help="seconds of student code per submission").tag(config=True)

@@ -39,6 +39,28 @@ def test_infinite_loop_times_out_one_component(tmp_path):
     assert full_marks_except(results, "layernorm") == []
 
 
+def test_a_busy_machine_costs_an_honest_submission_nothing(tmp_path):
+    """Time limits count CPU time (issue 37, SPEC): a correct submission graded with a 1 s limit, while processes in
+    sessions of their own keep every core busy, scored 50/100 when the limit was wall-clock time."""
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+            for _ in range(2 * (os.cpu_count() or 1) + 2)]
+    try:
+        results, report = graded(tmp_path, time_limit=1)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    assert report.score == 100, report.table()
+
+
+def test_a_sleeping_component_is_stopped_by_the_wall_clock(tmp_path):
+    results, _ = graded(tmp_path, [("masking", "return torch.ones(size, size, dtype=torch.bool, device=device).tril()",
+                                    "import time\n    time.sleep(60)")], time_limit=1, components=["masking"],
+                        accept_flagged=True)  # time.sleep is held for review; accepted, it still cannot wait for ever
+    assert results["masking"].score == 0
+    assert "was stopped after 14 s while running causal_mask, using little of its 1 s of CPU time" in results["masking"].feedback()
+
+
 def test_shape_error_is_reported_with_the_line(tmp_path):
     results, _ = graded(tmp_path, [("feedforward", "self.linear2(F.gelu(self.linear1(x)))", "self.linear2(F.gelu(self.linear1(x)).transpose(1, 2))")])
     feedback = results["feedforward"].feedback()

@@ -12,6 +12,7 @@ import functools
 import marshal
 import math
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -25,8 +26,13 @@ import numpy as np
 from autograder.engine.contract import loader, protocol, spec
 from autograder.engine.contract.protocol import PID
 
-DEFAULT_TIME_LIMIT = 60.0  # seconds of student code per component, loading included
-DEFAULT_TOTAL_TIME = 240.0  # seconds of student code per submission, all components together
+DEFAULT_TIME_LIMIT = 60.0  # CPU seconds of student code per component, loading included, all its processes together
+DEFAULT_TOTAL_TIME = 240.0  # CPU seconds of student code per submission, all components together
+# The time limits count CPU time, so that a busy machine costs no honest student points; code that sleeps or
+# blocks is stopped by the wall clock, at WALL_FACTOR times a component's limit and WALL_SLACK seconds more.
+WALL_FACTOR = 4
+WALL_SLACK = 10.0
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 DEFAULT_MEMORY_LIMIT = 4 << 30  # bytes all of a component's processes may add to what torch itself takes
 DEFAULT_PROCESSES = 64  # processes a component may run at once
 # Threads and processes a component may run at once. RLIMIT_NPROC counts them only for an unprivileged
@@ -289,6 +295,17 @@ class Sandbox:
                     continue
                 self.kill_students()  # again and again: a process may fork while the first round kills it
 
+    def account(self, child):
+        """Add what the component's processes have used of the CPU since last counted (child.cpu)."""
+        with self._lock:
+            if child is not self._watched:
+                return
+            for pid in self._threads():
+                found = _cpu_seconds(pid)
+                if found is not None:
+                    key, seconds = found
+                    child.cpu[key] = max(child.cpu.get(key, 0.0), seconds)
+
     def watch(self, child):
         with self._lock:
             self._watched = child
@@ -354,6 +371,17 @@ def _kill(pid):
         pass
     finally:
         os.close(handle)
+
+
+def _cpu_seconds(pid):
+    """((pid, start time), user + system CPU seconds) of a process, or None once it is gone. Its children's
+    times are not included: each is counted as a process of its own while it lives."""
+    try:
+        with open(f"/proc/{pid}/stat") as file:
+            fields = file.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (pid, fields[19]), (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
 def _shared_bytes(pid):
@@ -444,8 +472,11 @@ class Child:
         self.sandbox = sandbox
         self.sock = sock
         self.component_id = component_id
-        self.time_limit = time_limit
-        self.remaining = time_limit
+        self.time_limit = time_limit  # CPU seconds
+        self.wall_limit = WALL_FACTOR * time_limit + WALL_SLACK
+        self.wall_deadline = time.monotonic() + self.wall_limit
+        self.cpu = {}  # {(pid, start time): CPU seconds} of every process of the component seen so far
+        self.counted = time.monotonic()  # when self.cpu was last brought up to date
         self.fatal = fatal  # the message that ended this component, if one did
         self.killed = None  # why the watchdog killed its processes, if it did
         self.delegated = False  # its tripwire saw a library kernel of its subject run
@@ -461,7 +492,8 @@ class Child:
 
     @property
     def used(self):
-        return self.time_limit - self.remaining
+        """CPU seconds its processes have used, all of them together."""
+        return sum(self.cpu.values())
 
     def ask(self, message, doing):
         """Send one message and return the answer; Fatal when none comes."""
@@ -514,12 +546,21 @@ class Child:
     def _receive(self, doing):
         if self.fatal:
             raise Fatal(self.fatal)
-        started = time.monotonic()
         try:
-            return protocol.receive(self.sock, deadline=started + self.remaining, limit=protocol.MAX_REPLY_BYTES)
+            # The component's CPU time is counted at most every WATCH_EVERY seconds, while the answer is awaited.
+            while time.monotonic() - self.counted >= WATCH_EVERY or not select.select([self.sock], [], [], WATCH_EVERY)[0]:
+                self.counted = time.monotonic()
+                self.sandbox.account(self)
+                if self.used >= self.time_limit:
+                    self.timed_out = doing
+                    self._end(f"scores 0: your code ran past the time limit of {self.time_limit:g} s while {doing}")
+                if time.monotonic() >= self.wall_deadline:
+                    raise protocol.Timeout
+            return protocol.receive(self.sock, deadline=self.wall_deadline, limit=protocol.MAX_REPLY_BYTES)
         except protocol.Timeout:
             self.timed_out = doing
-            self._end(f"scores 0: your code ran past the time limit of {self.time_limit:g} s while {doing}")
+            self._end(f"scores 0: your code was stopped after {self.wall_limit:g} s while {doing}, using little of "
+                      f"its {self.time_limit:g} s of CPU time: it slept or waited")
         except (protocol.Closed, OSError):
             self._end(self.killed or (
                 f"scores 0: the process running your code stopped while {doing} "
@@ -527,8 +568,6 @@ class Child:
             ))
         except protocol.ProtocolError as error:
             self._end(f"scores 0: the process running your code sent the grader something it does not accept while {doing} ({error})")
-        finally:
-            self.remaining -= time.monotonic() - started
 
     def _fail(self, doing):
         self._end(f"scores 0: the process running your code sent the grader something that is not an answer while {doing}")
@@ -541,6 +580,7 @@ class Child:
     def close(self):
         if not self.closed:
             self.closed = True
+            self.sandbox.account(self)  # what it used since last counted, before its processes die
             self.sock.close()
             self.sandbox.release(self)
 
