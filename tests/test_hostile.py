@@ -319,6 +319,17 @@ FLAGGED |= {
     "metaclass": ("attention", "class Meta(type):\n    pass\nclass Hooked(metaclass=Meta):\n    pass\n"),
     "star_import_from_a_library": ("attention", "from torch.overrides import *\n"),
     "keyrings": ("attention", "import ctypes\nctypes.CDLL(None).syscall(248)\n"),
+    # A red team's, against the first default-deny check: torch runs these callbacks inside a torch call, where
+    # the tripwire has stepped aside (F.layer_norm scored 5/5 from apply_); own names once approved any value's
+    # private name (warnings.catch_warnings()._module.sys), and numpy's .ctypes led to raw memory.
+    "callback_runs_unwatched": ("layernorm", "import torch\ntorch.zeros(1).apply_(lambda v: v)\n"),
+    "map_runs_unwatched": ("layernorm", "import torch\nt = torch.zeros(1)\nt.map_(t, lambda a, b: a)\n"),
+    "hook_runs_unwatched": ("layernorm", "import torch\ntorch.ones(1, requires_grad=True).register_hook(print)\n"),
+    "private_name_of_a_library_object": ("layernorm", "import warnings\nclass Own:\n    def __init__(self):\n"
+                                                      "        self._module = self.sys = None\n"
+                                                      "found = warnings.catch_warnings()._module.sys\n"),
+    "ctypes_of_an_array": ("layernorm", "import numpy as np\nWORDS = ('from_address', 'value')\n"
+                                        "found = np.random.default_rng().bit_generator.ctypes.state\n"),
 }
 
 
@@ -371,6 +382,27 @@ def test_attributes_by_a_computed_name_are_checked_where_they_run(tmp_path, sand
     assert not escaped(probe(tmp_path / "checked", attack), sandbox, accept=False)
     assert not escaped(probe(tmp_path / "module", "import torch\nreturn getattr(torch, '_' + 'C') is not None"),
                        sandbox, accept=False)
+
+
+CALLBACK = """
+def _forward(self, x):
+    found = []
+    torch.zeros(1).apply_(lambda v: found.append(torch.nn.functional.layer_norm(x, x.shape[-1:], self.weight, self.bias,
+                                                                                self.eps)) or v)
+    return found[0]
+
+
+LayerNorm.forward = _forward
+"""
+
+
+def test_a_callback_torch_runs_inside_its_own_call_is_refused(tmp_path, sandbox):
+    """A red team's: Tensor.apply_ runs its function inside a torch call, where the tripwire (a function mode) has
+    stepped aside, and F.layer_norm scored 5/5 there. Held by the check; accepted, the tripwire refuses it."""
+    path = submission(tmp_path / "s", files={"layernorm.py": spec.BY_ID["layernorm"].reference.read_text() + CALLBACK})
+    (result,) = grade(path, components=["layernorm"], sandbox=sandbox, accept_flagged=True).components
+    assert result.flags and result.score == 0
+    assert "runs Python code inside a torch call" in result.feedback()
 
 
 DYNAMIC_SUBCLASS = """

@@ -74,3 +74,13 @@ def test_a_reply_that_is_not_an_answer_is_the_submissions_doing(reply):
     if not (isinstance(reply, dict) and "result" in reply):
         with pytest.raises(StudentError, match="answered with something that is not a result"):
             run(student, case, "float64")
+
+
+@pytest.mark.parametrize("forged", [{"$tensor": 1}, {"$tensor": np.zeros(2)}, {"$tensor": np.zeros(2), "dtype": 3}])
+def test_a_forged_tensor_is_the_submissions_doing(forged):
+    """A red team's: a child that answered {'$tensor': 1} made a test read 'the grader failed here (KeyError)'."""
+    from autograder.engine.judge import checks, sandbox
+    from autograder.engine.judge.sandbox import StudentError
+
+    with pytest.raises(StudentError, match="should be a tensor, but is something that claims to be a tensor"):
+        checks.tensor(sandbox._texts(forged), "output", "case 1")

@@ -196,8 +196,9 @@ def library_privates():
     return frozenset(names)
 
 
-def value_reason(attribute, own=frozenset()):
-    """Why code may not use .attribute on a value (own: the submission's own attribute names); None if it may."""
+def value_reason(attribute, own=frozenset(), on_self=False):
+    """Why code may not use .attribute on a value (own: the submission's own attribute names; on_self: the value
+    is the self or cls of a method, where a class's own private names may be read); None if it may."""
     if attribute in policy.VALUE_DENIED:
         return policy.VALUE_DENIED[attribute]
     if attribute in interpreter_attributes():
@@ -205,9 +206,9 @@ def value_reason(attribute, own=frozenset()):
     if attribute.startswith("__") and attribute.endswith("__"):
         return None if attribute in policy.DUNDERS_READ else "Python's object internals"
     if attribute.startswith("_"):
-        if attribute in policy.NAMEDTUPLE or (attribute in own and attribute not in library_privates()):
+        if attribute in policy.NAMEDTUPLE or (on_self and attribute in own and attribute not in library_privates()):
             return None
-        return "a library's private internals"
+        return "a private name, which code may read only on self, of its own class"
     if attribute in value_attributes() or attribute in own:
         return None
     return f"no value a course's code holds has .{attribute}"
@@ -227,14 +228,14 @@ def base_reason(obj):
 
 def _refusal(obj, name, own):
     """Why student code may not read obj.name by a computed name; None where it may. Looser than the static
-    check, which knows the submission's own names: any public name but the interpreter's, a class's own
-    private names, the listed dunders; a library module's names as the policy lends them."""
+    check, which knows the submission's own names: any public name but the interpreter's and the refused, the
+    listed dunders, no private name; a library module's names as the policy lends them."""
     if isinstance(obj, types.ModuleType):
         if obj.__name__.split(".")[0] in own:
             return "Python's object internals" if name.startswith("__") and name not in policy.DUNDERS_READ else None
         return lent(obj.__name__, name)[1] if module_rule(obj.__name__) is not None else outside(obj.__name__)
     if name.startswith("_") and not name.startswith("__"):
-        return "a library's private internals" if name in library_privates() else None
+        return None if name in policy.NAMEDTUPLE else "a private name"
     return value_reason(name, own={name})
 
 

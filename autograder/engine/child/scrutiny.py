@@ -95,7 +95,7 @@ class Context:
 
     def __init__(self, own_modules, trees, units):
         self.own_modules = own_modules
-        self.classes, self.attributes, self.aliases, self.bound = set(), set(), {}, {}
+        self.classes, self.attributes, self.strings, self.aliases, self.bound = set(), set(), set(), {}, {}
         for index, tree in trees.items():
             module = units[index].module
             aliases = self.aliases.setdefault(module, {})
@@ -132,7 +132,7 @@ class Context:
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.attributes.add(node.name)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
-            self.attributes.add(node.value)  # a name setattr(self, name, ...) may give an attribute
+            self.strings.add(node.value)  # a name setattr(self, name, ...) may give self
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 local = alias.asname or alias.name.split(".")[0]
@@ -155,9 +155,13 @@ class Context:
 
 def changed_names(node):
     """The module-scope names whose objects a top-level statement changes (`LayerNorm.forward = f`,
-    `registry[key] = f`): a graded name so changed needs the statement as it needs its definition."""
+    `registry[key] = f`, `registry.append(f)`): what loads such a name needs the statement as it needs the
+    name's definition."""
     names = set()
     for current in _own_statements(node):
+        call = current.value if isinstance(current, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name):
+            names.add(call.func.value.id)  # registry.append(f), table.update(...)
         for target in getattr(current, "targets", [getattr(current, "target", None)]):
             while isinstance(target, (ast.Attribute, ast.Subscript)):
                 target = target.value
@@ -333,8 +337,11 @@ class Scan(ast.NodeVisitor):
                 self._chain(node, ".".join([dotted, *parts]), whole=id(node) in self.as_alias, store=not isinstance(node.ctx, ast.Load))
             return
         self.visit(base)
-        for part in parts:
-            reason = allowed.value_reason(part, self.context.attributes)
+        on_self = isinstance(base, ast.Name) and base.id in policy.OWN_RECEIVERS
+        for index, part in enumerate(parts):
+            first = on_self and index == 0
+            own = self.context.attributes | self.context.strings if first else self.context.attributes
+            reason = allowed.value_reason(part, own, on_self=first)
             if reason:
                 self.flag(node, f"uses .{part} ({reason})")
             elif _dunder(part) and not isinstance(node.ctx, ast.Load):
@@ -405,7 +412,9 @@ class Scan(ast.NodeVisitor):
                 if reason:
                     self.flag(call, reason, kind)
         elif literal:
-            reason = allowed.value_reason(attribute.value, self.context.attributes | {attribute.value} if name in policy.ON_SELF else self.context.attributes)
+            on_self = isinstance(target, ast.Name) and target.id in policy.OWN_RECEIVERS
+            own = self.context.attributes | self.context.strings | {attribute.value} if on_self else self.context.attributes
+            reason = allowed.value_reason(attribute.value, own, on_self=on_self)
             if reason or (name in policy.ON_SELF and _dunder(attribute.value)):
                 self.flag(call, f"{name}(..., {attribute.value!r}) ({reason or 'Python object internals'})")
 
@@ -571,13 +580,18 @@ def _decide(verdict, statements, owners):
     def bound_by(module, name):
         return _bound_by(module, name, binders, stars, set())
 
-    def needs(statement):
-        return [found for module, name in statement.loads for found in bound_by(module, name)]
+    def needs_for(component):
+        # While a component is graded, every other component's names are the reference's (binding.py): what
+        # the student wrote for those is not what this one runs, and cannot hold it.
+        def needs(statement):
+            return [found for module, name in statement.loads if spec.OWNER.get(name, component) is component
+                    for found in bound_by(module, name)]
+        return needs
 
     closures = {}
     for component in spec.COMPONENTS:
         roots = [s for name in component.names if name in owners for s in binders.get((owners[name], name), [])]
-        closures[component.id] = _closure(roots, needs)
+        closures[component.id] = _closure(roots, needs_for(component))
         for statement in closures[component.id]:
             for line, text, kind in statement.findings:
                 if kind is None:

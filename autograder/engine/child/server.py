@@ -36,6 +36,11 @@ PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter, torch.nn.Buffer, torch.nn.par
                  torch.nn.parameter.UninitializedBuffer)
 
 
+# Tensor methods that call Python code from inside a torch function, while this mode has stepped aside.
+CALLBACKS = frozenset({torch.Tensor.apply_, torch.Tensor.map_, torch.Tensor.map2_, torch.Tensor.register_hook,
+                       torch.Tensor.register_post_accumulate_grad_hook})
+
+
 class Forbidden(Exception):
     """The student's code delegated its own subject to a library."""
 
@@ -60,6 +65,9 @@ class Tripwire(TorchFunctionMode):
             kernel = self.verdicts[func] = self._kernel(func)
         if kernel:
             self.kernels.append(f"torch's {kernel}")
+        if func in CALLBACKS:
+            raise Forbidden(f"scores 0: your code calls {_function_name(func)}, which runs Python code inside a torch "
+                            "call, where the grader cannot watch what it does")
         # A tensor subclass's own __torch_function__ would run after this mode has stepped aside, unseen.
         if any(not _torchs_own(kind) for kind in types):
             raise Forbidden("scores 0: your code made a subclass of torch.Tensor, which hides torch calls from the "

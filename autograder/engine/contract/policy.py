@@ -221,8 +221,16 @@ VALUE_DENIED = {
     "storage": "raw storage", "untyped_storage": "raw storage", "share_memory_": "memory shared between processes",
     "share_memory": "memory shared between processes", "as_subclass": "a subclass of torch.Tensor",
     "compile": "compiled code runs past the grader's watch", "tofile": "files", "dump": "files", "dumps": "pickling",
-    "from_file": "files",
+    "from_file": "files", "ctypes": "ctypes reaches the process's memory", "cffi": "cffi reaches the process's memory",
+    # torch runs these callbacks from inside a torch call, where the grader's tripwire has stepped aside.
+    **dict.fromkeys(("apply_", "map_", "map2_"), "it runs Python code where the grader cannot watch it"),
+    **dict.fromkeys(("register_hook", "register_post_accumulate_grad_hook", "register_backward_hook",
+                     "register_full_backward_hook", "register_full_backward_pre_hook", "register_forward_hook",
+                     "register_forward_pre_hook", "register_module_forward_hook"),
+                    "a hook runs Python code where the grader cannot watch it"),
 }
+# Attributes by which code reaches into an object's private state: only a class's own, on self (or cls).
+OWN_RECEIVERS = ("self", "cls")
 # Interpreter objects whose public attributes lead to frames, code and the grader's state (gi_frame, f_back,
 # tb_frame, co_code, cell_contents, ...): every such name that no type above shares is refused on any value.
 INTERPRETER_TYPES = ("FrameType", "TracebackType", "GeneratorType", "CoroutineType", "AsyncGeneratorType", "CodeType",

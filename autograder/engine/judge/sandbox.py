@@ -434,12 +434,15 @@ def _text(value, limit=MAX_TEXT):
 
 
 def _texts(value):
-    """A child's reply with every string in it made _text: the suites quote its type names and dtypes."""
+    """A child's reply with every string in it made _text: the suites quote its type names and dtypes. A
+    tensor is an array with its dtype's name; anything else that says it is one is the submission's forgery."""
     if isinstance(value, str):
         return _text(value)
     if isinstance(value, list):
         return [_texts(v) for v in value]
     if isinstance(value, dict):
+        if "$tensor" in value and not (isinstance(value["$tensor"], np.ndarray) and isinstance(value.get("dtype"), str)):
+            return {"$other": "something that claims to be a tensor"}
         return {k: _texts(v) for k, v in value.items()}
     return value
 
