@@ -62,7 +62,8 @@ def parser():
     _limits(check)
 
     generate = commands.add_parser("generate", help="rebuild the stubs, fixtures and course notebooks from the reference")
-    generate.add_argument("--check", action="store_true", help="only report whether they are up to date")
+    generate.add_argument("--check", action="store_true",
+                          help="rebuild them aside and report whether the files are up to date (restamped if they are)")
 
     bundle = commands.add_parser("bundle", help="build what students receive: release notebooks and public checks")
     bundle.add_argument("out", help="a new folder, or a path ending in .zip")
@@ -347,6 +348,8 @@ def run_generate(args):
         if args.check:
             drift = generated.drift()
             print("generated files are up to date" if not drift else "out of date: " + ", ".join(drift) + " (run: python -m autograder generate)")
+            if not drift:
+                generated.restamp()  # what was just rebuilt from these inputs is what is there
             return 1 if drift else 0
         generated.write()
     except bank.BankError as error:  # an instructor's edit to breakout_questions/: say where, change nothing more

@@ -4,7 +4,15 @@ The student stubs, the hidden suites' fixtures with each cataloged mistake's evi
 evidence, the course notebooks (source and nbgrader release), and the breakout quiz notebooks and handout
 made from the question bank. Each part can be checked on its own, so that the kit's tests check them side
 by side.
+
+The built parts (fixtures and evidence) take minutes to rebuild. Each is stamped when it is written with a hash
+of its inputs (the reference, the kit modules its builder imports, the pins) and of its files: `stale()` says
+in a moment whether either changed since; `drift()` rebuilds and compares, as `make drift` does.
 """
+import ast
+import hashlib
+import json
+import os
 import tempfile
 from pathlib import Path
 
@@ -19,6 +27,10 @@ from autograder.engine.judge.tolerances import TOLERANCES
 # float64 BLAS kernels differ between CPUs in the last bits; any real change moves values far more.
 DRIFT_TOLERANCE = 1e-12
 PARTS = ("stubs", *(f"fixtures:{c.id}" for c in spec.COMPONENTS), "public mistakes", "course", "breakout")
+# The parts built by running the reference, by the module that builds them.
+BUILT = {**{f"fixtures:{c.id}": "autograder.engine.build.fixtures" for c in spec.COMPONENTS},
+         "public mistakes": "autograder.course.public_evidence"}
+STAMPS = spec.KIT_ROOT / "autograder" / "stamps.json"
 
 
 def write():
@@ -31,6 +43,57 @@ def write():
     public_evidence.build()
     notebooks.write()
     quiz_notebooks.write(parts)
+    restamp()
+
+
+def restamp():
+    """Stamp the built parts as they are: only after writing them, or after drift() found them current."""
+    STAMPS.write_text(json.dumps({part: stamp(part) for part in BUILT}, indent=1, sort_keys=True) + "\n")
+
+
+def stale(parts=tuple(BUILT)):
+    """The built parts whose inputs or files changed since they were written (each stamped then)."""
+    recorded = json.loads(STAMPS.read_text()) if STAMPS.exists() else {}
+    return [part for part in parts if recorded.get(part) != stamp(part)]
+
+
+def stamp(part):
+    """{"inputs": hash, "files": hash} of a built part: what it is made from, and what was made."""
+    inputs = [*sorted(spec.SOLUTIONS.glob("*.py")), spec.KIT_ROOT / "requirements.txt", *_modules_of(BUILT[part])]
+    return {"inputs": _digest(inputs), "files": _digest(_files_of(part))}
+
+
+def _files_of(part):
+    if part == "public mistakes":
+        return sorted(PUBLIC_EVIDENCE.parent.glob(f"{PUBLIC_EVIDENCE.name}.*"))
+    return sorted(FIXTURES.glob(f"{part.removeprefix('fixtures:')}.*"))
+
+
+def _digest(paths):
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(os.path.relpath(path, spec.KIT_ROOT).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _modules_of(module):
+    """The files of a kit module and of every kit module it imports, transitively, read from their imports
+    (inside functions too, where builders import lazily)."""
+    found, pending = {}, [module]
+    while pending:
+        name = pending.pop()
+        path = spec.KIT_ROOT / (name.replace(".", "/") + ".py")
+        if not path.exists():
+            path = path.with_suffix("") / "__init__.py"
+        if name in found or not path.exists():
+            continue
+        found[name] = path
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                pending += [alias.name for alias in node.names if alias.name.startswith("autograder")]
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("autograder"):
+                pending += [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+    return sorted(found.values())
 
 
 def drift(parts=PARTS):
