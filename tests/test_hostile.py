@@ -330,6 +330,13 @@ FLAGGED |= {
                                                       "found = warnings.catch_warnings()._module.sys\n"),
     "ctypes_of_an_array": ("layernorm", "import numpy as np\nWORDS = ('from_address', 'value')\n"
                                         "found = np.random.default_rng().bit_generator.ctypes.state\n"),
+    # A second red team's: torch calls __index__ (and __int__, __float__) of an argument while it reads it, inside
+    # the call, where the tripwire has stepped aside; a module kept as a class attribute; numpy's array interface
+    # given as a keyword, which raw memory and the real builtins followed.
+    "index_callback": ("layernorm", "class Box:\n    def __index__(self):\n        return 0\n"),
+    "module_in_a_class": ("layernorm", "import torch.nn.functional as F\nclass Lib:\n    fn = F\n"),
+    "dunder_as_a_keyword": ("layernorm", "import types\nfake = types.SimpleNamespace(__array_interface__={})\n"),
+    "dunder_in_a_string": ("attention", "scope = {'__builtins__': None}\n"),
 }
 
 
@@ -405,6 +412,34 @@ def test_a_callback_torch_runs_inside_its_own_call_is_refused(tmp_path, sandbox)
     assert "runs Python code inside a torch call" in result.feedback()
 
 
+INDEX_CALLBACK = """
+class _Box:
+    def __init__(self, run):
+        self.run, self.out = run, None
+
+    def __index__(self):
+        self.out = self.run()
+        return 0
+
+
+def _forward(self, x):
+    box = _Box(lambda: torch.nn.functional.layer_norm(x, x.shape[-1:], self.weight, self.bias, self.eps))
+    torch.zeros(1)[box]
+    return box.out
+
+
+LayerNorm.forward = _forward
+"""
+
+
+def test_an_object_whose_methods_torch_would_run_is_refused(tmp_path, sandbox):
+    """A second red team's: torch calls an argument's __index__ or __len__ while it reads it, inside the call, where
+    the tripwire has stepped aside; F.layer_norm scored 5/5 there. Accepted by an instructor, the call is refused."""
+    path = submission(tmp_path / "s", files={"layernorm.py": spec.BY_ID["layernorm"].reference.read_text() + INDEX_CALLBACK})
+    (result,) = grade(path, components=["layernorm"], sandbox=sandbox, accept_flagged=True).components
+    assert result.score == 0 and "passes a _Box to torch's" in result.feedback()
+
+
 DYNAMIC_SUBCLASS = """
 import torch
 import torch.nn.functional as F
@@ -427,12 +462,12 @@ LayerNorm.forward = _forward
 
 def test_a_tensor_subclass_made_at_run_time_is_refused(tmp_path, sandbox):
     """Issue 34: a Tensor subclass's __torch_function__, entered from torch.add, ran F.layer_norm where the tripwire
-    (a function mode, which steps aside while a subclass handles a call) never saw it. No check of the source can
-    see a class that type(type(x))(...) builds; the tripwire refuses every tensor type that is not torch's own."""
+    (a function mode, which steps aside while a subclass handles a call) never saw it. type(type(x))(...) builds the
+    class past the check of bases; the tripwire refuses every tensor type that is not torch's own."""
     path = submission(tmp_path / "s", files={"layernorm.py": spec.BY_ID["layernorm"].reference.read_text() + DYNAMIC_SUBCLASS})
-    (result,) = grade(path, components=["layernorm"], sandbox=sandbox).components
-    assert result.score == 0 and not result.flags
-    assert "subclass of torch.Tensor" in result.feedback()
+    # The class's namespace names __torch_function__ in a string, which the check holds; accepted, it runs.
+    (result,) = grade(path, components=["layernorm"], sandbox=sandbox, accept_flagged=True).components
+    assert result.score == 0 and "subclass of torch.Tensor" in result.feedback()
 
 
 KERNEL_ON_A_THREAD = """

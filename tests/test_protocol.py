@@ -84,3 +84,15 @@ def test_a_forged_tensor_is_the_submissions_doing(forged):
 
     with pytest.raises(StudentError, match="should be a tensor, but is something that claims to be a tensor"):
         checks.tensor(sandbox._texts(forged), "output", "case 1")
+
+
+def test_a_second_answer_of_another_shape_is_the_students_fault():
+    """A second red team's: a causality probe answered with a 1-D tensor, and indexing it first read 'the grader
+    failed here (IndexError)'."""
+    from autograder.engine.judge import checks
+    from autograder.engine.judge.sandbox import StudentError
+
+    first = {"$tensor": np.zeros((2, 3, 4)), "dtype": "float64"}
+    second = {"$tensor": np.zeros(4), "dtype": "float64"}
+    with pytest.raises(StudentError, match="has shape"):
+        checks.same(second, first, "output", "case 1", "float64", select=(slice(None), slice(0, 2)))

@@ -419,16 +419,26 @@ class Scan(ast.NodeVisitor):
                 self.flag(call, f"{name}(..., {attribute.value!r}) ({reason or 'Python object internals'})")
 
     def visit_Assign(self, node):
-        if isinstance(node.value, (ast.Name, ast.Attribute)) and all(isinstance(t, ast.Name) for t in node.targets):
+        # An alias is a name in a module or function; in a class body it is an attribute, and a module there a value.
+        in_class = bool(self.scopes) and self.scopes[-1] is None
+        if isinstance(node.value, (ast.Name, ast.Attribute)) and all(isinstance(t, ast.Name) for t in node.targets) and not in_class:
             self.as_alias.add(id(node.value))
         self.generic_visit(node)
 
     def visit_AnnAssign(self, node):
-        if isinstance(node.value, (ast.Name, ast.Attribute)) and isinstance(node.target, ast.Name):
+        in_class = bool(self.scopes) and self.scopes[-1] is None
+        if isinstance(node.value, (ast.Name, ast.Attribute)) and isinstance(node.target, ast.Name) and not in_class:
             self.as_alias.add(id(node.value))
         self.generic_visit(node)
 
+    def visit_keyword(self, node):
+        if node.arg and _dunder(node.arg) and node.arg not in policy.DUNDERS_READ:
+            self.flag(node.value, f"passes {node.arg}= (a name Python and numpy read an object's internals by)")
+        self.generic_visit(node)
+
     def visit_Constant(self, node):
+        if isinstance(node.value, str) and _dunder(node.value) and node.value not in policy.DUNDERS_READ | {"__main__"}:
+            self.flag(node, f"names {node.value} in a string (a name Python and numpy read an object's internals by)")
         if isinstance(node.value, str) and "{" in node.value and "_" in node.value:
             for field_name in _format_fields(node.value):
                 if any(part.startswith("_") for part in field_name.replace("[", ".").split(".")[1:]):

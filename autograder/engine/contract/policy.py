@@ -161,14 +161,14 @@ ONE_ARGUMENT = ("type",)
 DUNDERS_READ = frozenset({"__init__", "__name__", "__qualname__", "__doc__", "__version__", "__call__", "__len__",
                           "__iter__", "__next__", "__getitem__", "__setitem__", "__contains__", "__repr__", "__str__",
                           "__eq__", "__hash__", "__add__", "__mul__", "__matmul__", "__neg__", "__annotations__"})
-# Dunder methods a class may define: those of an ordinary class, a container or a number. Not the ones that hook
+# Dunder methods a class may define: those of an ordinary class, a container or arithmetic. Not the ones that hook
 # into attribute access, class creation, pickling, finalisation or torch's dispatch (__getattr__, __new__, __del__,
-# __reduce__, __init_subclass__, __set_name__, __get__, __torch_function__, ...).
+# __reduce__, __init_subclass__, __set_name__, __get__, __torch_function__, ...), nor the conversions torch calls
+# while it reads its arguments (__index__, __int__, __float__), where its tripwire has stepped aside.
 DUNDERS_DEFINED = frozenset({
     "__init__", "__post_init__", "__call__", "__repr__", "__str__", "__format__", "__len__", "__iter__", "__next__",
     "__reversed__", "__getitem__", "__setitem__", "__delitem__", "__contains__", "__missing__", "__bool__",
-    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__enter__", "__exit__", "__index__",
-    "__int__", "__float__", "__neg__", "__pos__", "__abs__", "__add__", "__radd__", "__iadd__", "__sub__", "__rsub__",
+    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__enter__", "__exit__", "__neg__", "__pos__", "__abs__", "__add__", "__radd__", "__iadd__", "__sub__", "__rsub__",
     "__isub__", "__mul__", "__rmul__", "__imul__", "__matmul__", "__rmatmul__", "__imatmul__", "__truediv__",
     "__rtruediv__", "__itruediv__", "__floordiv__", "__mod__", "__pow__",
 })

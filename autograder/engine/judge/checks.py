@@ -36,9 +36,10 @@ def close(value, expected, name, where, dtype, hint=""):
 
 def same(value, reference, name, where, dtype, hint="", select=()):
     """Two results of the student's own code agree at the selected elements (a property, not a value check)."""
-    expected = tensor(reference, name, where)[0][select].astype(np.float64)
+    first, _ = tensor(reference, name, where)
     actual, actual_dtype = tensor(value, name, where)
-    return compare(actual[select], actual_dtype, expected, name, where, dtype, hint)
+    _shape(actual, first, name, where)  # before indexing: a second answer of another shape is the student's
+    return compare(actual[select], actual_dtype, first[select].astype(np.float64), name, where, dtype, hint)
 
 
 def compare(actual, actual_dtype, expected, name, where, dtype, hint=""):

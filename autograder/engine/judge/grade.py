@@ -270,12 +270,12 @@ def grade(path, device="cpu", limits=None, components=None, sandbox=None, accept
         kernels = grading.kernels.get(i, [])
         if child is not None:
             component.fatal = child.fatal
-            if child.delegated and kernels:
+            if kernels and (child.delegated or child.unwatched):
                 component.fatal += " (named at " + "; ".join(k.split(": ")[0] for k in kernels) + ")"
             elif kernels and child.spread:
                 component.fatal = ("scores 0: it names " + "; ".join(kernels) + ", which this part may not delegate to, "
                                    "and ran code in other threads or processes, where the grader cannot see whether it ran")
-            elif kernels:
+            elif kernels and not child.fatal:
                 component.notes += [f"warning: {k}, which this part may not delegate to; it never ran while this part "
                                     "was graded, so the score stands (it would score 0 if it ran)" for k in kernels]
             if i in spec.BY_ID and not child.fatal and not all(o.passed for o in child.observations):

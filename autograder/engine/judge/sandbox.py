@@ -483,6 +483,7 @@ class Child:
         self.fatal = fatal  # the message that ended this component, if one did
         self.killed = None  # why the watchdog killed its processes, if it did
         self.delegated = False  # its tripwire saw a library kernel of its subject run
+        self.unwatched = False  # its tripwire refused code that would have run where it cannot watch
         self.spread = False  # its code ran in other threads or processes, which the tripwire does not watch
         self.timed_out = None  # what it was doing when its time ran out, if it did
         self.problems = []  # what went wrong while loading the submission
@@ -540,8 +541,8 @@ class Child:
             self._fail(_describe(message))
         self.spread = self.spread or reply.get("spread") is True
         if not reply["ok"]:
-            if reply.get("kind") == "forbidden":
-                self.delegated = True
+            if reply.get("kind") in ("forbidden", "unwatched"):
+                self.delegated, self.unwatched = reply["kind"] == "forbidden", reply["kind"] == "unwatched"
                 self._end(_text(reply["message"]))
             raise StudentError(_text(reply["message"]))
         return _texts(reply["value"])
