@@ -117,7 +117,7 @@ def test_a_property_hint_is_said_only_where_the_values_are_right(hint, module, t
 
 def test_the_whole_stack_hint_is_said_where_the_stack_is_wrong_and_not_where_it_is_right():
     suite = _suite("test_integration")
-    case = suite.CASES[0].values[0]
+    case = of_kind("heads", "hf-model")[0]
     with pytest.raises(checks.StudentError) as failure:
         suite.test_whole_stack_matches_hf(Answering(case, lambda args, kwargs: True), case)
     assert shown(str(failure.value)) == {"test_integration.HINT"}

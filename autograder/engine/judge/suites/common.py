@@ -5,7 +5,6 @@ import numpy as np
 
 from autograder.engine.judge import checks
 from autograder.engine.judge.diagnosis import Observation, trained
-from autograder.engine.judge.fixtures import cases, of_kind
 from autograder.engine.judge.sandbox import Fatal
 
 # The hint of every suite's test on a config unlike the others (engine/build/fixtures.py, ODD_CONFIG).
@@ -18,6 +17,17 @@ CONFIG_HINT = (
     "num_labels), pass eps=config.layer_norm_eps to every LayerNorm, and pass token_type_ids on wherever they "
     "are given."
 )
+
+
+def cases(*kinds, component=None, trained=False, pick=slice(None)):
+    """Which cases a test runs on: those of these kinds, of its module's component unless another is named, only
+    those graded in train mode where trained, sliced by pick. conftest.py draws them from the run's case set
+    (the hidden suites' own, or the public checks'); stacked, a test runs on each selection in turn."""
+    def select(test):
+        test.case_selections = [dict(kinds=kinds, component=component, trained=trained, pick=pick),
+                                *getattr(test, "case_selections", [])]
+        return test
+    return select
 
 
 def run(student, case, dtype, inputs=None, return_inputs=False):
@@ -73,7 +83,7 @@ def check_case(student, case, dtype, hints):
     passes as well.
     """
     if all(_constant(case.expected[name]) for name in case.outputs):
-        companion = next(c for c in of_kind(case.component, case.kind) if not all(map(_constant, c.expected.values())))
+        companion = next(c for c in case.source.of_kind(case.component, case.kind) if not all(map(_constant, c.expected.values())))
         run_right(student, companion, dtype, hints=hints, why=f"{case.describe(dtype)} counts only with the other cases of its kind")
     try:
         outputs = run(student, case, dtype)
@@ -234,7 +244,7 @@ def check_case_beside_the_usual(student, case, dtype, hint):
     try:
         check_case(student, case, dtype, {})
     except checks.StudentError as error:
-        usual = [c for c in cases(case.component) if c.target == case.target and c.kind not in UNUSUAL and dtype in c.dtypes]
+        usual = [c for c in case.source.cases(case.component) if c.target == case.target and c.kind not in UNUSUAL and dtype in c.dtypes]
         if not usual or checks.FLOAT32_ONLY in str(error) or not all(right(student, c, dtype) for c in usual):
             raise
         raise checks.StudentError(f"{error}\nHint: {hint}") from None

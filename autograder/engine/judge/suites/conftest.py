@@ -6,7 +6,7 @@ subject to a library is recorded in config.grading so that the grader can score 
 """
 import pytest
 
-from autograder.engine.judge import sandbox
+from autograder.engine.judge import fixtures, sandbox
 from autograder.engine.judge.session import Grading
 
 
@@ -16,9 +16,11 @@ def pytest_addoption(parser):
     group.addoption("--device", default="cpu", help="where student code runs: cpu or cuda")
     group.addoption("--time-limit", type=float, default=sandbox.DEFAULT_TIME_LIMIT, help="seconds per component")
     group.addoption("--memory-limit", type=int, default=sandbox.DEFAULT_MEMORY_LIMIT, help="bytes per child")
+    group.addoption("--cases", help="the folder of cases to run on (default: the hidden suites' own)")
 
 
 def pytest_configure(config):
+    config.case_set = fixtures.case_set(config.getoption("--cases"))
     path = config.getoption("--submission")
     if path and not hasattr(config, "grading"):
         limits = sandbox.Limits(config.getoption("--time-limit"), config.getoption("--memory-limit"))
@@ -38,3 +40,25 @@ def student(request):
     child = grading.child(request.module.COMPONENT)
     yield child
     grading.release(child)
+
+
+def pytest_generate_tests(metafunc):
+    """Each test's cases, as common.cases selects them, from the run's case set (config.case_set), paired with
+    each of a case's dtypes where the test takes a dtype."""
+    selections = getattr(metafunc.function, "case_selections", None)
+    if selections is None:
+        return
+    with_dtype = "dtype" in metafunc.fixturenames
+    params = []
+    for selection in selections:
+        component = selection["component"] or metafunc.module.COMPONENT
+        label = f"{component}-" if selection["component"] else ""
+        for case in metafunc.config.case_set.of_kind(component, *selection["kinds"])[selection["pick"]]:
+            if selection["trained"] and not case.upstream:
+                continue
+            if with_dtype:
+                params += [pytest.param(case, dtype, id=f"{label}{case.id}-{dtype}" if dtype else f"{label}{case.id}")
+                           for dtype in case.dtypes]
+            else:
+                params.append(pytest.param(case, id=f"{label}{case.id}"))
+    metafunc.parametrize("case, dtype" if with_dtype else "case", params)

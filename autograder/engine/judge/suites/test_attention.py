@@ -1,8 +1,5 @@
 """Hidden suite for `attention`: scaled_dot_product_attention against the float64 reference."""
-import pytest
-
-from autograder.engine.judge.fixtures import of_kind, with_dtypes
-from autograder.engine.judge.suites.common import check_case, check_inputs_unchanged, check_training
+from autograder.engine.judge.suites.common import cases, check_case, check_inputs_unchanged, check_training
 
 COMPONENT = "attention"
 HINTS = {
@@ -12,17 +9,17 @@ HINTS = {
 }
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference"))
+@cases("reference")
 def test_attention_matches_reference(student, case, dtype):
     check_case(student, case, dtype, HINTS)
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference", trained=True))
+@cases("reference", trained=True)
 def test_attention_trains_like_reference(student, case, dtype):
     """Attention has no dropout of its own: train mode is eval mode, and query, key and value get gradients."""
     check_training(student, case, dtype, HINTS)
 
 
-@pytest.mark.parametrize("case", of_kind(COMPONENT, "reference")[-2:], ids=str)
+@cases("reference", pick=slice(-2, None))
 def test_attention_leaves_inputs_unchanged(student, case):
     check_inputs_unchanged(student, case)

@@ -1,9 +1,8 @@
 """Hidden suite for `decoder`: one layer against the reference; the stack against a BERT decoder."""
 import numpy as np
-import pytest
-
-from autograder.engine.judge.fixtures import of_kind, with_dtypes
-from autograder.engine.judge.suites.common import changed_tokens, check_case, check_deterministic, check_follows_config, check_inputs_unchanged, check_training, check_unchanged
+from autograder.engine.judge.suites.common import (
+    cases, changed_tokens, check_case, check_deterministic, check_follows_config, check_inputs_unchanged, check_training, check_unchanged,
+)
 
 COMPONENT = "decoder"
 LAYER_HINT = (
@@ -24,27 +23,27 @@ CAUSAL_HINT = "position i may only attend to positions 0..i, whatever tokens com
 CUT = 3  # positions before this one must not see the tokens after it
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference"))
+@cases("reference")
 def test_decoder_layer_matches_reference(student, case, dtype):
     check_case(student, case, dtype, {"output": LAYER_HINT})
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf"))
+@cases("hf")
 def test_decoder_matches_hf_bert_decoder(student, case, dtype):
     check_case(student, case, dtype, {"output": MODEL_HINT})
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference", "config", trained=True))
+@cases("reference", "config", trained=True)
 def test_decoder_trains_like_reference(student, case, dtype):
     check_training(student, case, dtype, {"output": TRAIN_HINT})
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf", trained=True))
+@cases("hf", trained=True)
 def test_decoder_trains_like_hf_bert_decoder(student, case, dtype):
     check_training(student, case, dtype, {"output": TRAIN_HINT})
 
 
-@pytest.mark.parametrize("case", of_kind(COMPONENT, "hf")[:2], ids=str)
+@cases("hf", pick=slice(None, 2))
 def test_decoder_is_causal(student, case):
     """Changing a later token never changes an earlier position's output."""
     inputs = dict(case.inputs, input_ids=changed_tokens(case, "input_ids", np.s_[:, CUT:]))
@@ -54,16 +53,16 @@ def test_decoder_is_causal(student, case):
     )
 
 
-@pytest.mark.parametrize("case", of_kind(COMPONENT, "reference")[1:2], ids=str)
+@cases("reference", pick=slice(1, 2))
 def test_decoder_layer_leaves_inputs_unchanged(student, case):
     check_inputs_unchanged(student, case)
 
 
-@pytest.mark.parametrize("case", of_kind(COMPONENT, "hf")[:1], ids=str)
+@cases("hf", pick=slice(None, 1))
 def test_decoder_is_deterministic_in_eval_mode(student, case):
     check_deterministic(student, case)
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "config"))
+@cases("config")
 def test_decoder_follows_the_config(student, case, dtype):
     check_follows_config(student, case, dtype)

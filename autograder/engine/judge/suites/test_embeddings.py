@@ -1,8 +1,7 @@
 """Hidden suite for `embeddings`: BERT's input embeddings and the sinusoidal table."""
-import pytest
-
-from autograder.engine.judge.fixtures import of_kind, with_dtypes
-from autograder.engine.judge.suites.common import check_case, check_deterministic, check_follows_config, check_training
+from autograder.engine.judge.suites.common import (
+    cases, check_case, check_deterministic, check_follows_config, check_training,
+)
 
 COMPONENT = "embeddings"
 HINT = (
@@ -19,36 +18,36 @@ TABLE_HINT = (
 )
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference"))
+@cases("reference")
 def test_embeddings_matches_reference(student, case, dtype):
     check_case(student, case, dtype, {"output": HINT})
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf"))
+@cases("hf")
 def test_embeddings_matches_hf_bert_embeddings(student, case, dtype):
     check_case(student, case, dtype, {"output": HINT})
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference", "config", trained=True))
+@cases("reference", "config", trained=True)
 def test_embeddings_train_like_reference(student, case, dtype):
     check_training(student, case, dtype, {"output": TRAIN_HINT})
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf", trained=True))
+@cases("hf", trained=True)
 def test_embeddings_train_like_hf_bert_embeddings(student, case, dtype):
     check_training(student, case, dtype, {"output": TRAIN_HINT})
 
 
-@pytest.mark.parametrize("case", of_kind(COMPONENT, "hf")[:1], ids=str)
+@cases("hf", pick=slice(None, 1))
 def test_embeddings_is_deterministic_in_eval_mode(student, case):
     check_deterministic(student, case)
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "sinusoidal"))
+@cases("sinusoidal")
 def test_sinusoidal_table_matches_paper(student, case, dtype):
     check_case(student, case, dtype, {"table": TABLE_HINT})
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "config"))
+@cases("config")
 def test_embeddings_follow_the_config(student, case, dtype):
     check_follows_config(student, case, dtype)

@@ -1,8 +1,7 @@
 """Hidden suite for `encoder`: one post-LN layer against the reference; the stack against BertModel."""
-import pytest
-
-from autograder.engine.judge.fixtures import of_kind, with_dtypes
-from autograder.engine.judge.suites.common import changed_tokens, check_case, check_deterministic, check_follows_config, check_inputs_unchanged, check_training, check_unchanged
+from autograder.engine.judge.suites.common import (
+    cases, changed_tokens, check_case, check_deterministic, check_follows_config, check_inputs_unchanged, check_training, check_unchanged,
+)
 
 COMPONENT = "encoder"
 LAYER_HINT = (
@@ -24,27 +23,27 @@ PADDING_HINT = (
 )
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference"))
+@cases("reference")
 def test_encoder_layer_matches_reference(student, case, dtype):
     check_case(student, case, dtype, {"output": LAYER_HINT})
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf"))
+@cases("hf")
 def test_encoder_matches_hf_bert(student, case, dtype):
     check_case(student, case, dtype, {"output": MODEL_HINT})
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference", "config", trained=True))
+@cases("reference", "config", trained=True)
 def test_encoder_trains_like_reference(student, case, dtype):
     check_training(student, case, dtype, {"output": TRAIN_HINT})
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf", trained=True))
+@cases("hf", trained=True)
 def test_encoder_trains_like_hf_bert(student, case, dtype):
     check_training(student, case, dtype, {"output": TRAIN_HINT})
 
 
-@pytest.mark.parametrize("case", of_kind(COMPONENT, "hf")[:2], ids=str)
+@cases("hf", pick=slice(None, 2))
 def test_encoder_ignores_padding_tokens(student, case):
     """What sits at padded positions must not change any real position's output."""
     padded = case.inputs["attention_mask"] == 0
@@ -56,16 +55,16 @@ def test_encoder_ignores_padding_tokens(student, case):
     )
 
 
-@pytest.mark.parametrize("case", of_kind(COMPONENT, "reference")[1:2], ids=str)
+@cases("reference", pick=slice(1, 2))
 def test_encoder_layer_leaves_inputs_unchanged(student, case):
     check_inputs_unchanged(student, case)
 
 
-@pytest.mark.parametrize("case", of_kind(COMPONENT, "hf")[:1], ids=str)
+@cases("hf", pick=slice(None, 1))
 def test_encoder_is_deterministic_in_eval_mode(student, case):
     check_deterministic(student, case)
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "config"))
+@cases("config")
 def test_encoder_follows_the_config(student, case, dtype):
     check_follows_config(student, case, dtype)

@@ -1,8 +1,7 @@
 """Hidden suite for `heads`: the LM head, the classification head and the classifier model against HF."""
-import pytest
-
-from autograder.engine.judge.fixtures import of_kind, with_dtypes
-from autograder.engine.judge.suites.common import check_case, check_deterministic, check_follows_config, check_training
+from autograder.engine.judge.suites.common import (
+    cases, check_case, check_deterministic, check_follows_config, check_training,
+)
 
 COMPONENT = "heads"
 HINTS = {
@@ -22,31 +21,31 @@ TRAIN_HINTS = {
 }
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf"))
+@cases("hf")
 def test_heads_match_hf(student, case, dtype):
     check_case(student, case, dtype, {"logits": HINTS[case.target]})
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf-model"))
+@cases("hf-model")
 def test_sequence_classifier_matches_hf_bert(student, case, dtype):
     check_case(student, case, dtype, {"output": HINTS[case.target]})
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "config", trained=True))
+@cases("config", trained=True)
 def test_heads_train_like_reference(student, case, dtype):
     check_training(student, case, dtype, dict.fromkeys(case.outputs, TRAIN_HINTS[case.target]))
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf", "hf-model", trained=True))
+@cases("hf", "hf-model", trained=True)
 def test_heads_train_like_hf(student, case, dtype):
     check_training(student, case, dtype, dict.fromkeys(case.outputs, TRAIN_HINTS[case.target]))
 
 
-@pytest.mark.parametrize("case", of_kind(COMPONENT, "hf-model")[:1], ids=str)
+@cases("hf-model", pick=slice(None, 1))
 def test_sequence_classifier_is_deterministic_in_eval_mode(student, case):
     check_deterministic(student, case)
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "config"))
+@cases("config")
 def test_heads_follow_the_config(student, case, dtype):
     check_follows_config(student, case, dtype)

@@ -1,8 +1,7 @@
 """Hidden suite for `layernorm`: BERT's LayerNorm, including an eps large enough to see where it goes."""
-import pytest
-
-from autograder.engine.judge.fixtures import of_kind, with_dtypes
-from autograder.engine.judge.suites.common import check_case, check_case_beside_the_usual, check_inputs_unchanged, check_training
+from autograder.engine.judge.suites.common import (
+    cases, check_case, check_case_beside_the_usual, check_inputs_unchanged, check_training,
+)
 
 COMPONENT = "layernorm"
 HINT = (
@@ -13,27 +12,27 @@ EPS_HINT = "with eps=0.5 the answer shows where eps goes: sqrt(var + eps), not s
 FRESH_HINT = "a new LayerNorm must start with weight = ones and bias = zeros, before any weights are loaded."
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference"))
+@cases("reference")
 def test_layernorm_matches_reference(student, case, dtype):
     check_case(student, case, dtype, {"output": HINT})
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "large-eps"))
+@cases("large-eps")
 def test_layernorm_puts_eps_inside_sqrt(student, case, dtype):
     check_case_beside_the_usual(student, case, dtype, EPS_HINT)
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "fresh"))
+@cases("fresh")
 def test_layernorm_starts_as_plain_normalisation(student, case, dtype):
     check_case_beside_the_usual(student, case, dtype, FRESH_HINT)
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference", "large-eps", "fresh", trained=True))
+@cases("reference", "large-eps", "fresh", trained=True)
 def test_layernorm_trains_like_reference(student, case, dtype):
     """The input, weight and bias all get their gradients."""
     check_training(student, case, dtype, {"output": HINT})
 
 
-@pytest.mark.parametrize("case", of_kind(COMPONENT, "reference")[:1], ids=str)
+@cases("reference", pick=slice(None, 1))
 def test_layernorm_leaves_inputs_unchanged(student, case):
     check_inputs_unchanged(student, case)

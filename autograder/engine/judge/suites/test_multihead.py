@@ -1,8 +1,7 @@
 """Hidden suite for `multihead`: MultiHeadAttention against the reference and against BertModel's layer 0."""
-import pytest
-
-from autograder.engine.judge.fixtures import of_kind, with_dtypes
-from autograder.engine.judge.suites.common import check_case, check_deterministic, check_follows_config, check_inputs_unchanged, check_training
+from autograder.engine.judge.suites.common import (
+    cases, check_case, check_deterministic, check_follows_config, check_inputs_unchanged, check_training,
+)
 
 COMPONENT = "multihead"
 HINTS = {
@@ -18,37 +17,37 @@ TRAIN_HINT = {
 }
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference"))
+@cases("reference")
 def test_multihead_matches_reference(student, case, dtype):
     check_case(student, case, dtype, HINTS)
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf"))
+@cases("hf")
 def test_multihead_matches_hf_bert_attention(student, case, dtype):
     check_case(student, case, dtype, HINTS)
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "reference", "config", trained=True))
+@cases("reference", "config", trained=True)
 def test_multihead_trains_like_reference(student, case, dtype):
     """Graded on the output alone in train mode: BERT returns its weights after dropout, the reference before."""
     check_training(student, case, dtype, TRAIN_HINT)
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf", trained=True))
+@cases("hf", trained=True)
 def test_multihead_trains_like_hf_bert_attention(student, case, dtype):
     check_training(student, case, dtype, TRAIN_HINT)
 
 
-@pytest.mark.parametrize("case", of_kind(COMPONENT, "reference")[3:5], ids=str)
+@cases("reference", pick=slice(3, 5))
 def test_multihead_leaves_inputs_unchanged(student, case):
     check_inputs_unchanged(student, case)
 
 
-@pytest.mark.parametrize("case", of_kind(COMPONENT, "hf"), ids=str)
+@cases("hf")
 def test_multihead_is_deterministic_in_eval_mode(student, case):
     check_deterministic(student, case)
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "config"))
+@cases("config")
 def test_multihead_follows_the_config(student, case, dtype):
     check_follows_config(student, case, dtype)

@@ -1,9 +1,8 @@
 """Hidden suite for `seq2seq`: the encoder-decoder model against EncoderDecoderModel, decoding against generate()."""
 import numpy as np
-import pytest
-
-from autograder.engine.judge.fixtures import of_kind, with_dtypes
-from autograder.engine.judge.suites.common import changed_tokens, check_case, check_deterministic, check_training, check_unchanged
+from autograder.engine.judge.suites.common import (
+    cases, changed_tokens, check_case, check_deterministic, check_training, check_unchanged,
+)
 
 COMPONENT = "seq2seq"
 MODEL_HINT = (
@@ -20,22 +19,22 @@ CAUSAL_HINT = "the decoder's self-attention must be causal, also inside the full
 CUT = 2
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf"))
+@cases("hf")
 def test_seq2seq_matches_hf_encoder_decoder(student, case, dtype):
     check_case(student, case, dtype, {"logits": MODEL_HINT})
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "hf", trained=True))
+@cases("hf", trained=True)
 def test_seq2seq_trains_like_hf_encoder_decoder(student, case, dtype):
     check_training(student, case, dtype, {"logits": TRAIN_HINT})
 
 
-@pytest.mark.parametrize("case, dtype", with_dtypes(COMPONENT, "generate"))
+@cases("generate")
 def test_greedy_decode_matches_hf_generate(student, case, dtype):
     check_case(student, case, dtype, {"tokens": DECODE_HINT})
 
 
-@pytest.mark.parametrize("case", of_kind(COMPONENT, "hf")[:1], ids=str)
+@cases("hf", pick=slice(None, 1))
 def test_seq2seq_is_causal_in_the_target(student, case):
     inputs = dict(case.inputs, decoder_input_ids=changed_tokens(case, "decoder_input_ids", np.s_[:, CUT:]))
     check_unchanged(
@@ -44,6 +43,6 @@ def test_seq2seq_is_causal_in_the_target(student, case):
     )
 
 
-@pytest.mark.parametrize("case", of_kind(COMPONENT, "hf")[:1], ids=str)
+@cases("hf", pick=slice(None, 1))
 def test_seq2seq_is_deterministic_in_eval_mode(student, case):
     check_deterministic(student, case)
