@@ -9,8 +9,9 @@ from autograder.engine.judge import sandbox
 from autograder.engine.contract.protocol import visible, visible_name
 
 
-# The student bundle has no hidden suites: there, `grade` runs the public checks and nothing else exists.
-FULL_KIT = (Path(__file__).resolve().parent / "engine" / "judge" / "suites").is_dir()
+# The student bundle has no grader (its public checks run the suites, on the public cases, without the jail):
+# there, `grade` runs the public checks and nothing else exists.
+FULL_KIT = (Path(__file__).resolve().parent / "engine" / "judge" / "jail.py").is_file()
 BANK_HERE = (Path(__file__).resolve().parent.parent / "breakout_questions").is_dir()
 
 
@@ -80,7 +81,7 @@ def main(argv=None):
         return {"grade": run_public, "kernel": run_kernel, "quiz": run_quiz}[args.command](args)
     commands = {"grade": run_grade, "grade-all": run_grade_all, "check-solutions": run_check, "generate": run_generate,
                 "bundle": run_bundle, "kernel": run_kernel, "quiz": run_quiz, "gradescope": run_gradescope}
-    from autograder.engine.judge.grade import GraderError
+    from autograder.engine.judge.run import GraderError
     from autograder.engine.judge.jail import JailUnavailable
 
     try:

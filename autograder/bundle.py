@@ -2,7 +2,7 @@
 
 It holds the release notebooks (the coding parts and the breakout quizzes), the modules they and the
 student's local loop need (public checks, pictures, loading, the quiz's format check), a README and the
-requirements. No reference, no hidden suite, no fixture, no quiz answer: the modules are listed here
+requirements. No reference, no hidden case, no quiz answer: the modules are listed here
 one by one, and the kit's tests check the result. With `quiz=True` it also holds the question bank,
 answers included, for `python -m autograder quiz`: for courses that do not grade the breakouts.
 """
@@ -12,22 +12,28 @@ import zipfile
 from pathlib import Path
 
 from autograder.breakout import bank, quiz_notebooks
-from autograder.course import PUBLIC_EVIDENCE, notebooks
+from autograder.course import PUBLIC_CASES, notebooks
 from autograder.engine.contract import spec
 
 PACKAGE = spec.KIT_ROOT / "autograder"
-# What the notebooks import (public, pictures, notebook; breakout for the quizzes' format check), what
-# those import in turn (hf for a checkpoint's pictures), the terminal quiz (offered only where the bank is),
-# and the evidence the public checks name mistakes by, made on their own cases only (never the catalog
-# itself, which quotes the reference). Paths in the package.
+# What the notebooks import (public, pictures, notebook; breakout for the quizzes' format check), what those
+# import in turn: the public checks are the hidden suites' code (judge/suites, run, checks, diagnosis, grade's
+# results) run on the child's own code (child/server and what it loads) in the student's process, on the public
+# cases (course/public_cases, with each mistake's evidence on them, never the catalog, which quotes the
+# reference); hf for a checkpoint's pictures; the terminal quiz (offered only where the bank is). No hidden
+# case: of judge/fixtures, only the reader. Paths in the package.
 STUDENT_MODULES = (
     "__init__.py", "__main__.py", "notebook.py", "pictures.py", "public.py",
     "engine/__init__.py",
-    *(f"engine/contract/{name}.py" for name in ("__init__", "loader", "protocol", "spec")),
-    *(f"engine/child/{name}.py" for name in ("__init__", "runtime", "training")),
-    *(f"engine/judge/{name}.py" for name in ("__init__", "checks", "diagnosis", "hf", "sandbox", "tolerances")),
-    *(f"course/{name}.py" for name in ("__init__", "jupyter", "pictures", "public")),
-    *(f"course/{PUBLIC_EVIDENCE.name}{suffix}" for suffix in (".json", ".npz")),
+    *(f"engine/contract/{name}.py" for name in ("__init__", "loader", "policy", "protocol", "spec")),
+    *(f"engine/child/{name}.py" for name in ("__init__", "allowed", "binding", "runtime", "scrutiny", "server", "training")),
+    *(f"engine/judge/{name}.py" for name in ("__init__", "checks", "diagnosis", "grade", "hf", "run", "sandbox", "session",
+                                             "tolerances")),
+    "engine/judge/fixtures/__init__.py",
+    *(f"engine/judge/suites/{path.name}" for path in sorted((PACKAGE / "engine/judge/suites").iterdir())
+      if path.suffix in (".py", ".ini")),
+    *(f"course/{name}.py" for name in ("__init__", "jupyter", "local", "pictures", "public")),
+    *(f"course/{PUBLIC_CASES.name}/{path.name}" for path in sorted(PUBLIC_CASES.glob("*.*"))),
     *(f"breakout/{name}.py" for name in ("__init__", "bank", "quiz")),
 )
 # requirements.txt lists what students need first; from this line on, what only instructors need.

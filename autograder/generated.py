@@ -1,8 +1,8 @@
 """Everything generated from the reference, written and checked by one command: `python -m autograder generate`.
 
-The student stubs, the hidden suites' fixtures with each cataloged mistake's evidence, the public checks'
-evidence, the course notebooks (source and nbgrader release), and the breakout quiz notebooks and handout
-made from the question bank. Each part can be checked on its own, so that the kit's tests check them side
+The student stubs, the hidden suites' cases and the public checks' cases, each with every cataloged
+mistake's evidence on them, the course notebooks (source and nbgrader release), and the breakout quiz
+notebooks and handout made from the question bank. Each part can be checked on its own, so that the kit's tests check them side
 by side.
 
 The built parts (fixtures and evidence) take minutes to rebuild. Each is stamped when it is written with a hash
@@ -19,28 +19,27 @@ from pathlib import Path
 import numpy as np
 
 from autograder.breakout import bank, quiz_notebooks
-from autograder.course import PUBLIC_EVIDENCE, notebooks, stubs
+from autograder.course import PUBLIC_CASES, notebooks, stubs
 from autograder.engine.contract import spec
 from autograder.engine.judge.fixtures import HERE as FIXTURES
 from autograder.engine.judge.tolerances import TOLERANCES
 
 # float64 BLAS kernels differ between CPUs in the last bits; any real change moves values far more.
 DRIFT_TOLERANCE = 1e-12
-PARTS = ("stubs", *(f"fixtures:{c.id}" for c in spec.COMPONENTS), "public mistakes", "course", "breakout")
+PARTS = ("stubs", *(f"fixtures:{c.id}" for c in spec.COMPONENTS), "public cases", "course", "breakout")
 # The parts built by running the reference, by the module that builds them.
 BUILT = {**{f"fixtures:{c.id}": "autograder.engine.build.fixtures" for c in spec.COMPONENTS},
-         "public mistakes": "autograder.course.public_evidence"}
+         "public cases": "autograder.engine.build.fixtures"}
 STAMPS = spec.KIT_ROOT / "autograder" / "stamps.json"
 
 
 def write():
-    from autograder.course import public_evidence
     from autograder.engine.build.fixtures import build
 
     parts = bank.load()  # a malformed question bank stops here, before anything is written
     stubs.write()
     build(FIXTURES)
-    public_evidence.build()
+    build(PUBLIC_CASES, public=True)
     notebooks.write()
     quiz_notebooks.write(parts)
     restamp()
@@ -64,8 +63,8 @@ def stamp(part):
 
 
 def _files_of(part):
-    if part == "public mistakes":
-        return sorted(PUBLIC_EVIDENCE.parent.glob(f"{PUBLIC_EVIDENCE.name}.*"))
+    if part == "public cases":
+        return sorted(PUBLIC_CASES.glob("*.*"))
     return sorted(FIXTURES.glob(f"{part.removeprefix('fixtures:')}.*"))
 
 
@@ -112,14 +111,13 @@ def drift(parts=PARTS):
 
 
 def _built_drift(part):
-    from autograder.course import public_evidence
     from autograder.engine.build.fixtures import build
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        if part == "public mistakes":
-            public_evidence.build(tmp / PUBLIC_EVIDENCE.name)
-            committed = PUBLIC_EVIDENCE.parent
+        if part == "public cases":
+            build(tmp, public=True)
+            committed = PUBLIC_CASES
         else:
             build(tmp, [part.removeprefix("fixtures:")])
             committed = FIXTURES

@@ -11,7 +11,7 @@ import pytest
 
 from autograder import bundle
 from autograder.breakout import bank, quiz_notebooks
-from autograder.course import PUBLIC_EVIDENCE, jupyter, notebooks
+from autograder.course import PUBLIC_CASES, jupyter, notebooks
 from autograder.engine.contract import spec
 from autograder.engine.judge import diagnosis, fixtures
 from course_helpers import completed, execute, outputs
@@ -48,11 +48,11 @@ def test_bundle_holds_the_release_the_student_modules_a_readme_and_requirements(
     expected += [f"{quiz_notebooks.ASSIGNMENT}/{p.name}" for p in quiz_notebooks.RELEASE.glob("*.ipynb")]
     expected += [f"autograder/{name}" for name in bundle.STUDENT_MODULES] + ["README.md", "requirements.txt"]
     assert files(built) == sorted(expected)
-    assert not re.search(r"^(nbgrader|pytest)", (built / "requirements.txt").read_text(), re.MULTILINE)
-    assert "torch==" in (built / "requirements.txt").read_text()
+    assert not re.search(r"^(nbgrader|pytest-xdist)", (built / "requirements.txt").read_text(), re.MULTILINE)
+    assert "torch==" in (built / "requirements.txt").read_text() and "pytest==" in (built / "requirements.txt").read_text()
 
 
-SHIPPED_EVIDENCE = {f"autograder/course/{PUBLIC_EVIDENCE.name}.json", f"autograder/course/{PUBLIC_EVIDENCE.name}.npz"}
+SHIPPED_CASES = {f"autograder/course/{PUBLIC_CASES.name}/{path.name}" for path in PUBLIC_CASES.glob("*.*")}
 
 
 def test_bundle_holds_no_solution_no_hidden_test_and_no_reference_data(built):
@@ -63,15 +63,16 @@ def test_bundle_holds_no_solution_no_hidden_test_and_no_reference_data(built):
     leaked = [(c, line, name) for c, line in solution_lines() for name, text in texts.items() if line in text]
     assert leaked == [], leaked
     data = {str(p.relative_to(built)) for p in built.rglob("*") if p.suffix in (".npz", ".json", ".yaml")}
-    assert data == SHIPPED_EVIDENCE
+    assert data == SHIPPED_CASES and SHIPPED_CASES
 
 
 def _distinctive(arrays):
-    """The distinct float values of these arrays but those with six decimals or fewer: 0.2 is the weight
-    of each of five keys in any case, and proves nothing."""
+    """The distinct float values of these arrays but those with six decimals or fewer (0.2 is the weight of
+    each of five keys in any case, and proves nothing) and those within 1e-6 of 0 (what rounding leaves of a
+    sum that cancels, alike in any case)."""
     values = np.concatenate([a.ravel().astype(np.float64) for a in arrays if a.dtype.kind == "f"] or [np.zeros(0)])
     values = values[np.isfinite(values)]
-    return set(values[values != np.round(values, 6)].tolist())
+    return set(values[(values != np.round(values, 6)) & (np.abs(values) > 1e-6)].tolist())
 
 
 def _hidden_values(component):
@@ -89,14 +90,19 @@ def _hidden_values(component):
     return _distinctive(arrays)
 
 
-def test_public_evidence_holds_no_value_of_a_hidden_case(built):
-    """Named on the public checks' own cases only: not one of its numbers is a hidden case's input, expected
-    value or weight, nor any mistake's output on one."""
-    with np.load(built / f"autograder/course/{PUBLIC_EVIDENCE.name}.npz", allow_pickle=False) as shipped:
-        shipped = _distinctive([shipped[k] for k in shipped.files])
-    assert len(shipped) > 1000
-    for component in spec.COMPONENTS:
-        assert not shipped & _hidden_values(component.id), component.id
+@pytest.mark.parametrize("component", [c.id for c in spec.COMPONENTS])
+def test_the_public_cases_hold_no_value_of_a_hidden_case(built, component):
+    """The public checks' cases and evidence: not one of their numbers is a hidden case's input, expected value
+    or weight, nor any mistake's output on one (they are drawn from other seeds)."""
+    shipped = []
+    for path in (built / f"autograder/course/{PUBLIC_CASES.name}").glob(f"{component}.*npz"):
+        with np.load(path, allow_pickle=False) as arrays:
+            shipped += [arrays[k] for k in arrays.files]
+    shipped, hidden = _distinctive(shipped), _hidden_values(component)
+    assert len(shipped) > 100 or not hidden  # masks and tokens alone, where the component has no float
+    # Weights on both sides are float32 draws from the same distributions, a few hundred thousand each, and
+    # float32 has some millions of values there: a handful coincide by chance, where a copied array shares all.
+    assert len(shipped & hidden) <= max(3, len(shipped) // 1000), sorted(shipped & hidden)[:10]
 
 
 def test_bundle_holds_no_quiz_answer(built):
@@ -130,7 +136,7 @@ def test_a_completed_notebook_runs_in_the_bundle_alone(built, tmp_path):
     jupyter.kernelspec(tmp_path / "jupyter" / "kernels", kit_root=built)
     nb = execute(folder / "05_encoder_heads.ipynb", dict(os.environ, JUPYTER_PATH=str(tmp_path / "jupyter")))
     assert outputs(nb, "error") == []
-    assert any("all 5 public checks passed" in o.get("text", "") for _, o in outputs(nb, "stream"))
+    assert any(re.search(r"encoder: all \d+ public checks passed", o.get("text", "")) for _, o in outputs(nb, "stream"))
     assert any("image/png" in o.get("data", {}) for _, o in outputs(nb, "display_data")), "the attention heatmaps"
 
 

@@ -3,12 +3,13 @@
 Built from the reference and course/parts/*.md: the notebooks, source and nbgrader release (notebooks),
 and the student stubs (stubs). Run by the notebooks and the student bundle: the public checks (public),
 the pictures (pictures) and the notebooks' helpers (jupyter: earlier parts, the hidden grading cell,
-the kernel). The public checks name a mistake from evidence built on their own cases (public_evidence).
+the kernel). The public checks run the hidden suites on the public cases (public_cases, built with the hidden
+ones by engine/build/fixtures.py), and name a mistake from the evidence beside them.
 
 May import engine/; never breakout/ or the modules on top.
 """
 from pathlib import Path
 
-# Each cataloged mistake's outputs on the public checks' own cases: built by public_evidence.py, read by
-# public.py, shipped by the bundle. Named here, so that listing the bundle's files imports no torch.
-PUBLIC_EVIDENCE = Path(__file__).resolve().parent / "public_mistakes"
+# The public checks' cases, and each cataloged mistake's evidence on them: built by engine/build/fixtures.py,
+# read by public.py, shipped by the bundle. Named here, so that listing the bundle's files imports no torch.
+PUBLIC_CASES = Path(__file__).resolve().parent / "public_cases"

@@ -53,13 +53,16 @@ REF = None
 
 
 class Builder:
-    def __init__(self, component):
+    def __init__(self, component, public=False):
         self.component = component
+        self.public = public
         self.metas = []
         self.arrays = {}
 
     def seed(self, case_id):
-        return zlib.crc32(f"{self.component}/{case_id}".encode())
+        """The public checks' cases are the hidden ones drawn from other seeds: the same kinds and shapes, so
+        that they catch the same mistakes, and none of the same numbers."""
+        return zlib.crc32(f"{'public/' if self.public else ''}{self.component}/{case_id}".encode())
 
     def add(self, case_id, about, kind, target, *, args, outputs, inputs, init=None, kwargs=None,
             params=None, expected=None, dtypes=FLOATS, meta=None, train_outputs=None, hf_train=None):
@@ -726,14 +729,16 @@ def _margin(model, source, mask, tokens):
 BUILDERS = (attention, masking, layernorm, multihead, feedforward, embeddings, encoder, decoder, heads, seq2seq)
 
 
-def build(folder=HERE, components=None):
+def build(folder=HERE, components=None, public=False):
+    """Write each component's cases, and every cataloged mistake's evidence on them, into folder: the hidden
+    suites' cases, or (public) the public checks', which ship to students."""
     global REF
     REF = reference()
     torch.use_deterministic_algorithms(True)
     for function in BUILDERS:
         if components and function.__name__ not in components:
             continue
-        builder = Builder(function.__name__)
+        builder = Builder(function.__name__, public)
         function(builder)
         builder.write(folder)
         evidence.hidden(folder, function.__name__)

@@ -1,9 +1,8 @@
 """The catalog of common mistakes: each a small edit of the reference, with a sentence for the student.
 
 One source for three things: the fixture builder computes each mistake's outputs (and those of every pair
-of mistakes in one component) on the hidden cases (fixtures/evidence.py) and on the public checks
-(course/public_evidence.py); the grader and the public checks name a mistake whose outputs a student's
-match (diagnosis.py); and the kit's tests grade every mistake to measure that it loses points and is
+of mistakes in one component) on the hidden cases and on the public checks' (build/evidence.py); the grader
+and the public checks name a mistake whose outputs a student's match (diagnosis.py); and the kit's tests grade every mistake to measure that it loses points and is
 named (tests/test_mutations.py).
 
 An edit is (old text, new text) in the mistake's own component's file; each old text occurs there exactly

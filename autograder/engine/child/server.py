@@ -183,9 +183,8 @@ class Server:
         self.missing = {}  # names that statements the static check held or skipped would have defined: why
         # Whether student code ran anywhere the tripwire does not watch: another thread, a forked process.
         self.spread = False
-        os.register_at_fork(before=self._forking)
 
-    def _forking(self):
+    def forking(self):
         self.spread = True
 
     def load(self, setup):
@@ -459,6 +458,7 @@ def main(sock):
         protocol.send(sock, answers(setup["answers"], setup["memory_limit"]))
         return
     server = Server(sock, setup)
+    os.register_at_fork(before=server.forking)
     try:
         hello = server.load(setup)
     except BaseException as error:  # noqa: BLE001

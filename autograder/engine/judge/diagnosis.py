@@ -17,10 +17,9 @@ Evidence for one case is one of:
 No evidence (the mistake raised there) says nothing. A case run in train mode is a case of its own, keyed
 trained(case id), whose outputs are the train-mode outputs and the gradients ("NAME.grad"); its "values"
 evidence also names the gradients that never came ("absent": "none", or "frozen" for a parameter that does
-not require grad), which a student's run must lack alike. Evidence files are generated: the hidden one,
-fixtures/<component>.mistakes.* (fixtures/evidence.py), stays with the instructors; the public one,
-course/public_mistakes.* (course/public_evidence.py), made from the public checks' own cases, ships with
-the student bundle.
+not require grad), which a student's run must lack alike. Evidence files are generated beside the cases they
+are made on (build/evidence.py): the hidden suites', fixtures/<component>.mistakes.*, stay with the instructors;
+the public checks', course/public_cases/<component>.mistakes.*, ship with the student bundle.
 """
 import json
 import zlib

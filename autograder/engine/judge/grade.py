@@ -3,40 +3,24 @@
 A component scores points × (tests passed / tests run), or 0 when its child ran out of time, crashed
 or delegated its subject to a library. The integration check is reported and never scored.
 """
-import io
 import json
 import multiprocessing
 import multiprocessing.util
 import os
 import time
-from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import redirect_stdout
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pytest
-
 from autograder.engine.contract import loader, spec
-from autograder.engine.judge import fixtures
 from autograder.engine.contract.protocol import visible, visible_name
+from autograder.engine.judge import fixtures
+from autograder.engine.judge.run import GraderError, TestResult, run_suites
 from autograder.engine.judge.sandbox import Limits, Sandbox
 from autograder.engine.judge.session import Grading
 
-SUITES = Path(__file__).resolve().parent / "suites"
 SHOWN_FAILURES = 3  # per component in the printed table; the JSON report has them all
-
-
-class GraderError(Exception):
-    """The kit itself could not grade (not the submission's fault)."""
-
-
-@dataclass
-class TestResult:
-    name: str
-    passed: bool
-    message: str = ""
 
 
 @dataclass
@@ -77,6 +61,26 @@ class ComponentResult:
                    else "it never ran, and scores 0 until an instructor has read it")
         return f"HELD for review ({verdict}): your code uses what grading does not run: " + "; ".join(self.flags)
 
+    def checks(self):
+        """{test function: [its TestResults]}, in order: each test runs on several cases."""
+        groups = {}
+        for test in self.tests:
+            groups.setdefault(test.name.split("[")[0], []).append(test)
+        return groups
+
+    def failing(self):
+        """One line per failing test function, with its first failure: the same mistake fails every case of a
+        test (both dtypes, every shape), and one example says it. A message already shown is not repeated."""
+        lines, shown = [], set()
+        for name, tests in self.checks().items():
+            failed = [t for t in tests if not t.passed]
+            if failed:
+                first = failed[0].message
+                detail = "the same way as above" if first in shown or first == self.fatal else f"the first: {first}"
+                shown.add(first)
+                lines.append(f"{name}: {len(failed)} of {len(tests)} cases fail; {detail}")
+        return lines
+
     def feedback(self, limit=None):
         lines = [f"{self.passed}/{len(self.tests)} tests passed."]
         if not self.points:  # the integration check: a platform shows it failed, so say first what it is worth
@@ -89,18 +93,8 @@ class ComponentResult:
         if self.fatal and not self.held:
             lines.append(self.fatal)
         lines += self.notes
-        # One line per test function, with its first failure: the same mistake fails every case of a
-        # test (both dtypes, every shape), and one example says it. A message already shown is not repeated.
-        groups, shown = {}, set()
-        for test in self.tests:
-            groups.setdefault(test.name.split("[")[0], []).append(test)
-        failing = [(name, tests) for name, tests in groups.items() if any(not t.passed for t in tests)]
-        for name, tests in failing[:limit]:
-            failed = [t for t in tests if not t.passed]
-            first = failed[0].message
-            detail = "the same way as above" if first in shown or first == self.fatal else f"the first: {first}"
-            shown.add(first)
-            lines.append(f"- {name}: {len(failed)} of {len(tests)} cases fail; {detail}")
+        failing = self.failing()
+        lines += [f"- {line}" for line in failing[:limit]]
         if limit is not None and len(failing) > limit:
             more = len(failing) - limit
             lines.append(f"- and {more} more failing test{'s' if more > 1 else ''} (grade with --json FILE to see every one)")
@@ -206,29 +200,6 @@ class Report:
         return cls(str(path), components, [reason], seconds, reason, grader_failed=True)
 
 
-class Collector:
-    """Pytest plugin that records each test's outcome and the message a student should read."""
-
-    def __init__(self, grading):
-        self.results = defaultdict(list)
-        self.grading = grading
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_configure(self, config):
-        config.grading = self.grading
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(self, item, call):
-        outcome = yield
-        report = outcome.get_result()
-        if report.when == "call" or (report.when == "setup" and report.failed):
-            message = ""
-            if call.excinfo is not None:
-                error = call.excinfo.value
-                message = str(error) if isinstance(error, AssertionError) else f"the grader failed here ({type(error).__name__}: {error}); please report it"
-            self.results[item.module.COMPONENT].append(TestResult(item.name, report.passed, message))
-
-
 def grade(path, device="cpu", limits=None, components=None, sandbox=None, accept_flagged=False):
     """Grade one submission; components limits the run to those ids (the integration check included).
 
@@ -239,23 +210,10 @@ def grade(path, device="cpu", limits=None, components=None, sandbox=None, accept
     ids = list(components) if components else [c.id for c in spec.COMPONENTS] + [spec.INTEGRATION]
     # Started before pytest, so that the zygote imports torch while pytest starts up.
     grading = Grading(path, device, limits, sandbox, accept_flagged)
-    collector = Collector(grading)
-    args = [str(SUITES / f"test_{i}.py") for i in ids]
-    # Native tracebacks: pytest's own failure reports print every frame's arguments, the fixtures' arrays
-    # among them, for output nobody reads (each test's message is the Collector's); they cost a mutant a second.
-    # Student code never runs in this process, so pytest's watch for unraisable and thread exceptions has
-    # nothing of theirs to catch; its closing garbage collections cost a one-component grading a fifth.
-    # No plugin of the environment's joins in either: one that reorders or reseeds tests (pytest-randomly),
-    # or xdist, has no place in a grading.
-    args += ["--disable-plugin-autoload", "-p", "no:cacheprovider", "-p", "no:unraisableexception", "-p", "no:threadexception",
-             "-q", "--tb=native", "--rootdir", str(SUITES), "-c", str(SUITES / "pytest.ini")]
     try:
-        with redirect_stdout(io.StringIO()) as output:
-            code = pytest.main(args, plugins=[collector])
+        outcomes = run_suites(ids, grading)
     finally:
         grading.close()
-    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-        raise GraderError(f"the hidden suites did not run (pytest exit code {int(code)}):\n{output.getvalue()}")
     unsafe = grading.limits.unsafe_note()
     notes = [unsafe] if unsafe else []
     notes += list(grading.submission.notes) if grading.submission else []
@@ -265,7 +223,7 @@ def grade(path, device="cpu", limits=None, components=None, sandbox=None, accept
     results = []
     for i in ids:
         child = grading.children.get(i)
-        component = ComponentResult(i, spec.BY_ID[i].points if i in spec.BY_ID else 0, collector.results[i],
+        component = ComponentResult(i, spec.BY_ID[i].points if i in spec.BY_ID else 0, outcomes[i],
                                     flags=grading.held.get(i, []), accepted=accept_flagged)
         kernels = grading.kernels.get(i, [])
         if child is not None:

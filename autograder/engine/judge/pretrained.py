@@ -9,7 +9,8 @@ from pathlib import Path
 
 from autograder.engine.contract import loader
 from autograder.engine.judge.fixtures import FLOATS, Case
-from autograder.engine.judge.grade import ComponentResult, TestResult
+from autograder.engine.judge.grade import ComponentResult
+from autograder.engine.judge.run import TestResult
 from autograder.engine.judge.sandbox import Fatal, Limits, Sandbox, StudentError
 from autograder.engine.judge.session import HELD
 from autograder.engine.judge.suites.common import check_case

@@ -470,7 +470,31 @@ def _compiled_reference(component_id):
     return np.frombuffer(marshal.dumps(code), dtype=np.uint8)
 
 
-class Child:
+class Requests:
+    """What the suites ask of a student's code, as messages to request(): a child's (over its socket), or the
+    public checks' stand-in's (course/local.py, in the student's own process)."""
+
+    def new(self, target, *args, **kwargs):
+        return {"$object": self.request({"op": "new", "target": target, "args": list(args), "kwargs": kwargs})}
+
+    def load(self, obj, params):
+        self.request({"op": "load", "object": obj["$object"], "params": params})
+
+    def call(self, target, *args, dtype=None, return_inputs=False, **kwargs):
+        return self.request(
+            {"op": "call", "target": target, "args": list(args), "kwargs": kwargs, "dtype": dtype, "return_inputs": return_inputs}
+        )
+
+    def train(self, target, *args, dtype=None, upstream=(), **kwargs):
+        """The call in train mode, then one backward pass from upstream (a gradient per output, or None)."""
+        return self.request({"op": "train", "target": target, "args": list(args), "kwargs": kwargs, "dtype": dtype,
+                             "upstream": list(upstream)})
+
+    def request(self, message):
+        raise NotImplementedError
+
+
+class Child(Requests):
     def __init__(self, sandbox, sock, component_id, time_limit, fatal=None):
         self.sandbox = sandbox
         self.sock = sock
@@ -516,22 +540,6 @@ class Child:
             return  # every request will now fail with the reason
         except (TypeError, KeyError):
             self._fail(LOADING)
-
-    def new(self, target, *args, **kwargs):
-        return {"$object": self.request({"op": "new", "target": target, "args": list(args), "kwargs": kwargs})}
-
-    def load(self, obj, params):
-        self.request({"op": "load", "object": obj["$object"], "params": params})
-
-    def call(self, target, *args, dtype=None, return_inputs=False, **kwargs):
-        return self.request(
-            {"op": "call", "target": target, "args": list(args), "kwargs": kwargs, "dtype": dtype, "return_inputs": return_inputs}
-        )
-
-    def train(self, target, *args, dtype=None, upstream=(), **kwargs):
-        """The call in train mode, then one backward pass from upstream (a gradient per output, or None)."""
-        return self.request({"op": "train", "target": target, "args": list(args), "kwargs": kwargs, "dtype": dtype,
-                             "upstream": list(upstream)})
 
     def request(self, message):
         if self.fatal:

@@ -1,0 +1,70 @@
+"""Running the suites: one pytest run over some components' tests, on a grading's students, in this process.
+
+The grader runs them on the hidden cases, each component's student a child in the jail (session.Grading); the
+public checks run the same suites on the public cases, the student an object of the student's own process
+(course/local.py). Only the cases and where the code runs differ: every comparison, hint and message is the suites'.
+"""
+import io
+from collections import defaultdict
+from contextlib import redirect_stdout
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+SUITES = Path(__file__).resolve().parent / "suites"
+
+
+class GraderError(Exception):
+    """The kit itself could not grade (not the submission's fault)."""
+
+
+@dataclass
+class TestResult:
+    name: str
+    passed: bool
+    message: str = ""
+
+
+class Collector:
+    """Pytest plugin that records each test's outcome and the message a student should read."""
+
+    def __init__(self, grading):
+        self.results = defaultdict(list)
+        self.grading = grading
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_configure(self, config):
+        config.grading = self.grading
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        if report.when == "call" or (report.when == "setup" and report.failed):
+            message = ""
+            if call.excinfo is not None:
+                error = call.excinfo.value
+                message = str(error) if isinstance(error, AssertionError) else f"the grader failed here ({type(error).__name__}: {error}); please report it"
+            self.results[item.module.COMPONENT].append(TestResult(item.name, report.passed, message))
+
+
+def run_suites(component_ids, grading, cases=None):
+    """{component id: [TestResult, ...]} of these components' suites, run on grading's students (grading.child
+    and grading.release), on the cases in the folder cases (default: the hidden suites' own)."""
+    collector = Collector(grading)
+    args = [str(SUITES / f"test_{i}.py") for i in component_ids]
+    # Native tracebacks: pytest's own failure reports print every frame's arguments, the fixtures' arrays
+    # among them, for output nobody reads (each test's message is the Collector's); they cost a mutant a second.
+    # Student code never runs in the grader's process, so pytest's watch for unraisable and thread exceptions
+    # has nothing of theirs to catch; its closing garbage collections cost a one-component grading a fifth.
+    # No plugin of the environment's joins in either: one that reorders or reseeds tests (pytest-randomly),
+    # or xdist, has no place in a grading.
+    args += ["--disable-plugin-autoload", "-p", "no:cacheprovider", "-p", "no:unraisableexception", "-p", "no:threadexception",
+             "-q", "--tb=native", "--rootdir", str(SUITES), "-c", str(SUITES / "pytest.ini")]
+    args += ["--cases", str(cases)] if cases is not None else []
+    with redirect_stdout(io.StringIO()) as output:
+        code = pytest.main(args, plugins=[collector])
+    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        raise GraderError(f"the suites did not run (pytest exit code {int(code)}):\n{output.getvalue()}")
+    return collector.results
