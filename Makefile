@@ -5,7 +5,7 @@ VENV := .venv
 PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 
-.PHONY: check test drift generate benchmark bundle
+.PHONY: check test drift lint generate benchmark bundle
 
 check: $(INSTALLED)
 	$(PYTHON) -m autograder check-solutions
@@ -18,6 +18,11 @@ test: $(INSTALLED)
 # What make test checks by stamp, rebuilt aside and compared (minutes): CI runs it after the tests.
 drift: $(INSTALLED)
 	$(PYTHON) -m autograder generate --check
+
+# The kit's code style (pyproject.toml's [tool.ruff]); `ruff format .` mends what the second line finds.
+lint: $(INSTALLED)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 generate: $(INSTALLED)
 	$(PYTHON) -m autograder generate

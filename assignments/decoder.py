@@ -1,11 +1,11 @@
 """The decoder: masked self-attention, cross-attention to the encoder, feed-forward; each post-LN."""
-from torch import nn
 
 from embeddings import Embeddings
 from feedforward import FeedForward
 from layernorm import LayerNorm
 from masking import causal_mask, padding_mask
 from multihead import MultiHeadAttention
+from torch import nn
 
 
 class TransformerDecoderLayer(nn.Module):

@@ -1,10 +1,10 @@
 """Token, position and token-type embeddings, and the sinusoidal table of the original transformer."""
+
 import math
 
 import torch
-from torch import nn
-
 from layernorm import LayerNorm
+from torch import nn
 
 
 class Embeddings(nn.Module):

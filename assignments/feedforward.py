@@ -1,4 +1,5 @@
 """The position-wise feed-forward block: the same two-layer MLP applied to every position."""
+
 from torch import nn
 from torch.nn import functional as F
 

@@ -1,10 +1,10 @@
 """Output heads: token logits for language modelling and a pooled classifier for whole sequences."""
-import torch
-from torch import nn
-from torch.nn import functional as F
 
+import torch
 from encoder import TransformerEncoder
 from layernorm import LayerNorm
+from torch import nn
+from torch.nn import functional as F
 
 
 class LanguageModelHead(nn.Module):

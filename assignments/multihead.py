@@ -1,7 +1,7 @@
 """Multi-head attention: H attention heads of size Dh = D / H side by side, then one output projection."""
-from torch import nn
 
 from attention import scaled_dot_product_attention
+from torch import nn
 
 
 class MultiHeadAttention(nn.Module):

@@ -1,10 +1,10 @@
 """The encoder-decoder model of the original transformer, built from BERT blocks, and greedy decoding."""
-import torch
-from torch import nn
 
+import torch
 from decoder import TransformerDecoder
 from encoder import TransformerEncoder
 from heads import LanguageModelHead
+from torch import nn
 
 
 class Seq2SeqTransformer(nn.Module):

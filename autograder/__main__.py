@@ -1,13 +1,13 @@
 """python -m autograder: grade submissions, check the reference, regenerate what is generated."""
+
 import argparse
 import shutil
 import sys
 from pathlib import Path
 
 from autograder.engine.contract import spec
-from autograder.engine.judge import sandbox
 from autograder.engine.contract.protocol import visible, visible_name
-
+from autograder.engine.judge import sandbox
 
 # The student bundle has no grader (its public checks run the suites, on the public cases, without the jail):
 # there, `grade` runs the public checks and nothing else exists.
@@ -26,31 +26,60 @@ def parser():
     kernel.add_argument("--user", action="store_true", help="for this user (default: this environment)")
     if FULL_KIT or BANK_HERE:  # a student bundle has the question bank only when the instructor chose to include it
         quiz = commands.add_parser("quiz", help="the breakout questions, for self-study in a terminal")
-        quiz.add_argument("part", nargs="?", help="a part's number or name, such as 2 or multihead (default: every part)")
+        quiz.add_argument(
+            "part", nargs="?", help="a part's number or name, such as 2 or multihead (default: every part)"
+        )
     if not FULL_KIT:
         return parser
 
     grade.add_argument("--public", action="store_true", help="only the public checks, as in the student bundle")
-    grade.add_argument("--json", metavar="FILE",
-                       help="also write results.json here (Gradescope's by default): written even when grading fails")
-    grade.add_argument("--component", action="append", choices=[c.id for c in spec.COMPONENTS] + [spec.INTEGRATION],
-                       help="grade only this component (repeatable)")
-    grade.add_argument("--pretrained", metavar="DIR",
-                       help="also check the encoder with this local BERT checkpoint (save_pretrained layout)")
-    grade.add_argument("--accept-flagged", action="store_true",
-                       help="run and score code held for review: you have read it and found it honest")
+    grade.add_argument(
+        "--json",
+        metavar="FILE",
+        help="also write results.json here (Gradescope's by default): written even when grading fails",
+    )
+    grade.add_argument(
+        "--component",
+        action="append",
+        choices=[c.id for c in spec.COMPONENTS] + [spec.INTEGRATION],
+        help="grade only this component (repeatable)",
+    )
+    grade.add_argument(
+        "--pretrained",
+        metavar="DIR",
+        help="also check the encoder with this local BERT checkpoint (save_pretrained layout)",
+    )
+    grade.add_argument(
+        "--accept-flagged",
+        action="store_true",
+        help="run and score code held for review: you have read it and found it honest",
+    )
     _results(grade)
     _limits(grade)
 
-    batch = commands.add_parser("grade-all", help="grade every submission in a class folder (one per subfolder or file)")
+    batch = commands.add_parser(
+        "grade-all", help="grade every submission in a class folder (one per subfolder or file)"
+    )
     batch.add_argument("folder")
-    batch.add_argument("--csv", metavar="FILE", help="write the grades here: one row per submission, a column per component")
-    batch.add_argument("--json-dir", metavar="DIR",
-                       help="write each submission's results.json here, as NAME.json for the submission NAME (bob/ -> bob.json, "
-                            "bob.ipynb -> bob.ipynb.json)")
-    batch.add_argument("--accept-flagged", metavar="NAME", action="append", default=[],
-                       help="run and score this submission's code held for review: you have read it (repeatable)")
-    batch.add_argument("--workers", type=_positive, metavar="N", help="grade N submissions at a time (default: one per core)")
+    batch.add_argument(
+        "--csv", metavar="FILE", help="write the grades here: one row per submission, a column per component"
+    )
+    batch.add_argument(
+        "--json-dir",
+        metavar="DIR",
+        help="write each submission's results.json here, as NAME.json for the submission NAME (bob/ -> bob.json, "
+        "bob.ipynb -> bob.ipynb.json)",
+    )
+    batch.add_argument(
+        "--accept-flagged",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="run and score this submission's code held for review: you have read it (repeatable)",
+    )
+    batch.add_argument(
+        "--workers", type=_positive, metavar="N", help="grade N submissions at a time (default: one per core)"
+    )
     _results(batch)
     _limits(batch)
 
@@ -62,15 +91,23 @@ def parser():
     check = commands.add_parser("check-solutions", help="the reference scores full marks, the release zero")
     _limits(check)
 
-    generate = commands.add_parser("generate", help="rebuild the stubs, fixtures and course notebooks from the reference")
-    generate.add_argument("--check", action="store_true",
-                          help="rebuild them aside and report whether the files are up to date (restamped if they are)")
+    generate = commands.add_parser(
+        "generate", help="rebuild the stubs, fixtures and course notebooks from the reference"
+    )
+    generate.add_argument(
+        "--check",
+        action="store_true",
+        help="rebuild them aside and report whether the files are up to date (restamped if they are)",
+    )
 
     bundle = commands.add_parser("bundle", help="build what students receive: release notebooks and public checks")
     bundle.add_argument("out", help="a new folder, or a path ending in .zip")
-    bundle.add_argument("--quiz", action="store_true",
-                        help="also include the question bank, answers and all, for `python -m autograder quiz` "
-                             "(only where the breakout notebooks are not graded)")
+    bundle.add_argument(
+        "--quiz",
+        action="store_true",
+        help="also include the question bank, answers and all, for `python -m autograder quiz` "
+        "(only where the breakout notebooks are not graded)",
+    )
 
     return parser
 
@@ -79,10 +116,18 @@ def main(argv=None):
     args = parser().parse_args(argv)
     if not FULL_KIT:
         return {"grade": run_public, "kernel": run_kernel, "quiz": run_quiz}[args.command](args)
-    commands = {"grade": run_grade, "grade-all": run_grade_all, "check-solutions": run_check, "generate": run_generate,
-                "bundle": run_bundle, "kernel": run_kernel, "quiz": run_quiz, "gradescope": run_gradescope}
-    from autograder.engine.judge.run import GraderError
+    commands = {
+        "grade": run_grade,
+        "grade-all": run_grade_all,
+        "check-solutions": run_check,
+        "generate": run_generate,
+        "bundle": run_bundle,
+        "kernel": run_kernel,
+        "quiz": run_quiz,
+        "gradescope": run_gradescope,
+    }
     from autograder.engine.judge.jail import JailUnavailable
+    from autograder.engine.judge.run import GraderError
 
     try:
         return commands[args.command](args)
@@ -105,26 +150,49 @@ VISIBILITY = ("visible", "after_due_date", "after_published", "hidden")  # Grade
 
 
 def _results(parser):
-    parser.add_argument("--format", choices=("gradescope", "prairielearn"), default="gradescope",
-                        help="which platform's results.json to write (default: gradescope)")
+    parser.add_argument(
+        "--format",
+        choices=("gradescope", "prairielearn"),
+        default="gradescope",
+        help="which platform's results.json to write (default: gradescope)",
+    )
     _visibility(parser)
 
 
 def _visibility(parser):
-    parser.add_argument("--visibility", choices=VISIBILITY, default="visible",
-                        help="Gradescope: when students see each component's score and feedback (default: visible)")
+    parser.add_argument(
+        "--visibility",
+        choices=VISIBILITY,
+        default="visible",
+        help="Gradescope: when students see each component's score and feedback (default: visible)",
+    )
 
 
 def _limits(parser):
     parser.add_argument("--device", default="cpu", help="where student code runs: cpu (default) or cuda")
-    parser.add_argument("--time-limit", type=float, default=sandbox.DEFAULT_TIME_LIMIT,
-                        help=f"CPU seconds of student code per component, all its processes together (default {sandbox.DEFAULT_TIME_LIMIT:g})")
-    parser.add_argument("--memory-limit", type=float, default=sandbox.DEFAULT_MEMORY_LIMIT / 2**30,
-                        help=f"GiB a component's processes may use together beyond torch itself (default {sandbox.DEFAULT_MEMORY_LIMIT / 2**30:g})")
-    parser.add_argument("--total-time", type=float, default=sandbox.DEFAULT_TOTAL_TIME,
-                        help=f"seconds of student code per submission, all components (default {sandbox.DEFAULT_TOTAL_TIME:g})")
-    parser.add_argument("--unsafe-no-jail", action="store_true",
-                        help="run student code without the jail (where none can be built); every report says so")
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=sandbox.DEFAULT_TIME_LIMIT,
+        help=f"CPU seconds of student code per component, all its processes together (default {sandbox.DEFAULT_TIME_LIMIT:g})",
+    )
+    parser.add_argument(
+        "--memory-limit",
+        type=float,
+        default=sandbox.DEFAULT_MEMORY_LIMIT / 2**30,
+        help=f"GiB a component's processes may use together beyond torch itself (default {sandbox.DEFAULT_MEMORY_LIMIT / 2**30:g})",
+    )
+    parser.add_argument(
+        "--total-time",
+        type=float,
+        default=sandbox.DEFAULT_TOTAL_TIME,
+        help=f"seconds of student code per submission, all components (default {sandbox.DEFAULT_TOTAL_TIME:g})",
+    )
+    parser.add_argument(
+        "--unsafe-no-jail",
+        action="store_true",
+        help="run student code without the jail (where none can be built); every report says so",
+    )
 
 
 def _grade_args(args):
@@ -233,7 +301,9 @@ def run_grade_all(args):
         return 2
     paths = submissions_in(args.folder)  # listed once: the bar counts what is graded
     if not paths:
-        print(f"nothing to grade: {visible(args.folder)} holds no submission (a subfolder, notebook or .py file per student)")
+        print(
+            f"nothing to grade: {visible(args.folder)} holds no submission (a subfolder, notebook or .py file per student)"
+        )
         return 2
     ids = [c.id for c in spec.COMPONENTS]
     widths = {i: max(8, len(i)) for i in ids}
@@ -252,10 +322,15 @@ def run_grade_all(args):
         # A zero says why: the grading's own problem, or what loading the code noted (a syntax error, say).
         why = report.problem or ("; ".join(report.notes) if not report.score else "")
         name, problem = visible_name(students[path]), visible(why)  # a student chose the name
-        rows.append({"submission": name, "total": report.score, **scores, "flags": " | ".join(report.flags), "problem": problem})
+        rows.append(
+            {"submission": name, "total": report.score, **scores, "flags": " | ".join(report.flags), "problem": problem}
+        )
         mark = "  HELD for review" if report.flags else f"  {problem[:80]}" if problem else ""
         progress.clear()
-        print(f"{name[:24]:<24} {report.score:7.2f}  " + " ".join(f"{scores[i]:{widths[i]}.2f}" for i in ids) + mark, flush=True)
+        print(
+            f"{name[:24]:<24} {report.score:7.2f}  " + " ".join(f"{scores[i]:{widths[i]}.2f}" for i in ids) + mark,
+            flush=True,
+        )
         progress.step(name)
         if args.json_dir:
             # The whole name, suffix and all: bob/, bob.evil/ and bob.ipynb each keep a report of their own.
@@ -264,8 +339,10 @@ def run_grade_all(args):
         with open(args.csv, "w", newline="") as file:
             writer = csv.DictWriter(file, ["submission", "total", *ids, "flags", "problem"])
             writer.writeheader()
-            writer.writerows({key: spreadsheet_safe(value) for key, value in row.items()}
-                             for row in sorted(rows, key=lambda row: row["submission"]))
+            writer.writerows(
+                {key: spreadsheet_safe(value) for key, value in row.items()}
+                for row in sorted(rows, key=lambda row: row["submission"])
+            )
         print(f"grades of {len(rows)} submissions written to {args.csv}")
     return 0
 
@@ -293,8 +370,18 @@ def run_gradescope(args):
     if not args.out.endswith(".zip"):
         print(f"{args.out}: the package is a .zip archive; give a path ending in .zip")
         return 2
-    options = ["--visibility", args.visibility, "--device", args.device, "--time-limit", str(args.time_limit),
-               "--memory-limit", str(args.memory_limit), "--total-time", str(args.total_time)]
+    options = [
+        "--visibility",
+        args.visibility,
+        "--device",
+        args.device,
+        "--time-limit",
+        str(args.time_limit),
+        "--memory-limit",
+        str(args.memory_limit),
+        "--total-time",
+        str(args.total_time),
+    ]
     options += ["--unsafe-no-jail"] if args.unsafe_no_jail else []
     print(f"Gradescope autograder package written to {gradescope.build(args.out, options)}")
     return 0
@@ -320,11 +407,13 @@ def run_check(args):
     if problems:
         print("check-solutions FAILED: " + "; ".join(problems))
         return 1
-    print(f"check-solutions passed: reference {solutions.score:g}/{solutions.max_score:g} "
-          f"(integration check passing), untouched release {release.score:g}/{release.max_score:g}; "
-          f"course notebooks: source {source_notebooks.score:g}/{source_notebooks.max_score:g}, "
-          f"release {release_notebooks.score:g}/{release_notebooks.max_score:g}; "
-          f"breakout questions: every key graded correct")
+    print(
+        f"check-solutions passed: reference {solutions.score:g}/{solutions.max_score:g} "
+        f"(integration check passing), untouched release {release.score:g}/{release.max_score:g}; "
+        f"course notebooks: source {source_notebooks.score:g}/{source_notebooks.max_score:g}, "
+        f"release {release_notebooks.score:g}/{release_notebooks.max_score:g}; "
+        f"breakout questions: every key graded correct"
+    )
     return 0
 
 
@@ -337,8 +426,11 @@ def _bank_problems():
     except bank.BankError as error:
         return [f"breakout questions: {error}"]
     questions = [q for p in parts for q in p.questions if q.autograded]
-    return [f"breakout question {q.number} ({q.id}): its own answer is graded {verdict.status}"
-            for q in questions if (verdict := bank.judge(q, q.written_answer())).status != "correct"]
+    return [
+        f"breakout question {q.number} ({q.id}): its own answer is graded {verdict.status}"
+        for q in questions
+        if (verdict := bank.judge(q, q.written_answer())).status != "correct"
+    ]
 
 
 def run_generate(args):
@@ -348,7 +440,11 @@ def run_generate(args):
     try:
         if args.check:
             drift = generated.drift()
-            print("generated files are up to date" if not drift else "out of date: " + ", ".join(drift) + " (run: python -m autograder generate)")
+            print(
+                "generated files are up to date"
+                if not drift
+                else "out of date: " + ", ".join(drift) + " (run: python -m autograder generate)"
+            )
             if not drift:
                 generated.restamp()  # what was just rebuilt from these inputs is what is there
             return 1 if drift else 0

@@ -14,6 +14,7 @@ partial credit as the cell's result, zero as text on stderr.
 - The breakout quiz sheets: a sheet's code cells run in the jail, and its answers come back as data
   for the bank's checks.
 """
+
 import copy
 import os
 import re
@@ -21,17 +22,17 @@ import uuid
 import weakref
 
 import nbformat
+from nbformat.v4 import new_output
 from nbgrader.converters import Autograde
 from nbgrader.preprocessors import NbGraderPreprocessor
-from nbformat.v4 import new_output
 from traitlets import Bool, Float, Integer, List, Unicode
 
 from autograder.course.jupyter import KitError, cell_text
 from autograder.engine.contract import loader, spec
+from autograder.engine.contract.protocol import visible
 from autograder.engine.judge import sandbox
 from autograder.engine.judge.jail import JailUnavailable
 from autograder.engine.judge.progress import Progress
-from autograder.engine.contract.protocol import visible
 
 # Where KitSanitize leaves its notes for KitGrades: the notebook's own metadata, which nbgrader clears after.
 NOTES = "kit_repairs"
@@ -45,12 +46,15 @@ class KitGrades(NbGraderPreprocessor):
     """Grade a notebook's test cells with the kit's jailed grader, without running the notebook."""
 
     time_limit = Float(sandbox.DEFAULT_TIME_LIMIT, help="CPU seconds of student code per component").tag(config=True)
-    memory_limit = Float(sandbox.DEFAULT_MEMORY_LIMIT / 2**30,
-                         help="GiB a component's processes may use together beyond torch itself").tag(config=True)
+    memory_limit = Float(
+        sandbox.DEFAULT_MEMORY_LIMIT / 2**30, help="GiB a component's processes may use together beyond torch itself"
+    ).tag(config=True)
     total_time = Float(sandbox.DEFAULT_TOTAL_TIME, help="seconds of student code per submission").tag(config=True)
     device = Unicode("cpu", help="where student code runs: cpu or cuda").tag(config=True)
     workers = Integer(0, help="submissions graded at a time (0: one per core)").tag(config=True)
-    accept_flagged = List(Unicode(), help="students whose flagged code an instructor has read and accepts").tag(config=True)
+    accept_flagged = List(Unicode(), help="students whose flagged code an instructor has read and accepts").tag(
+        config=True
+    )
     unsafe_no_jail = Bool(False, help="run student code without the jail; every feedback says so").tag(config=True)
 
     @property
@@ -68,8 +72,10 @@ class KitGrades(NbGraderPreprocessor):
             meta = cell.metadata["nbgrader"]
             # nbgrader gives full points to a test cell with no output: every one must get a verdict.
             if meta.get("grade_id") not in verdicts:
-                raise KitError(f"the test cell {meta.get('grade_id')!r} is not one the kit grades: "
-                               "is this notebook from the kit's course?")
+                raise KitError(
+                    f"the test cell {meta.get('grade_id')!r} is not one the kit grades: "
+                    "is this notebook from the kit's course?"
+                )
             points, text = verdicts[meta["grade_id"]]
             repairs = "".join(f"\nNote: {note}." for note in nb.metadata.get(NOTES, []))
             cell.outputs = _outputs(points, text + repairs)
@@ -91,12 +97,18 @@ class KitGrades(NbGraderPreprocessor):
         folder = next(f for f in converter.assignments if _ids(converter, f) == (ids["assignment"], ids["student"]))
         if folder not in run.graded:
             # This one, and the later ones nbgrader will reach: it has already begun this one's folder.
-            self._grade(run.graded, [folder] + [f for f in _pending(converter) if f != folder and f not in run.graded], converter)
+            self._grade(
+                run.graded,
+                [folder] + [f for f in _pending(converter) if f != folder and f not in run.graded],
+                converter,
+            )
         report = run.graded[folder]
         if report.grader_failed:  # the kit's failure, not the student's: no zero is recorded
             self.log.error("The kit could not grade %s: %s", folder, report.problem)
             raise KitError(f"the kit could not grade {folder}: {report.problem}")
-        return {f"grade-{c.id}": (c.score, cell_text(c.id, c.score, c.feedback(), report.summary())) for c in report.scored}
+        return {
+            f"grade-{c.id}": (c.score, cell_text(c.id, c.score, c.feedback(), report.summary())) for c in report.scored
+        }
 
     def _grade(self, graded, folders, converter):
         from autograder.engine.judge.grade import grade_each
@@ -118,14 +130,19 @@ class KitGrades(NbGraderPreprocessor):
             run.questions = {q.id: q for part in bank.load() for q in part.questions if q.autograded}
             run.sandbox = sandbox.Sandbox(self.device, self.limits)
             weakref.finalize(converter, run.sandbox.close)
-        cells = [loader.without_magics(cell.source) or "" for cell in nb.cells
-                 if cell.cell_type == "code" and not cell.metadata.get("nbgrader", {}).get("grade")]
+        cells = [
+            loader.without_magics(cell.source) or ""
+            for cell in nb.cells
+            if cell.cell_type == "code" and not cell.metadata.get("nbgrader", {}).get("grade")
+        ]
         try:
             answers, problem = run.sandbox.answers(cells, list(run.questions)), ""
         except loader.SubmissionError as error:
             answers, problem = {}, f"\nYour answer cells could not be run: {error}"
         verdicts = {q.id: bank.cell_verdict(q, answers.get(q.id)) for q in run.questions.values()}
-        return {f"check-{qid}": (points, text + (problem if not points else "")) for qid, (points, text) in verdicts.items()}
+        return {
+            f"check-{qid}": (points, text + (problem if not points else "")) for qid, (points, text) in verdicts.items()
+        }
 
 
 class KitSanitize(NbGraderPreprocessor):
@@ -148,11 +165,14 @@ class KitSanitize(NbGraderPreprocessor):
         kept, notes = [], []
         for cell in nb.cells:
             grade_id = _grade_id(cell)
-            if "nbgrader" in cell.metadata and (grade_id not in expected or grade_id in kept
-                                                or cell.cell_type != expected[grade_id].cell_type):
+            if "nbgrader" in cell.metadata and (
+                grade_id not in expected or grade_id in kept or cell.cell_type != expected[grade_id].cell_type
+            ):
                 del cell.metadata["nbgrader"]
-                notes.append(f"a cell marked as nbgrader's {visible(str(grade_id))!r} is not the course's (a pasted copy, "
-                             "or a changed one): it was kept as an ordinary cell")
+                notes.append(
+                    f"a cell marked as nbgrader's {visible(str(grade_id))!r} is not the course's (a pasted copy, "
+                    "or a changed one): it was kept as an ordinary cell"
+                )
             elif grade_id:
                 kept.append(grade_id)
                 _unhide(cell, expected[grade_id])
@@ -162,7 +182,9 @@ class KitSanitize(NbGraderPreprocessor):
                 if "id" in restored:
                     restored["id"] = uuid.uuid4().hex[:8]  # the student's cells may use the source's id
                 nb.cells.append(restored)
-                notes.append(f"nbgrader's cell {grade_id!r} was missing or changed: it was put back from the course's source")
+                notes.append(
+                    f"nbgrader's cell {grade_id!r} was missing or changed: it was put back from the course's source"
+                )
         if notes:
             self.log.warning("%s's %s: %s", ids["student"], ids["notebook"], "; ".join(notes))
             nb.metadata[NOTES] = notes
@@ -228,8 +250,10 @@ def _outputs(points, text):
     """A test cell's outputs as nbgrader scores them: text on stderr is 0 points, a result is partial credit."""
     if points <= 0:
         return [new_output("stream", name="stderr", text=text.rstrip() + "\n")]
-    return [new_output("stream", name="stdout", text=text.rstrip() + "\n"),
-            new_output("execute_result", data={"text/plain": f"{points:g}"}, execution_count=1)]
+    return [
+        new_output("stream", name="stdout", text=text.rstrip() + "\n"),
+        new_output("execute_result", data={"text/plain": f"{points:g}"}, execution_count=1),
+    ]
 
 
 def _pending(converter):
@@ -244,13 +268,20 @@ def _pending(converter):
             continue
         destination = coursedir.format_path(coursedir.autograded_directory, student, assignment)
         new, old = coursedir.get_existing_timestamp(folder), coursedir.get_existing_timestamp(destination)
-        if converter.force or coursedir.notebook_id != "*" or not os.path.exists(destination) or (new and old and new > old):
+        if (
+            converter.force
+            or coursedir.notebook_id != "*"
+            or not os.path.exists(destination)
+            or (new and old and new > old)
+        ):
             yield folder
 
 
 def _ids(converter, folder):
     """(assignment, student) of a folder in submitted/, as nbgrader reads them from its path."""
     coursedir = converter.coursedir
-    pattern = coursedir.format_path(coursedir.submitted_directory, "(?P<student_id>.*)", "(?P<assignment_id>.*)", escape=True)
+    pattern = coursedir.format_path(
+        coursedir.submitted_directory, "(?P<student_id>.*)", "(?P<assignment_id>.*)", escape=True
+    )
     match = re.match(pattern, folder)
     return match["assignment_id"], match["student_id"]

@@ -6,6 +6,7 @@ requirements. No reference, no hidden case, no quiz answer: the modules are list
 one by one, and the kit's tests check the result. With `quiz=True` it also holds the question bank,
 answers included, for `python -m autograder quiz`: for courses that do not grade the breakouts.
 """
+
 import shutil
 import tempfile
 import zipfile
@@ -23,15 +24,27 @@ PACKAGE = spec.KIT_ROOT / "autograder"
 # reference); hf for a checkpoint's pictures; the terminal quiz (offered only where the bank is). No hidden
 # case: of judge/fixtures, only the reader. Paths in the package.
 STUDENT_MODULES = (
-    "__init__.py", "__main__.py", "notebook.py", "pictures.py", "public.py",
+    "__init__.py",
+    "__main__.py",
+    "notebook.py",
+    "pictures.py",
+    "public.py",
     "engine/__init__.py",
     *(f"engine/contract/{name}.py" for name in ("__init__", "loader", "policy", "protocol", "spec")),
-    *(f"engine/child/{name}.py" for name in ("__init__", "allowed", "binding", "runtime", "scrutiny", "server", "training")),
-    *(f"engine/judge/{name}.py" for name in ("__init__", "checks", "diagnosis", "grade", "hf", "run", "sandbox", "session",
-                                             "tolerances")),
+    *(
+        f"engine/child/{name}.py"
+        for name in ("__init__", "allowed", "binding", "runtime", "scrutiny", "server", "training")
+    ),
+    *(
+        f"engine/judge/{name}.py"
+        for name in ("__init__", "checks", "diagnosis", "grade", "hf", "run", "sandbox", "session", "tolerances")
+    ),
     "engine/judge/fixtures/__init__.py",
-    *(f"engine/judge/suites/{path.name}" for path in sorted((PACKAGE / "engine/judge/suites").iterdir())
-      if path.suffix in (".py", ".ini")),
+    *(
+        f"engine/judge/suites/{path.name}"
+        for path in sorted((PACKAGE / "engine/judge/suites").iterdir())
+        if path.suffix in (".py", ".ini")
+    ),
     *(f"course/{name}.py" for name in ("__init__", "jupyter", "local", "pictures", "public")),
     *(f"course/{PUBLIC_CASES.name}/{path.name}" for path in sorted(PUBLIC_CASES.glob("*.*"))),
     *(f"breakout/{name}.py" for name in ("__init__", "bank", "quiz")),

@@ -9,6 +9,7 @@ The built parts (fixtures and evidence) take minutes to rebuild. Each is stamped
 of its inputs (the reference, the kit modules its builder imports, the pins) and of its files: `stale()` says
 in a moment whether either changed since; `drift()` rebuilds and compares, as `make drift` does.
 """
+
 import ast
 import hashlib
 import json
@@ -28,8 +29,10 @@ from autograder.engine.judge.tolerances import TOLERANCES
 DRIFT_TOLERANCE = 1e-12
 PARTS = ("stubs", *(f"fixtures:{c.id}" for c in spec.COMPONENTS), "public cases", "course", "breakout")
 # The parts built by running the reference, by the module that builds them.
-BUILT = {**{f"fixtures:{c.id}": "autograder.engine.build.fixtures" for c in spec.COMPONENTS},
-         "public cases": "autograder.engine.build.fixtures"}
+BUILT = {
+    **{f"fixtures:{c.id}": "autograder.engine.build.fixtures" for c in spec.COMPONENTS},
+    "public cases": "autograder.engine.build.fixtures",
+}
 STAMPS = spec.KIT_ROOT / "autograder" / "stamps.json"
 
 

@@ -6,6 +6,7 @@ holds what grading needs and nothing more: the kit's package (hidden suites and 
 which Gradescope keeps from students), the reference solutions, the pinned requirements and the
 scripts. Not the course's notebooks, the question bank or the kit's own tests.
 """
+
 import zipfile
 from pathlib import Path
 

@@ -3,6 +3,7 @@
 They live in autograder/course/jupyter.py; this name stays fixed, so that a notebook a student holds
 keeps working whatever moves inside the kit.
 """
+
 from autograder.course.jupyter import grade_here, use_notebooks
 
 __all__ = ["grade_here", "use_notebooks"]

@@ -3,6 +3,7 @@
 They live in autograder/course/pictures.py; this name stays fixed, so that a notebook a student holds
 keeps working whatever moves inside the kit.
 """
+
 from autograder.course.pictures import attention_maps, plot_attention, plot_loss, plot_matrix, toy_tokenize
 
 __all__ = ["attention_maps", "plot_attention", "plot_loss", "plot_matrix", "toy_tokenize"]

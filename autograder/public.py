@@ -3,11 +3,37 @@
 They live in autograder/course/public.py; this name stays fixed, so that a notebook a student holds
 keeps working whatever moves inside the kit.
 """
+
 from autograder.course.public import (
-    Failed, NotStarted, check_attention, check_decoder, check_embeddings, check_encoder, check_feedforward,
-    check_heads, check_layernorm, check_masking, check_multihead, check_seq2seq, config, seeded,
+    Failed,
+    NotStarted,
+    check_attention,
+    check_decoder,
+    check_embeddings,
+    check_encoder,
+    check_feedforward,
+    check_heads,
+    check_layernorm,
+    check_masking,
+    check_multihead,
+    check_seq2seq,
+    config,
+    seeded,
 )
 
-__all__ = ["Failed", "NotStarted", "check_attention", "check_decoder", "check_embeddings", "check_encoder",
-           "check_feedforward", "check_heads", "check_layernorm", "check_masking", "check_multihead", "check_seq2seq",
-           "config", "seeded"]
+__all__ = [
+    "Failed",
+    "NotStarted",
+    "check_attention",
+    "check_decoder",
+    "check_embeddings",
+    "check_encoder",
+    "check_feedforward",
+    "check_heads",
+    "check_layernorm",
+    "check_masking",
+    "check_multihead",
+    "check_seq2seq",
+    "config",
+    "seeded",
+]

@@ -11,6 +11,7 @@ Reports:
 
 Usage: python benchmarks/grading_speed.py [--repeat N] [--class-size N] [--skip-tests]
 """
+
 import argparse
 import itertools
 import json
@@ -37,7 +38,9 @@ BROKEN = [
     {"attention.ipynb": "{this is not a notebook"},
 ]
 HOSTILE = [
-    {"steal.py": f"try:\n    SECRET = open({str(KIT / 'solutions' / 'masking.py')!r}).read()\nexcept OSError:\n    pass\n"},
+    {
+        "steal.py": f"try:\n    SECRET = open({str(KIT / 'solutions' / 'masking.py')!r}).read()\nexcept OSError:\n    pass\n"
+    },
     {"leave.py": "import os\nos._exit(3)\n"},
     {"hog.py": "BIG = bytearray(16 << 30)\n"},
     {"spin.py": "while True:\n    pass\n"},  # costs one time limit, by design
@@ -87,7 +90,9 @@ def main():
     print(f"python -c 'import torch'             {base:6.2f} s  (median of {args.repeat})")
     print(f"python -m autograder grade solutions {jailed:6.2f} s  (median of {args.repeat})")
     print(f"ratio                                {jailed / base:6.2f}x  (target: at most 3x)")
-    print(f"the same with --unsafe-no-jail       {free:6.2f} s: the jail costs {jailed / free:.2f}x (target: at most 1.25x)")
+    print(
+        f"the same with --unsafe-no-jail       {free:6.2f} s: the jail costs {jailed / free:.2f}x (target: at most 1.25x)"
+    )
 
     with tempfile.TemporaryDirectory() as tmp:
         folder, results = Path(tmp) / "class", Path(tmp) / "results"
@@ -105,10 +110,14 @@ def main():
     amortised = batch / args.class_size
     print(f"\ngrade-all, a class of {args.class_size} on every core: {batch:.1f} s")
     for kind in sorted(per_kind, key=MIX.index):
-        print(f"  {len(per_kind[kind]):4d} {kind:<9} {statistics.mean(per_kind[kind]):6.2f} s each in its worker, "
-              f"scores {min(scores[kind]):g} to {max(scores[kind]):g}")
+        print(
+            f"  {len(per_kind[kind]):4d} {kind:<9} {statistics.mean(per_kind[kind]):6.2f} s each in its worker, "
+            f"scores {min(scores[kind]):g} to {max(scores[kind]):g}"
+        )
     print(f"python -c 'import torch'             {base:6.2f} s  (before and after the class)")
-    print(f"per submission, amortised            {amortised:6.2f} s: {amortised / base:.2f}x importing torch (target: at most 1x)")
+    print(
+        f"per submission, amortised            {amortised:6.2f} s: {amortised / base:.2f}x importing torch (target: at most 1x)"
+    )
     if not args.skip_tests:
         tests = seconds(["make", "test"])
         print(f"\ntest suite (make test)               {tests / 60:6.2f} min (target: under 10 min)")

@@ -8,6 +8,7 @@ sheet of the breakout quizzes.
 
 Usage: python benchmarks/nbgrader_autograde.py [--class-size 20]
 """
+
 import argparse
 import shutil
 import subprocess
@@ -20,9 +21,10 @@ from pathlib import Path
 KIT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(KIT), str(KIT / "tests")]
 
+from course_helpers import completed, install_test_kernel, nbgrader, new_course  # noqa: E402
+
 from autograder.breakout import quiz_notebooks  # noqa: E402
 from autograder.course import notebooks  # noqa: E402
-from course_helpers import completed, install_test_kernel, nbgrader, new_course  # noqa: E402
 
 KINDS = ("complete", "untouched", "buggy")
 BUG = ("torch.sqrt(var + self.eps)", "(torch.sqrt(var) + self.eps)")
@@ -73,16 +75,19 @@ def main():
     args = parser.parse_args()
     class_kinds = [KINDS[i % len(KINDS)] for i in range(args.class_size)]
     with class_of(KINDS) as (_, _, folders):
-        grade = {kind: timed([sys.executable, "-m", "autograder", "grade", folder]) for kind, folder in zip(KINDS, folders)}
+        grade = {
+            kind: timed([sys.executable, "-m", "autograder", "grade", folder]) for kind, folder in zip(KINDS, folders)
+        }
     one = autograde(["complete"])
     whole = autograde(class_kinds)
     per_student = sum(grade[kind] for kind in class_kinds) / len(class_kinds)
     quiz = autograde(["complete"], quiz_notebooks.ASSIGNMENT)
     print("python -m autograder grade, one submission: " + ", ".join(f"{kind} {grade[kind]:.1f} s" for kind in KINDS))
-    print(f"nbgrader autograde, 1 complete submission:     {one:6.1f} s   "
-          f"{one / grade['complete']:.2f}x grade")
-    print(f"nbgrader autograde, class of {args.class_size:<3}:             {whole:6.1f} s   "
-          f"{whole / args.class_size:.2f} s per student, {whole / args.class_size / per_student:.2f}x grade")
+    print(f"nbgrader autograde, 1 complete submission:     {one:6.1f} s   {one / grade['complete']:.2f}x grade")
+    print(
+        f"nbgrader autograde, class of {args.class_size:<3}:             {whole:6.1f} s   "
+        f"{whole / args.class_size:.2f} s per student, {whole / args.class_size / per_student:.2f}x grade"
+    )
     print(f"nbgrader autograde breakout, 1 answer sheet:   {quiz:6.1f} s")
 
 

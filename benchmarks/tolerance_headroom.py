@@ -8,6 +8,7 @@ the tolerances hold there too.
 
 Usage: python benchmarks/tolerance_headroom.py [--device cuda]
 """
+
 import argparse
 
 import numpy as np
@@ -42,7 +43,9 @@ def main():
     sandbox = Sandbox(args.device)
     submission = loader.load(spec.SOLUTIONS)
     print(f"{'':<13} {'eval mode':>17}   {'train mode, gradients':>21}")
-    print(f"{'component':<13} {'float32':>8} {'float64':>8}   {'float32':>10} {'float64':>10}   (worst error / allowed; fails at 1.0)")
+    print(
+        f"{'component':<13} {'float32':>8} {'float64':>8}   {'float32':>10} {'float64':>10}   (worst error / allowed; fails at 1.0)"
+    )
     try:
         for component in spec.COMPONENTS:
             child = sandbox.start(component.id, submission)
@@ -50,12 +53,16 @@ def main():
             for case in fixtures.cases(component.id):
                 for dtype in case.dtypes:
                     key = dtype or "float32"  # tables without a float input are held to float32's tolerance
-                    worst[key] = max(worst.get(key, 0.0), worst_share(run(child, case, dtype), case.expected, dtype, case.id))
+                    worst[key] = max(
+                        worst.get(key, 0.0), worst_share(run(child, case, dtype), case.expected, dtype, case.id)
+                    )
                     if case.trained:
                         worst[f"train {key}"] = max(worst.get(f"train {key}", 0.0), trained_share(child, case, dtype))
             child.close()
-            print(f"{component.id:<13} {worst.get('float32', 0):8.2g} {worst.get('float64', 0):8.2g}   "
-                  f"{worst.get('train float32', 0):10.2g} {worst.get('train float64', 0):10.2g}")
+            print(
+                f"{component.id:<13} {worst.get('float32', 0):8.2g} {worst.get('float64', 0):8.2g}   "
+                f"{worst.get('train float32', 0):10.2g} {worst.get('train float64', 0):10.2g}"
+            )
     finally:
         sandbox.close()
 

@@ -1,4 +1,5 @@
 """nbgrader's configuration for the course: this folder is the course directory (see docs/INSTRUCTORS.md)."""
+
 import warnings
 
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
@@ -23,6 +24,13 @@ c.Autograde.autograde_preprocessors = [
 # The kit's limits are KitGrades's options, as `grade` takes them: c.KitGrades.time_limit = 60 and so on.
 # Feedback shows each test cell's output (the grader's feedback), never the hidden test source.
 # A student's notebook is put back in the source's shape before nbgrader's own sanitizing reads it.
-c.Autograde.sanitize_preprocessors = ["autograder.autograde.KitSanitize",
-                                      *Autograde.class_traits()["sanitize_preprocessors"].default()]
-c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor, "autograder.autograde.KitFeedback"]
+c.Autograde.sanitize_preprocessors = [
+    "autograder.autograde.KitSanitize",
+    *Autograde.class_traits()["sanitize_preprocessors"].default(),
+]
+c.GenerateFeedback.preprocessors = [
+    GetGrades,
+    ClearHiddenTests,
+    CSSHTMLHeaderPreprocessor,
+    "autograder.autograde.KitFeedback",
+]

@@ -1,4 +1,5 @@
 """Scaled dot-product attention, the operation every other part of the transformer is built on."""
+
 import math
 
 import torch

@@ -1,11 +1,11 @@
 """The encoder: embeddings, then a stack of post-layer-norm blocks of self-attention and feed-forward."""
-from torch import nn
 
 from embeddings import Embeddings
 from feedforward import FeedForward
 from layernorm import LayerNorm
 from masking import padding_mask
 from multihead import MultiHeadAttention
+from torch import nn
 
 
 class TransformerEncoderLayer(nn.Module):

@@ -1,4 +1,5 @@
 """Layer normalisation exactly as BERT computes it."""
+
 import torch
 from torch import nn
 

@@ -1,4 +1,5 @@
 """Boolean attention masks: True means "may attend"."""
+
 import torch
 
 

@@ -4,6 +4,7 @@ A question names one of these with `verified_by`. Each computes the value from t
 implementation and, where BERT has the same part, from a Hugging Face model built offline, asserts the
 two agree, and returns the value; tests/test_breakout.py compares it with the answer in the bank.
 """
+
 import math
 from functools import cache
 
@@ -107,13 +108,25 @@ def head_scale_bert_base():
 
 @fact
 def cross_attention_weights_shape():
-    config = bert_base(hidden_size=16, num_attention_heads=4, intermediate_size=32, num_hidden_layers=1, vocab_size=10,
-                       is_decoder=True, add_cross_attention=True)
+    config = bert_base(
+        hidden_size=16,
+        num_attention_heads=4,
+        intermediate_size=32,
+        num_hidden_layers=1,
+        vocab_size=10,
+        is_decoder=True,
+        add_cross_attention=True,
+    )
     attention = reference()["MultiHeadAttention"](config).eval()
     _, weights = attention(torch.randn(2, 3, 16), key_value_states=torch.randn(2, 5, 16))
     with torch.no_grad():
-        hf = BertModel(config).eval()(torch.zeros(2, 3, dtype=torch.long), encoder_hidden_states=torch.randn(2, 5, 16),
-                                      output_attentions=True).cross_attentions[0]
+        hf = (
+            BertModel(config)
+            .eval()(
+                torch.zeros(2, 3, dtype=torch.long), encoder_hidden_states=torch.randn(2, 5, 16), output_attentions=True
+            )
+            .cross_attentions[0]
+        )
     return agree(tuple(weights.shape), tuple(hf.shape), "cross-attention weights shape")
 
 
@@ -161,11 +174,18 @@ def _work_at_length(length):
     torch.manual_seed(0)
     encoder = reference()["TransformerEncoder"](config).eval()
     weights, multiplications = [], []
-    hooks = [layer.attention.register_forward_hook(lambda module, args, out: weights.append(out[1].numel()))
-             for layer in encoder.layers]
-    hooks += [layer.feed_forward.register_forward_hook(lambda module, args, out: multiplications.append(
-        args[0].numel() // config.hidden_size * (module.linear1.weight.numel() + module.linear2.weight.numel())))
-        for layer in encoder.layers]
+    hooks = [
+        layer.attention.register_forward_hook(lambda module, args, out: weights.append(out[1].numel()))
+        for layer in encoder.layers
+    ]
+    hooks += [
+        layer.feed_forward.register_forward_hook(
+            lambda module, args, out: multiplications.append(
+                args[0].numel() // config.hidden_size * (module.linear1.weight.numel() + module.linear2.weight.numel())
+            )
+        )
+        for layer in encoder.layers
+    ]
     input_ids = torch.randint(0, config.vocab_size, (1, length))
     with torch.no_grad():
         encoder(input_ids)
@@ -181,8 +201,10 @@ def growth_from_256_to_512_tokens():
     ratios = [longer / shorter for longer, shorter in zip(_work_at_length(512), _work_at_length(256))]
     assert all(ratio.is_integer() for ratio in ratios), ratios
     parameters_, weights, multiplications = map(int, ratios)
-    return (f"The parameters × {parameters_}, the attention weights × {weights}, "
-            f"the feed-forward blocks' multiplications × {multiplications}.")
+    return (
+        f"The parameters × {parameters_}, the attention weights × {weights}, "
+        f"the feed-forward blocks' multiplications × {multiplications}."
+    )
 
 
 @fact
@@ -193,12 +215,12 @@ def cross_entropy_of_logits():
     return loss
 
 
-
 @fact
 def uniform_loss_over_13_tokens():
     loss = F.cross_entropy(torch.zeros(1, 13, dtype=torch.float64), torch.tensor([5])).item()
     assert math.isclose(loss, math.log(13), rel_tol=1e-12)
     return loss
+
 
 def _combined_mask():
     names = reference()
@@ -225,9 +247,17 @@ def _greedy_runs(max_new_tokens=10):
     model = names["Seq2SeqTransformer"](config, config).eval()
     runs = {"encoder": 0, "decoder": 0}
     for part in runs:
-        getattr(model, part).register_forward_hook(lambda module, args, out, part=part: runs.__setitem__(part, runs[part] + 1))
-    tokens = names["greedy_decode"](model, torch.randint(2, 20, (3, 7)), bos_token_id=1, eos_token_id=20, pad_token_id=0,
-                                    max_new_tokens=max_new_tokens)
+        getattr(model, part).register_forward_hook(
+            lambda module, args, out, part=part: runs.__setitem__(part, runs[part] + 1)
+        )
+    tokens = names["greedy_decode"](
+        model,
+        torch.randint(2, 20, (3, 7)),
+        bos_token_id=1,
+        eos_token_id=20,
+        pad_token_id=0,
+        max_new_tokens=max_new_tokens,
+    )
     return tokens.shape[1], runs["encoder"], runs["decoder"]
 
 
@@ -259,7 +289,9 @@ def gelu_of_one():
     x = torch.tensor(1.0, dtype=torch.float64)
     ours = F.gelu(x).item()  # what the reference's FeedForward applies: the exact form, erf
     theirs = ACT2FN[bert_base().hidden_act](x).item()
-    assert math.isclose(ours, theirs, rel_tol=1e-12) and math.isclose(ours, 0.5 * (1 + math.erf(1 / math.sqrt(2))), rel_tol=1e-12)
+    assert math.isclose(ours, theirs, rel_tol=1e-12) and math.isclose(
+        ours, 0.5 * (1 + math.erf(1 / math.sqrt(2))), rel_tol=1e-12
+    )
     return ours
 
 

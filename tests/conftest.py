@@ -1,4 +1,5 @@
 """Fixtures shared by the kit's tests, and how `make test` shares the tests out between cores."""
+
 import os
 
 # Before torch is imported, here and in every process a test starts: parallel workers share the cores,
@@ -7,16 +8,17 @@ import os
 os.environ["OMP_NUM_THREADS"] = "1"
 
 import pytest  # noqa: E402
+from helpers import TIME_LIMIT  # noqa: E402
 from xdist.scheduler import LoadScopeScheduling  # noqa: E402
 
 from autograder.engine.judge.sandbox import Limits, Sandbox  # noqa: E402
-from helpers import TIME_LIMIT  # noqa: E402
 
 # Modules whose tests read one expensive module-scoped fixture (a whole nbgrader course, a graded class,
 # the Gradescope package set up): run in parallel, each goes to one worker whole, so that the fixture is
 # built once. Every other test goes wherever a worker is free.
 SHARED_FIXTURE_MODULES = frozenset(
-    f"tests/{name}.py" for name in ("test_nbgrader_pipeline", "test_breakout_pipeline", "test_variants", "test_platforms")
+    f"tests/{name}.py"
+    for name in ("test_nbgrader_pipeline", "test_breakout_pipeline", "test_variants", "test_platforms")
 )
 
 

@@ -1,4 +1,5 @@
 """Course notebooks for the kit's tests: a kernel Jupyter can find, execution, student submissions."""
+
 import copy
 import json
 import os
@@ -34,8 +35,13 @@ def execute(path, env):
 
 
 def outputs(nb, kind):
-    return [(index, output) for index, cell in enumerate(nb.cells) if cell.cell_type == "code"
-            for output in cell.outputs if output.output_type == kind]
+    return [
+        (index, output)
+        for index, cell in enumerate(nb.cells)
+        if cell.cell_type == "code"
+        for output in cell.outputs
+        if output.output_type == kind
+    ]
 
 
 def completed(release, source, folder, edits=(), kernel=None):
@@ -48,8 +54,11 @@ def completed(release, source, folder, edits=(), kernel=None):
     pending = list(edits)
     for path in sorted(release.glob("*.ipynb")):
         nb = json.loads(path.read_text())
-        answers = {c["metadata"]["nbgrader"]["grade_id"]: c["source"] for c in
-                   json.loads((source / path.name).read_text())["cells"] if c["metadata"].get("nbgrader", {}).get("solution")}
+        answers = {
+            c["metadata"]["nbgrader"]["grade_id"]: c["source"]
+            for c in json.loads((source / path.name).read_text())["cells"]
+            if c["metadata"].get("nbgrader", {}).get("solution")
+        }
         for cell in nb["cells"]:
             grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id")
             if grade_id in answers:
@@ -72,8 +81,10 @@ def notebook_student(folder):
     before it, debug prints, a line magic and its own public check at its end (a self-check line), and a
     quick test after it that calls the attention of notebook 1, as the notebook's setup cell provides it.
     """
-    quick = ("x = torch.randn(1, 3, 8)\nout, weights = scaled_dot_product_attention(x, x, x)\n"
-             "print('quick test:', tuple(out.shape), weights.sum(-1))")
+    quick = (
+        "x = torch.randn(1, 3, 8)\nout, weights = scaled_dot_product_attention(x, x, x)\n"
+        "print('quick test:', tuple(out.shape), weights.sum(-1))"
+    )
     for path in sorted(folder.glob("*.ipynb")):
         nb = json.loads(path.read_text())
         cells = [_code_cell("from __future__ import annotations\nprint('notebook', __name__)")]
@@ -114,7 +125,9 @@ def _code_cell(source):
 
 
 def nbgrader(course_root, env, *args):
-    return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course_root, env=env, capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "nbgrader", *args], cwd=course_root, env=env, capture_output=True, text=True
+    )
 
 
 def new_course(root, env, students, only=None, assignment=notebooks.ASSIGNMENT, duedate=None):
@@ -122,13 +135,19 @@ def new_course(root, env, students, only=None, assignment=notebooks.ASSIGNMENT, 
     the assignment (with its due date, if given) in its gradebook, and the release generated: the README's
     first steps. Returns the release folder."""
     shutil.copy(notebooks.COURSE / "nbgrader_config.py", root)
-    shutil.copytree(notebooks.COURSE / "source" / assignment, root / "source" / assignment,
-                    ignore=None if only is None else lambda _, names: [n for n in names if n not in only])
+    shutil.copytree(
+        notebooks.COURSE / "source" / assignment,
+        root / "source" / assignment,
+        ignore=None if only is None else lambda _, names: [n for n in names if n not in only],
+    )
     # One import for the class, as the README offers: each nbgrader command costs seconds to start.
     (root / "students.csv").write_text("id\n" + "".join(f"{s}\n" for s in students))
     due = [f"--duedate={duedate}"] if duedate else []
-    steps = [("db", "student", "import", "students.csv"), ("db", "assignment", "add", assignment, *due),
-             ("generate_assignment", assignment, "--force")]
+    steps = [
+        ("db", "student", "import", "students.csv"),
+        ("db", "assignment", "add", assignment, *due),
+        ("generate_assignment", assignment, "--force"),
+    ]
     for step in steps:
         run = nbgrader(root, env, *step)
         assert run.returncode == 0, f"nbgrader {' '.join(step)}:\n{run.stdout}{run.stderr}"

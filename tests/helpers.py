@@ -1,4 +1,5 @@
 """Building test submissions from the reference, and grading them, for the kit's own tests."""
+
 import shutil
 
 from autograder.engine.contract import spec
@@ -111,10 +112,13 @@ class MultiHeadAttention(nn.Module):
 def lazy_submission(folder):
     """The reference with d2l's multi-head attention and every linear layer of feed-forward and heads an
     nn.LazyLinear, as d2l builds them: no input size until the first call (or until weights are loaded)."""
-    lazy = [(c, f"nn.Linear({size}, {out})", f"nn.LazyLinear({out})") for c, size, out in [
-        ("feedforward", "config.hidden_size", "config.intermediate_size"),
-        ("feedforward", "config.intermediate_size", "config.hidden_size"),
-        ("heads", "config.hidden_size", "config.vocab_size"),
-        ("heads", "config.hidden_size", "config.num_labels"),
-    ]]
+    lazy = [
+        (c, f"nn.Linear({size}, {out})", f"nn.LazyLinear({out})")
+        for c, size, out in [
+            ("feedforward", "config.hidden_size", "config.intermediate_size"),
+            ("feedforward", "config.intermediate_size", "config.hidden_size"),
+            ("heads", "config.hidden_size", "config.vocab_size"),
+            ("heads", "config.hidden_size", "config.num_labels"),
+        ]
+    ]
     return submission(folder, lazy, files={"multihead.py": D2L_MULTIHEAD.lstrip()})

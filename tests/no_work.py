@@ -1,4 +1,5 @@
 """Submissions that do no work: the release stubs, each NotImplementedError replaced by a made-up answer."""
+
 import ast
 
 from autograder.engine.contract import spec
@@ -11,7 +12,9 @@ MODES = ("zeros", "random", "identity", "copy", "nan", "always-equal", "array-li
 
 def no_work_submission(folder, mode):
     folder.mkdir(parents=True)
-    (folder / "fakes.py").write_text((SUBMISSION / "fakes.py").read_text().replace('MODE = "zeros"', f"MODE = {mode!r}"))
+    (folder / "fakes.py").write_text(
+        (SUBMISSION / "fakes.py").read_text().replace('MODE = "zeros"', f"MODE = {mode!r}")
+    )
     for component in spec.COMPONENTS:
         source = component.stub.read_text()
         (folder / component.stub.name).write_text("import fakes\n" + _answered(source))

@@ -1,20 +1,25 @@
 """The breakout question bank: its size and coverage, every numeric answer recomputed from real modules,
 every choice key graded, malformed files refused with a message, and answers read as students write them."""
+
 import itertools
 import math
 
 import pytest
+from breakout_facts import FACTS
 
 from autograder.breakout import bank
 from autograder.course import notebooks
-from breakout_facts import FACTS
 
 PARTS = bank.load()
 QUESTIONS = [q for part in PARTS for q in part.questions]
 
 
 def by_kind(kind, verified=False):
-    return [pytest.param(q, id=f"{q.number}-{q.id}") for q in QUESTIONS if q.kind == kind and (q.verified_by or not verified)]
+    return [
+        pytest.param(q, id=f"{q.number}-{q.id}")
+        for q in QUESTIONS
+        if q.kind == kind and (q.verified_by or not verified)
+    ]
 
 
 def test_bank_has_at_least_40_questions_of_every_kind():
@@ -30,8 +35,9 @@ def test_every_course_notebook_has_a_breakout_part():
 @pytest.mark.parametrize("question", by_kind("numeric"))
 def test_numeric_answer_matches_real_modules(question):
     computed = FACTS[question.verified_by]()
-    assert math.isclose(computed, question.answer, abs_tol=question.tolerance + 1e-12), \
+    assert math.isclose(computed, question.answer, abs_tol=question.tolerance + 1e-12), (
         f"{question.number} {question.id}: the bank says {question.answer}, the modules give {computed}"
+    )
 
 
 @pytest.mark.parametrize("question", by_kind("choice", verified=True))
@@ -87,30 +93,50 @@ SINGLE, SEVERAL, NUMBER = QUESTION["scaling_purpose"], QUESTION["weighted_averag
 
 def stable_id(value):
     """The same test id in every process (pytest-xdist's workers compare them): a set's order is not."""
-    return value.id if isinstance(value, type(SINGLE)) else repr(sorted(value)) if isinstance(value, set) else repr(value)
+    return (
+        value.id if isinstance(value, type(SINGLE)) else repr(sorted(value)) if isinstance(value, set) else repr(value)
+    )
 
 
-@pytest.mark.parametrize("question, answer", [
-    (SINGLE, "B"), (SINGLE, " b "), (SINGLE, ["B"]),
-    (SEVERAL, ["A", "B"]), (SEVERAL, "A, B"), (SEVERAL, "b a"), (SEVERAL, "AB"), (SEVERAL, {"A", "B"}),
-    (NUMBER, 2362368), (NUMBER, 2362368.0), (NUMBER, "2,362,368"), (NUMBER, "2_362_368"), (NUMBER, "2.362368e6"),
-], ids=stable_id)
+@pytest.mark.parametrize(
+    "question, answer",
+    [
+        (SINGLE, "B"),
+        (SINGLE, " b "),
+        (SINGLE, ["B"]),
+        (SEVERAL, ["A", "B"]),
+        (SEVERAL, "A, B"),
+        (SEVERAL, "b a"),
+        (SEVERAL, "AB"),
+        (SEVERAL, {"A", "B"}),
+        (NUMBER, 2362368),
+        (NUMBER, 2362368.0),
+        (NUMBER, "2,362,368"),
+        (NUMBER, "2_362_368"),
+        (NUMBER, "2.362368e6"),
+    ],
+    ids=stable_id,
+)
 def test_correct_answers_in_every_written_form_score(question, answer):
     assert bank.judge(question, answer).status == "correct"
 
 
-@pytest.mark.parametrize("question, answer, message", [
-    (NUMBER, "two million", "'two million' is not a number"),
-    (NUMBER, True, "Give a number, not bool"),
-    (NUMBER, float("nan"), "not a finite number"),
-    (NUMBER, ["2362368"], "Give a number, not list"),
-    (SINGLE, "E", "There is no option E: the options are A, B, C, D"),
-    (SINGLE, "A C", "Only one option is correct here"),
-    (SINGLE, 2, "Give letters as text"),
-    (SINGLE, "", "No answer given"),
-    (SINGLE, None, "No answer given"),
-    (NUMBER, "   ", "No answer given"),
-], ids=stable_id)
+@pytest.mark.parametrize(
+    "question, answer, message",
+    [
+        (NUMBER, "two million", "'two million' is not a number"),
+        (NUMBER, True, "Give a number, not bool"),
+        (NUMBER, float("nan"), "not a finite number"),
+        (NUMBER, ["2362368"], "Give a number, not list"),
+        (SINGLE, "E", "There is no option E: the options are A, B, C, D"),
+        (SINGLE, "A C", "Only one option is correct here"),
+        (SINGLE, 2, "Give letters as text"),
+        (SINGLE, "", "No answer given"),
+        (SINGLE, None, "No answer given"),
+        (NUMBER, "   ", "No answer given"),
+    ],
+    ids=stable_id,
+)
 def test_malformed_answers_get_a_message_not_a_score(question, answer, message):
     verdict = bank.judge(question, answer)
     assert verdict.status == "invalid" and message in verdict.message and verdict.score == 0
@@ -118,11 +144,21 @@ def test_malformed_answers_get_a_message_not_a_score(question, answer, message):
 
 def test_a_wrong_answer_is_told_the_key_and_the_explanation():
     verdict = bank.judge(SINGLE, "A")
-    assert verdict.status == "incorrect" and "the answer is B" in verdict.message and SINGLE.explanation in verdict.message
+    assert (
+        verdict.status == "incorrect" and "the answer is B" in verdict.message and SINGLE.explanation in verdict.message
+    )
 
 
-@pytest.mark.parametrize("wanted, name", [("2", "02_multihead"), ("02", "02_multihead"), ("multihead", "02_multihead"),
-                                          ("decoder", "06_decoder"), ("07_seq2seq", "07_seq2seq")])
+@pytest.mark.parametrize(
+    "wanted, name",
+    [
+        ("2", "02_multihead"),
+        ("02", "02_multihead"),
+        ("multihead", "02_multihead"),
+        ("decoder", "06_decoder"),
+        ("07_seq2seq", "07_seq2seq"),
+    ],
+)
 def test_find_part_by_number_or_name(wanted, name):
     assert bank.find_part(PARTS, wanted).name == name
 
@@ -149,19 +185,26 @@ questions:
 """
 
 
-@pytest.mark.parametrize("edit, message", [
-    (("answer: A", "answer: C"), "answer is an option's letter"),
-    (("answer: A", "answer: [A, B]"), "every option is correct"),
-    (("      B: two", "      C: two"), "lettered A, B, C"),
-    (("      B: two", "      B: one"), "same text"),
-    (("kind: choice", "kind: essay"), "kind must be one of choice, numeric, short"),
-    (("id: first", "id: First-One"), "lower-case Python name"),
-    (("    explanation: Because.\n", ""), "explanation must be a non-empty text"),
-    (("    question: Which?", "    question: Which?\n    tolerance: 1"), "a choice question has no field tolerance"),
-    (("      B: two", "      B: None: two"), "not valid YAML"),
-    (("title: A part\n", ""), "title must be a non-empty text"),
-    (("title: A part\n", "title: A part\nauthor: me\n"), "`title` and `questions` only, not author"),
-], ids=lambda v: v if isinstance(v, str) else v[1][:30])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (("answer: A", "answer: C"), "answer is an option's letter"),
+        (("answer: A", "answer: [A, B]"), "every option is correct"),
+        (("      B: two", "      C: two"), "lettered A, B, C"),
+        (("      B: two", "      B: one"), "same text"),
+        (("kind: choice", "kind: essay"), "kind must be one of choice, numeric, short"),
+        (("id: first", "id: First-One"), "lower-case Python name"),
+        (("    explanation: Because.\n", ""), "explanation must be a non-empty text"),
+        (
+            ("    question: Which?", "    question: Which?\n    tolerance: 1"),
+            "a choice question has no field tolerance",
+        ),
+        (("      B: two", "      B: None: two"), "not valid YAML"),
+        (("title: A part\n", ""), "title must be a non-empty text"),
+        (("title: A part\n", "title: A part\nauthor: me\n"), "`title` and `questions` only, not author"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else v[1][:30],
+)
 def test_malformed_question_files_are_refused_with_the_place(tmp_path, edit, message):
     (tmp_path / "01_part.yaml").write_text(GOOD.replace(*edit))
     with pytest.raises(bank.BankError, match=message) as error:
@@ -169,15 +212,26 @@ def test_malformed_question_files_are_refused_with_the_place(tmp_path, edit, mes
     assert str(error.value).startswith("01_part.yaml")
 
 
-@pytest.mark.parametrize("body, message", [
-    ("    kind: numeric\n    answer: 12\n", "needs verified_by"),
-    ("    kind: numeric\n    answer: twelve\n    verified_by: f\n", "answer must be a number"),
-    ("    kind: numeric\n    answer: 12\n    tolerance: -1\n    verified_by: f\n", "tolerance must be a number >= 0"),
-    ("    kind: short\n    points: 2\n    model_answer: M\n    rubric:\n      - points: 1\n        criterion: C\n", "add up to 1"),
-    ("    kind: short\n    model_answer: M\n", "rubric is a list"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("    kind: numeric\n    answer: 12\n", "needs verified_by"),
+        ("    kind: numeric\n    answer: twelve\n    verified_by: f\n", "answer must be a number"),
+        (
+            "    kind: numeric\n    answer: 12\n    tolerance: -1\n    verified_by: f\n",
+            "tolerance must be a number >= 0",
+        ),
+        (
+            "    kind: short\n    points: 2\n    model_answer: M\n    rubric:\n      - points: 1\n        criterion: C\n",
+            "add up to 1",
+        ),
+        ("    kind: short\n    model_answer: M\n", "rubric is a list"),
+    ],
+)
 def test_malformed_numeric_and_short_questions_are_refused(tmp_path, body, message):
-    (tmp_path / "01_part.yaml").write_text(f"title: T\nquestions:\n  - id: q\n    question: Q?\n    explanation: E.\n{body}")
+    (tmp_path / "01_part.yaml").write_text(
+        f"title: T\nquestions:\n  - id: q\n    question: Q?\n    explanation: E.\n{body}"
+    )
     with pytest.raises(bank.BankError, match=message):
         bank.load(tmp_path)
 

@@ -6,14 +6,15 @@ di computes a numeric answer rather than typing it; ed's sheet replaces the hidd
 function and hands in nothing else; flo's sheet for one part never stops. The sheets run in the jail,
 never in a kernel.
 """
+
 import csv
 import json
 import shutil
 
 import pytest
+from course_helpers import completed, install_test_kernel, nbgrader, new_course
 
 from autograder.breakout import bank, quiz_notebooks
-from course_helpers import completed, install_test_kernel, nbgrader, new_course
 
 ASSIGNMENT = quiz_notebooks.ASSIGNMENT
 PARTS = bank.load()
@@ -24,9 +25,11 @@ WRONG_LETTER = next(letter for letter in WRONG.options if letter not in WRONG.an
 NUMERIC = next(q for q in QUESTIONS if q.kind == "numeric")
 HANGING = next(q for q in QUESTIONS if q.autograded and q.part != WRONG.part and q.part != NUMERIC.part)
 TIME_LIMIT = 10
-PATCH = ("import autograder.breakout as bank\n"
-         "bank.grade_here = lambda part, question, namespace: print('Correct.')\n"
-         "bank.judge = lambda question, answer: bank.Verdict('correct', 'Correct.', question.points)\n")
+PATCH = (
+    "import autograder.breakout as bank\n"
+    "bank.grade_here = lambda part, question, namespace: print('Correct.')\n"
+    "bank.judge = lambda question, answer: bank.Verdict('correct', 'Correct.', question.points)\n"
+)
 
 
 @pytest.fixture(scope="module")
@@ -47,9 +50,14 @@ def pipeline(tmp_path_factory):
     ed = shutil.copytree(release, submitted / "ed" / ASSIGNMENT)
     for sheet in ed.glob("*.ipynb"):
         nb = json.loads(sheet.read_text())
-        nb["cells"].insert(0, {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": PATCH})
+        nb["cells"].insert(
+            0, {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": PATCH}
+        )
         sheet.write_text(json.dumps(nb))
-    loop = (f"{HANGING.id} = {HANGING.written_answer()!r}", f"while True:\n    pass\n{HANGING.id} = {HANGING.written_answer()!r}")
+    loop = (
+        f"{HANGING.id} = {HANGING.written_answer()!r}",
+        f"while True:\n    pass\n{HANGING.id} = {HANGING.written_answer()!r}",
+    )
     completed(release, source, submitted / "flo" / ASSIGNMENT, [loop])
     runs = [nbgrader(root, env, *step) for step in [("autograde", ASSIGNMENT), ("generate_feedback", ASSIGNMENT)]]
     for run in runs:
@@ -63,7 +71,11 @@ def grades(root, student):
 
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
         submission = gradebook.find_submission(ASSIGNMENT, student)
-        return {g.name: (g.auto_score, g.manual_score, g.needs_manual_grade) for nb in submission.notebooks for g in nb.grades}
+        return {
+            g.name: (g.auto_score, g.manual_score, g.needs_manual_grade)
+            for nb in submission.notebooks
+            for g in nb.grades
+        }
 
 
 def grade_by_hand(root, student, score):
@@ -110,7 +122,9 @@ def test_one_wrong_answer_loses_exactly_its_points(pipeline):
     root, _ = pipeline
     cy, ada = grades(root, "cy"), grades(root, "ada")
     assert cy[f"check-{WRONG.id}"][0] == 0
-    assert {k: v for k, v in cy.items() if k != f"check-{WRONG.id}"} == {k: v for k, v in ada.items() if k != f"check-{WRONG.id}"}
+    assert {k: v for k, v in cy.items() if k != f"check-{WRONG.id}"} == {
+        k: v for k, v in ada.items() if k != f"check-{WRONG.id}"
+    }
 
 
 def test_a_computed_answer_scores_as_a_typed_one(pipeline):
@@ -146,5 +160,7 @@ def test_export_after_hand_grading_gives_full_marks_zero_and_one_loss(pipeline):
 def test_feedback_explains_without_showing_hidden_tests(pipeline):
     root, _ = pipeline
     html = (root / "feedback" / "cy" / ASSIGNMENT / f"{WRONG.part}.html").read_text()
-    assert "BEGIN HIDDEN TESTS" not in html and "grade_here" not in html and "----&gt;" not in html  # the line marker of an IPython traceback
+    assert (
+        "BEGIN HIDDEN TESTS" not in html and "grade_here" not in html and "----&gt;" not in html
+    )  # the line marker of an IPython traceback
     assert f"the answer is {WRONG.key()}" in html and WRONG.explanation.split()[0] in html

@@ -1,5 +1,6 @@
 """The student bundle: exactly what students receive, with no solution, hidden test or reference data,
 and a local loop (public checks, `python -m autograder grade`) that works inside it alone."""
+
 import os
 import re
 import subprocess
@@ -8,13 +9,13 @@ import zipfile
 
 import numpy as np
 import pytest
+from course_helpers import completed, execute, outputs
 
 from autograder import bundle
 from autograder.breakout import bank, quiz_notebooks
 from autograder.course import PUBLIC_CASES, jupyter, notebooks
 from autograder.engine.contract import spec
 from autograder.engine.judge import diagnosis, fixtures
-from course_helpers import completed, execute, outputs
 
 
 @pytest.fixture(scope="module")
@@ -28,8 +29,9 @@ def files(folder):
 
 def student_cli(folder, *args):
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the bundle's own autograder, not the kit's
-    return subprocess.run([sys.executable, "-m", "autograder", *map(str, args)], cwd=folder, env=env,
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "autograder", *map(str, args)], cwd=folder, env=env, capture_output=True, text=True
+    )
 
 
 def solution_lines():
@@ -49,7 +51,9 @@ def test_bundle_holds_the_release_the_student_modules_a_readme_and_requirements(
     expected += [f"autograder/{name}" for name in bundle.STUDENT_MODULES] + ["README.md", "requirements.txt"]
     assert files(built) == sorted(expected)
     assert not re.search(r"^(nbgrader|pytest-xdist)", (built / "requirements.txt").read_text(), re.MULTILINE)
-    assert "torch==" in (built / "requirements.txt").read_text() and "pytest==" in (built / "requirements.txt").read_text()
+    assert (
+        "torch==" in (built / "requirements.txt").read_text() and "pytest==" in (built / "requirements.txt").read_text()
+    )
 
 
 SHIPPED_CASES = {f"autograder/course/{PUBLIC_CASES.name}/{path.name}" for path in PUBLIC_CASES.glob("*.*")}
@@ -79,14 +83,23 @@ def _hidden_values(component):
     """Every float of a component's hidden cases and of its mistakes' evidence on them, but the sinusoidal
     table's: a function of two sizes alone, the same in any case that asks for those sizes."""
     table = {case.id for case in fixtures.of_kind(component, "sinusoidal")}
-    arrays = [a for case in fixtures.cases(component) if case.id not in table
-              for group in (case.inputs, case.params, case.expected) for a in group.values()]
+    arrays = [
+        a
+        for case in fixtures.cases(component)
+        if case.id not in table
+        for group in (case.inputs, case.params, case.expected)
+        for a in group.values()
+    ]
     evidence = fixtures.evidence_of(component)
     for entry_id, entry in evidence.entries.items():
         for key, found in entry["evidence"].items():
-            for name, about in found.get("outputs", {}).items() if key not in table and found["kind"] == "values" else ():
-                count = diagnosis.sample(diagnosis.SEPARATOR.join((entry_id, key, name)), int(np.prod(about["shape"])), about["extra"]).size
-                arrays.append(evidence.arrays[entry_id][about["offset"]: about["offset"] + count])
+            for name, about in (
+                found.get("outputs", {}).items() if key not in table and found["kind"] == "values" else ()
+            ):
+                count = diagnosis.sample(
+                    diagnosis.SEPARATOR.join((entry_id, key, name)), int(np.prod(about["shape"])), about["extra"]
+                ).size
+                arrays.append(evidence.arrays[entry_id][about["offset"] : about["offset"] + count])
     return _distinctive(arrays)
 
 
@@ -123,7 +136,9 @@ def test_students_grade_their_folder_with_the_public_checks(built, tmp_path):
     assert untouched.stdout.count("not started") == len(spec.COMPONENTS)
     mine = completed(built / notebooks.ASSIGNMENT, notebooks.SOURCE, tmp_path / "mine")
     done = student_cli(built, "grade", mine)
-    assert f"{len(spec.COMPONENTS)} of {len(spec.COMPONENTS)} components pass every public check" in done.stdout, done.stdout
+    assert f"{len(spec.COMPONENTS)} of {len(spec.COMPONENTS)} components pass every public check" in done.stdout, (
+        done.stdout
+    )
 
 
 def test_instructor_commands_are_not_in_the_bundle(built):
@@ -142,12 +157,21 @@ def test_a_completed_notebook_runs_in_the_bundle_alone(built, tmp_path):
 
 def test_bundle_with_the_quiz_runs_it_alone(tmp_path):
     with_quiz = bundle.build(tmp_path / "students", quiz=True)
-    assert sorted(p.name for p in (with_quiz / "breakout_questions").iterdir()) == sorted(p.name for p in bank.BANK.glob("*.yaml"))
+    assert sorted(p.name for p in (with_quiz / "breakout_questions").iterdir()) == sorted(
+        p.name for p in bank.BANK.glob("*.yaml")
+    )
     part = bank.load()[0]
-    run = subprocess.run([sys.executable, "-m", "autograder", "quiz", "1"], cwd=with_quiz, capture_output=True, text=True,
-                         input=f"{part.questions[0].written_answer()}\nquit\n",
-                         env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
-    assert run.returncode == 0 and "Correct." in run.stdout and "Score: 1 of 1 points" in run.stdout, run.stdout + run.stderr
+    run = subprocess.run(
+        [sys.executable, "-m", "autograder", "quiz", "1"],
+        cwd=with_quiz,
+        capture_output=True,
+        text=True,
+        input=f"{part.questions[0].written_answer()}\nquit\n",
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+    )
+    assert run.returncode == 0 and "Correct." in run.stdout and "Score: 1 of 1 points" in run.stdout, (
+        run.stdout + run.stderr
+    )
 
 
 def test_bundle_as_zip_and_refuses_to_overwrite(built, tmp_path):

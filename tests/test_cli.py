@@ -1,18 +1,22 @@
 """The command line, as SPEC fixes it: grade (table, results.json, exit 0) and check-solutions."""
+
 import csv
 import json
 import re
 import subprocess
 import sys
 
+from helpers import submission
+
 from autograder.engine.build import mistakes
 from autograder.engine.contract import spec
 from autograder.engine.judge.diagnosis import PREFIX
-from helpers import submission
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "autograder", *map(str, args)], capture_output=True, text=True, cwd=spec.KIT_ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "autograder", *map(str, args)], capture_output=True, text=True, cwd=spec.KIT_ROOT
+    )
 
 
 def test_check_solutions_passes_and_prints_both_tables():
@@ -22,7 +26,11 @@ def test_check_solutions_passes_and_prints_both_tables():
 
 
 def test_grade_writes_gradescope_results(tmp_path):
-    path = submission(tmp_path / "s", [("masking", ".tril()", ".triu()")], files={"noisy.py": "import warnings\nif True:\n    print('NOISE')\n    warnings.warn('NOISE')\n"})
+    path = submission(
+        tmp_path / "s",
+        [("masking", ".tril()", ".triu()")],
+        files={"noisy.py": "import warnings\nif True:\n    print('NOISE')\n    warnings.warn('NOISE')\n"},
+    )
     run = cli("grade", path, "--json", tmp_path / "results.json")
     assert run.returncode == 0
     assert "NOISE" not in run.stdout + run.stderr, "student output must not reach the grader's"
@@ -32,9 +40,14 @@ def test_grade_writes_gradescope_results(tmp_path):
     tests = {t["name"]: t for t in results["tests"]}
     assert set(tests) == {c.id for c in spec.COMPONENTS} | {spec.INTEGRATION}
     for test in tests.values():
-        assert set(test) == {"name", "score", "max_score", "status", "output", "tags", "visibility"} and test["tags"] == [test["name"]]
+        assert set(test) == {"name", "score", "max_score", "status", "output", "tags", "visibility"} and test[
+            "tags"
+        ] == [test["name"]]
     assert tests["masking"]["status"] == "failed" and "causal" in tests["masking"]["output"]
-    assert tests["masking"]["output"].splitlines()[1] == PREFIX + mistakes.BY_ID["masking/causal-mask-upper-triangular"].says
+    assert (
+        tests["masking"]["output"].splitlines()[1]
+        == PREFIX + mistakes.BY_ID["masking/causal-mask-upper-triangular"].says
+    )
     assert tests["attention"]["status"] == "passed" and tests["attention"]["score"] == 10
     # The stack fails against BERT through the masking bug: a platform shows that failed, so its first line
     # says it is worth nothing (issue 27: the 0-point test read as lost points).
@@ -58,11 +71,16 @@ def test_grade_all_writes_a_row_and_a_report_per_submission(tmp_path):
     run = cli("grade-all", folder, "--csv", tmp_path / "grades.csv", "--json-dir", tmp_path / "reports")
     assert run.returncode == 0, run.stderr
     rows = list(csv.DictReader((tmp_path / "grades.csv").open()))
-    assert [(r["submission"], float(r["total"])) for r in rows] == [("alice", 100.0), ("bob", 95 + round(5 * 17 / 21, 2))]
+    assert [(r["submission"], float(r["total"])) for r in rows] == [
+        ("alice", 100.0),
+        ("bob", 95 + round(5 * 17 / 21, 2)),
+    ]
     assert float(rows[1]["layernorm"]) == round(5 * 17 / 21, 2) and float(rows[1]["encoder"]) == 15
     assert sorted(p.name for p in (tmp_path / "reports").iterdir()) == ["alice.json", "bob.json"]
     # Not a terminal: the progress is one plain line per submission, on stderr, away from the table.
-    assert re.search(r"^graded 1/2: (alice|bob) \(about 0:\d\d left\)\ngraded 2/2: (alice|bob) \(done\)$", run.stderr, re.M)
+    assert re.search(
+        r"^graded 1/2: (alice|bob) \(about 0:\d\d left\)\ngraded 2/2: (alice|bob) \(done\)$", run.stderr, re.M
+    )
 
 
 def test_grade_all_keeps_a_report_per_submission_whose_names_share_a_stem(tmp_path):
@@ -77,7 +95,9 @@ def test_grade_all_keeps_a_report_per_submission_whose_names_share_a_stem(tmp_pa
     assert run.returncode == 0, run.stdout + run.stderr
     reports = {p.name: json.loads(p.read_text()) for p in (tmp_path / "reports").iterdir()}
     assert sorted(reports) == ["bob.evil.json", "bob.json", "bob.py.json", "carol.py.json"]
-    masking = {name: [t["score"] for t in report["tests"] if t["tags"] == ["masking"]] for name, report in reports.items()}
+    masking = {
+        name: [t["score"] for t in report["tests"] if t["tags"] == ["masking"]] for name, report in reports.items()
+    }
     assert masking["bob.json"] == masking["bob.evil.json"] == [5] and reports["bob.py.json"]["score"] == 0
     # The CSV's ids: a file's name without its suffix (carol), whole where that would join two students.
     rows = {row["submission"]: row for row in csv.DictReader((tmp_path / "grades.csv").open())}
@@ -99,7 +119,9 @@ def test_what_a_student_wrote_reaches_the_screen_and_files_escaped(tmp_path):
     eve.mkdir(parents=True)
     masking = (spec.SOLUTIONS / "masking.py").read_text()
     raising = f"raise ValueError({ANSI + chr(10) + FORGED!r})"
-    (eve / "masking.py").write_text(masking.replace("return torch.ones(size, size, dtype=torch.bool, device=device).tril()", raising))
+    (eve / "masking.py").write_text(
+        masking.replace("return torch.ones(size, size, dtype=torch.bool, device=device).tril()", raising)
+    )
     (eve / f"extra\n{FORGED}.py").write_text("raise ValueError('at import')\n")
     # Issue 34: names a spreadsheet would run as formulas, and a note that begins with one.
     (folder / '=HYPERLINK("evil.example","open me")').mkdir()
@@ -124,7 +146,7 @@ def test_what_a_student_wrote_reaches_the_screen_and_files_escaped(tmp_path):
     rows = {row["submission"]: row for row in csv.DictReader((tmp_path / "grades.csv").open())}
     row = rows[f"eve\\n{FORGED}"]
     assert float(row["masking"]) < 5
-    assert sorted(rows) == ["'-2+3", "'=HYPERLINK(\"evil.example\",\"open me\")", "'@SUM(1+1)", f"eve\\n{FORGED}"]
+    assert sorted(rows) == ["'-2+3", '\'=HYPERLINK("evil.example","open me")', "'@SUM(1+1)", f"eve\\n{FORGED}"]
     assert rows["'-2+3"]["problem"].startswith("'=1+1.py was skipped")
     assert not any(cell.startswith(("=", "+", "-", "@")) for row in rows.values() for cell in row.values())
 
@@ -139,11 +161,17 @@ def test_grade_says_in_one_sentence_what_is_not_a_submission(tmp_path):
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "todo.txt").write_text("write attention")
     (tmp_path / "notes.txt").write_text("write attention")
-    for path, says in [("missing", "does not exist"), ("empty", "holds no notebook (.ipynb) or Python file (.py)"),
-                       ("notes", "holds no notebook (.ipynb) or Python file (.py)"), ("notes.txt", "is not a notebook")]:
+    for path, says in [
+        ("missing", "does not exist"),
+        ("empty", "holds no notebook (.ipynb) or Python file (.py)"),
+        ("notes", "holds no notebook (.ipynb) or Python file (.py)"),
+        ("notes.txt", "is not a notebook"),
+    ]:
         for command in (["grade"], ["grade", "--public"]):
             run = cli(*command, tmp_path / path)
-            assert run.returncode == 2 and says in run.stdout and len(run.stdout.splitlines()) == 1, run.stdout + run.stderr
+            assert run.returncode == 2 and says in run.stdout and len(run.stdout.splitlines()) == 1, (
+                run.stdout + run.stderr
+            )
     # On a platform the results are still written, 0 and the reason: the student uploaded nothing to grade.
     run = cli("grade", tmp_path / "empty", "--json", tmp_path / "results.json", "--component", "masking")
     results = json.loads((tmp_path / "results.json").read_text())

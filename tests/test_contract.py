@@ -1,4 +1,5 @@
 """docs/CONTRACT.md, the contract students and instructors read, agrees with the kit's code and with the staff's copy."""
+
 import re
 
 import pytest
@@ -11,7 +12,7 @@ STAFF_COPY = spec.KIT_ROOT.parent / "shared" / "SPEC.md"
 
 def contract_body():
     text = CONTRACT.read_text()
-    return text[text.index("-->\n") + 4:]
+    return text[text.index("-->\n") + 4 :]
 
 
 def table():
@@ -26,4 +27,6 @@ def test_the_contracts_components_and_names_are_the_kits():
 
 @pytest.mark.skipif(not STAFF_COPY.exists(), reason="no staff copy of the contract beside this clone")
 def test_the_contract_is_the_staffs_word_for_word():
-    assert contract_body() == STAFF_COPY.read_text(), "the contract changed: copy ../shared/SPEC.md into docs/CONTRACT.md"
+    assert contract_body() == STAFF_COPY.read_text(), (
+        "the contract changed: copy ../shared/SPEC.md into docs/CONTRACT.md"
+    )

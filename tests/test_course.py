@@ -1,12 +1,13 @@
 """The course notebooks: built from the parts and the reference, graded cells worth the SPEC's points,
 every notebook runs top to bottom, and the release holds no solution and no hidden test."""
+
 import json
 
 import pytest
+from course_helpers import completed, execute, install_test_kernel, nbgrader, outputs
 
 from autograder.course import notebooks
 from autograder.engine.contract import spec
-from course_helpers import completed, execute, install_test_kernel, nbgrader, outputs
 
 
 def cells(folder):
@@ -40,8 +41,11 @@ def test_every_spec_name_is_an_exercise_exactly_once():
         assert len(defining) == 1, f"{name} is an exercise {len(defining)} times"
 
 
-@pytest.mark.parametrize("folder", [notebooks.SOURCE, notebooks.RELEASE, notebooks.SOURCE.parent / "breakout",
-                                    notebooks.RELEASE.parent / "breakout"], ids=["source", "release", "source-quiz", "release-quiz"])
+@pytest.mark.parametrize(
+    "folder",
+    [notebooks.SOURCE, notebooks.RELEASE, notebooks.SOURCE.parent / "breakout", notebooks.RELEASE.parent / "breakout"],
+    ids=["source", "release", "source-quiz", "release-quiz"],
+)
 def test_notebooks_ask_for_the_kits_kernel_and_say_so_at_the_top(folder):
     """Opened in Jupyter's default python3 kernel, a notebook's first check stopped at a bare
     ModuleNotFoundError: the top of every notebook names the kernel and that error."""
@@ -101,14 +105,20 @@ def test_nbgrader_validate_fails_on_the_untouched_release_and_passes_when_comple
     assert "Success! Your notebook passes all the tests." in complete.stdout, complete.stdout + complete.stderr
 
 
-@pytest.mark.parametrize("text, problem", [
-    ("```javascript\nx\n```\n", "unknown block"),
-    ("```python\nx = 1\n", "never closed"),
-    ("```graded\n```\n", "takes one component id"),
-    ("```exercise NotASpecName\n```\n```graded attention\n```\n", "not a SPEC name"),
-    ("```exercise scaled_dot_product_attention\n```\n", "no ```graded block for attention"),
-    ("```exercise scaled_dot_product_attention\n```\n```graded attention\n```\n", "needs the component's public checks"),
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("```javascript\nx\n```\n", "unknown block"),
+        ("```python\nx = 1\n", "never closed"),
+        ("```graded\n```\n", "takes one component id"),
+        ("```exercise NotASpecName\n```\n```graded attention\n```\n", "not a SPEC name"),
+        ("```exercise scaled_dot_product_attention\n```\n", "no ```graded block for attention"),
+        (
+            "```exercise scaled_dot_product_attention\n```\n```graded attention\n```\n",
+            "needs the component's public checks",
+        ),
+    ],
+)
 def test_malformed_parts_are_refused(tmp_path, text, problem):
     part = tmp_path / "99_part.md"
     part.write_text(text)

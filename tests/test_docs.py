@@ -1,6 +1,7 @@
 """The documentation a newcomer follows: every relative link leads somewhere, and every command it shows
 still exists (a `python -m autograder` command line that the kit's parser accepts, a make target, a path
 in the kit)."""
+
 import argparse
 import re
 import shlex
@@ -11,11 +12,19 @@ from autograder.__main__ import parser
 from autograder.engine.contract import spec
 
 ROOT = spec.KIT_ROOT
-DOCS = sorted([ROOT / "README.md", ROOT / "course" / "STUDENTS.md", ROOT / "breakout_questions" / "README.md",
-               *(ROOT / "docs").glob("*.md")])
+DOCS = sorted(
+    [
+        ROOT / "README.md",
+        ROOT / "course" / "STUDENTS.md",
+        ROOT / "breakout_questions" / "README.md",
+        *(ROOT / "docs").glob("*.md"),
+    ]
+)
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 # A path of the kit's written in backticks: it names a file or folder a reader is sent to.
-KIT_PATH = re.compile(r"`((?:autograder|tests|benchmarks|docker|course|solutions|assignments|breakout_questions|docs)/[\w./-]*)`")
+KIT_PATH = re.compile(
+    r"`((?:autograder|tests|benchmarks|docker|course|solutions|assignments|breakout_questions|docs)/[\w./-]*)`"
+)
 
 
 def _ids(paths):
@@ -62,7 +71,11 @@ def rejected(line):
     commands = next(a for a in parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
     if tokens[0] not in commands:
         return f"{line}: no command {tokens[0]}"
-    unknown = [t.split("=")[0] for t in tokens if t.startswith("--") and t.split("=")[0] not in commands[tokens[0]]._option_string_actions]
+    unknown = [
+        t.split("=")[0]
+        for t in tokens
+        if t.startswith("--") and t.split("=")[0] not in commands[tokens[0]]._option_string_actions
+    ]
     if unknown:
         return f"{line}: no option {', '.join(unknown)}"
     if re.search(r"[\[\]]|\b[A-Z]{2,}\b", line) or len(tokens) == 1:
@@ -90,11 +103,15 @@ def test_docs_paths_of_the_kit_exist(doc):
 
 def test_docs_checks_catch_a_broken_link_and_an_unknown_command(tmp_path):
     doc = tmp_path / "GUIDE.md"
-    doc.write_text("# Guide\n\nSee [it](missing.md) and [here](#nowhere).\n\n```sh\npython -m autograder grade-all x --no-such\n```\n")
+    doc.write_text(
+        "# Guide\n\nSee [it](missing.md) and [here](#nowhere).\n\n```sh\npython -m autograder grade-all x --no-such\n```\n"
+    )
     assert LINK.findall(doc.read_text()) == ["missing.md", "#nowhere"] and "nowhere" not in anchors(doc)
     assert rejected(commands(doc.read_text())[0]) == "grade-all x --no-such: no option --no-such"
     assert rejected("grade-all x --workers 0") == "grade-all x --workers 0: refused as written"
-    assert rejected("grade PATH [--json FILE]") is None and rejected("regrade PATH") == "regrade PATH: no command regrade"
+    assert (
+        rejected("grade PATH [--json FILE]") is None and rejected("regrade PATH") == "regrade PATH: no command regrade"
+    )
 
 
 def test_docs_students_readme_names_the_kernel_and_the_torch_pin_the_kit_uses():

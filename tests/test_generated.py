@@ -1,4 +1,5 @@
 """Stubs and fixtures are generated from the reference by one command; drift fails here."""
+
 import pytest
 
 from autograder import generated
@@ -15,7 +16,9 @@ def test_generated_files_match_the_reference(part):
 def test_built_files_carry_the_stamp_of_their_inputs(part):
     """Rebuilding fixtures and evidence takes minutes: `make drift` does it (CI runs it after the tests); here,
     a stamp says whether their inputs or files changed since they were last built or checked."""
-    assert generated.stale([part]) == [], "run: python -m autograder generate (or make drift, which restamps current files)"
+    assert generated.stale([part]) == [], (
+        "run: python -m autograder generate (or make drift, which restamps current files)"
+    )
 
 
 def test_a_stamp_changes_with_the_reference_the_builder_and_the_files(tmp_path, monkeypatch):
@@ -30,7 +33,9 @@ def test_a_stamp_changes_with_the_reference_the_builder_and_the_files(tmp_path, 
     assert generated.stamp(part)["inputs"] != before["inputs"]
     monkeypatch.undo()
     assert generated.stamp(part) == before
-    assert "autograder/engine/build/evidence.py" in {str(p.relative_to(spec.KIT_ROOT)) for p in generated._modules_of(generated.BUILT[part])}
+    assert "autograder/engine/build/evidence.py" in {
+        str(p.relative_to(spec.KIT_ROOT)) for p in generated._modules_of(generated.BUILT[part])
+    }
 
 
 def test_every_solution_region_becomes_a_hinted_raise():
@@ -58,6 +63,8 @@ def test_pyproject_pins_what_requirements_txt_pins():
     import tomllib
 
     project = tomllib.loads((spec.KIT_ROOT / "pyproject.toml").read_text())["project"]
-    pinned = project["dependencies"] + [p for extra in project["optional-dependencies"].values() for p in extra if "==" in p]
+    pinned = project["dependencies"] + [
+        p for extra in project["optional-dependencies"].values() for p in extra if "==" in p
+    ]
     lines = (spec.KIT_ROOT / "requirements.txt").read_text().splitlines()
     assert sorted(pinned) == sorted(line for line in lines if line and not line.startswith("#"))

@@ -6,19 +6,20 @@ change them) cannot be reached by a mistake that honest code makes, since their 
 right: they are checked here on the suites' own functions, with a stand-in for the student's process that
 answers as such code would.
 """
+
 import importlib
 
+import mutations
 import numpy as np
 import pytest
+from helpers import scores, submission
+from hint_evidence import BY_TEXT, EVIDENCE, EXTRA, HINTS, PROPERTY_HINTS, check_hints, shown
 
 import autograder.engine.judge.suites as suites
 from autograder.engine.build import mistakes
 from autograder.engine.judge import checks
 from autograder.engine.judge.fixtures import of_kind
 from autograder.engine.judge.suites import common
-from helpers import scores, submission
-from hint_evidence import BY_TEXT, EVIDENCE, EXTRA, HINTS, PROPERTY_HINTS, check_hints, shown
-import mutations
 
 
 def test_every_hint_has_its_evidence_and_its_counter_evidence():
@@ -40,13 +41,16 @@ def test_every_hint_has_a_text_of_its_own():
 @pytest.mark.parametrize("case_id", sorted(EXTRA))
 def test_mistakes_outside_the_mutations_say_their_hints(tmp_path, sandbox, case_id):
     component, edits = EXTRA[case_id]
-    results, _ = scores(submission(tmp_path / "s", mutations.variant_edits(component, edits)), sandbox=sandbox, components=[component])
+    results, _ = scores(
+        submission(tmp_path / "s", mutations.variant_edits(component, edits)), sandbox=sandbox, components=[component]
+    )
     own = results[component]
     assert own.score < own.points, own.feedback()
     check_hints(case_id, own.feedback())
 
 
 # --- the property tests, on a stand-in for the student's process ------------------------------------------
+
 
 class Answering:
     """What the suites talk to (sandbox.Child): it answers each call with the case's expected outputs, moved
@@ -78,6 +82,7 @@ def _differs(case, name):
     def moved(args, kwargs):
         given = [*args, *kwargs.values()]
         return not all(np.array_equal(a, b) for a, b in zip(given, original) if isinstance(a, np.ndarray))
+
     return moved
 
 
@@ -87,6 +92,7 @@ def _second_call():
     def moved(args, kwargs):
         calls.append(1)
         return len(calls) > 1
+
     return moved
 
 
@@ -98,7 +104,13 @@ PROPERTY_TESTS = [
     ("test_encoder.PADDING_HINT", "test_encoder", "test_encoder_ignores_padding_tokens", "hf", _differs),
     ("test_decoder.CAUSAL_HINT", "test_decoder", "test_decoder_is_causal", "hf", _differs),
     ("test_seq2seq.CAUSAL_HINT", "test_seq2seq", "test_seq2seq_is_causal_in_the_target", "hf", _differs),
-    ("common.DETERMINISTIC_HINT", "test_encoder", "test_encoder_is_deterministic_in_eval_mode", "hf", lambda case, name: _second_call()),
+    (
+        "common.DETERMINISTIC_HINT",
+        "test_encoder",
+        "test_encoder_is_deterministic_in_eval_mode",
+        "hf",
+        lambda case, name: _second_call(),
+    ),
 ]
 
 

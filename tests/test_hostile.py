@@ -6,6 +6,7 @@ those probes are graded with accept_flagged=True, as if an instructor had waved 
 returns the right masks only when its attack works, so any point it earns is an escape.
 Run as root and, in CI, again as nobody (.ci/run).
 """
+
 import hashlib
 import json
 import os
@@ -19,16 +20,16 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import TIME_LIMIT, submission
 
 from autograder.engine.contract import spec
 from autograder.engine.judge import jail
 from autograder.engine.judge.grade import grade
 from autograder.engine.judge.sandbox import DEFAULT_TIME_LIMIT, Limits, Sandbox
-from helpers import TIME_LIMIT, submission
 
 KIT = str(spec.KIT_ROOT)
 SITE = next(p for p in sys.path if p.endswith("site-packages"))
-PROBE = '''
+PROBE = """
 def _attack():
     try:
 {body}
@@ -42,13 +43,15 @@ _honest_causal_mask = causal_mask
 def causal_mask(*args, **kwargs):
     mask = _honest_causal_mask(*args, **kwargs)
     return mask if _attack() else ~mask
-'''
+"""
 
 
 def probe(folder, body, extra="", drop=()):
     """The reference, whose causal_mask is right only when body (an attack) returns True."""
     code = PROBE.format(body=textwrap.indent(textwrap.dedent(body).strip(), " " * 8))
-    return submission(folder, files={"masking.py": spec.BY_ID["masking"].reference.read_text() + extra + code}, drop=drop)
+    return submission(
+        folder, files={"masking.py": spec.BY_ID["masking"].reference.read_text() + extra + code}, drop=drop
+    )
 
 
 def escaped(path, sandbox, accept=True):
@@ -90,8 +93,8 @@ JAIL_PROBES = {
     "read_the_zygote_memory": "open('/proc/1/mem', 'rb'); return True",
     "trace_the_zygote": "import os; return os.path.exists('/proc/1/environ') and bool(open('/proc/1/environ','rb').read())",
     "open_the_zygotes_descriptors": "import os\nfor fd in os.listdir('/proc/1/fd'):\n    try:\n"
-                                    "        os.open('/proc/1/fd/' + fd, os.O_RDONLY)\n        return True\n"
-                                    "    except OSError:\n        pass\nreturn False",
+    "        os.open('/proc/1/fd/' + fd, os.O_RDONLY)\n        return True\n"
+    "    except OSError:\n        pass\nreturn False",
     "be_root": "import os; return os.getuid() == 0 or os.geteuid() == 0",
     "open_the_terminal": "open('/dev/tty', 'w').write('fake grade: 100/100'); return True",
     "write_a_gigabyte_to_tmp": "open('/tmp/big', 'wb').write(bytes(300 << 20)); return True",
@@ -110,14 +113,16 @@ IPC_PROBES = {
     "system_v_message_queue": "import ctypes; c = ctypes.CDLL(None); i = c.msgget(0, 0o1600)\nreturn i >= 0 and c.msgctl(i, 0, None) == 0",
     "system_v_semaphores": "import ctypes; c = ctypes.CDLL(None); i = c.semget(0, 1, 0o1600)\nreturn i >= 0 and c.semctl(i, 0, 0) == 0",
     "posix_message_queue": "import ctypes, ctypes.util; c = ctypes.CDLL(ctypes.util.find_library('rt') or None)\n"
-                           "i = c.mq_open(b'/kit-probe', 0o102, 0o600, None)\nreturn i >= 0 and c.mq_unlink(b'/kit-probe') == 0",
+    "i = c.mq_open(b'/kit-probe', 0o102, 0o600, None)\nreturn i >= 0 and c.mq_unlink(b'/kit-probe') == 0",
 }
 
 
 # System calls that reach the kernel's shared state or another process (issue 34: key rings were a channel between
 # children, and between students of one jail): each succeeds for an unprivileged process outside the jail.
-SYSCALL_NUMBERS = {"x86_64": {"add_key": 248, "keyctl": 250, "ptrace": 101, "process_vm_readv": 310},
-                   "aarch64": {"add_key": 217, "keyctl": 219, "ptrace": 117, "process_vm_readv": 270}}
+SYSCALL_NUMBERS = {
+    "x86_64": {"add_key": 248, "keyctl": 250, "ptrace": 101, "process_vm_readv": 310},
+    "aarch64": {"add_key": 217, "keyctl": 219, "ptrace": 117, "process_vm_readv": 270},
+}
 SYSCALL_CALLS = {
     "add_key": "c.syscall({add_key}, b'user', b'kit-probe', b'x', 1, -2) >= 0",  # into the process keyring
     "keyctl": "c.syscall({keyctl}, 0, -2, 1) >= 0",  # KEYCTL_GET_KEYRING_ID of the process keyring, made if missing
@@ -125,9 +130,13 @@ SYSCALL_CALLS = {
     "ptrace": "c.syscall({ptrace}, 16, 2 ** 22 + 1, 0, 0)\nreturn ctypes.get_errno() == 3",
     "process_vm_readv": "c.syscall({process_vm_readv}, c.getpid(), None, 0, None, 0, 0) == 0",
 }
-IPC_PROBES |= {name: ("import ctypes; c = ctypes.CDLL(None, use_errno=True)\n" + ("" if "return" in call else "return ")
-                      + call).format(**SYSCALL_NUMBERS[platform.machine()])
-               for name, call in SYSCALL_CALLS.items() if platform.machine() in SYSCALL_NUMBERS}
+IPC_PROBES |= {
+    name: (
+        "import ctypes; c = ctypes.CDLL(None, use_errno=True)\n" + ("" if "return" in call else "return ") + call
+    ).format(**SYSCALL_NUMBERS[platform.machine()])
+    for name, call in SYSCALL_CALLS.items()
+    if platform.machine() in SYSCALL_NUMBERS
+}
 
 
 @pytest.mark.parametrize("name", sorted(IPC_PROBES))
@@ -163,7 +172,7 @@ return False
 
 def halves(lines):
     """Each line as two halves, so that the probe's own text never holds the line it looks for."""
-    return [(line[: len(line) // 2].encode(), line[len(line) // 2:].encode()) for line in lines]
+    return [(line[: len(line) // 2].encode(), line[len(line) // 2 :].encode()) for line in lines]
 
 
 def test_no_line_of_the_reference_is_in_a_childs_memory(tmp_path):
@@ -171,7 +180,9 @@ def test_no_line_of_the_reference_is_in_a_childs_memory(tmp_path):
     held, and 48 statements raised it into the student's own report. The child now holds compiled code only: its
     whole memory, read as a hostile submission would (the check waved through), holds no line of it."""
     held = [c for c in spec.references_for("masking")]
-    lines = sorted({line.strip() for c in held for line in c.reference.read_text().splitlines() if len(line.strip()) >= 30})
+    lines = sorted(
+        {line.strip() for c in held for line in c.reference.read_text().splitlines() if len(line.strip()) >= 30}
+    )
     assert len(lines) > 50
     own = [line.strip() for line in spec.BY_ID["masking"].reference.read_text().splitlines() if len(line.strip()) >= 30]
     others = [c.id for c in spec.COMPONENTS if c.id != "masking"]  # the submission is masking.py alone
@@ -219,7 +230,9 @@ for folder, dirs, files in os.walk('/'):
 
 def test_nothing_a_component_writes_reaches_the_next(tmp_path, sandbox):
     """Wherever it can write, a component leaves a file; the next component (or student) finds none."""
-    plant = WALK.format(action="try: open(os.path.join(folder, '.left-behind'), 'w').write('x')\n    except OSError: pass")
+    plant = WALK.format(
+        action="try: open(os.path.join(folder, '.left-behind'), 'w').write('x')\n    except OSError: pass"
+    )
     find = WALK.format(action="found += [f for f in files if f == '.left-behind']")
     # The control: the same walk plants and finds within one component.
     assert escaped(probe(tmp_path / "control", plant + find + "return bool(found)"), sandbox)
@@ -239,7 +252,9 @@ def test_no_network_in_the_jail(tmp_path, sandbox):
 
 def test_a_probe_whose_attack_works_scores(tmp_path, sandbox):
     """The probes' own control: an attack that needs no escape (reading its own /tmp) earns the points."""
-    assert escaped(probe(tmp_path / "s", "open('/tmp/mine', 'w').write('x'); return open('/tmp/mine').read() == 'x'"), sandbox)
+    assert escaped(
+        probe(tmp_path / "s", "open('/tmp/mine', 'w').write('x'); return open('/tmp/mine').read() == 'x'"), sandbox
+    )
 
 
 # Ways to switch off the delegation tripwire or read the grader, each of which the static check must flag (the
@@ -256,10 +271,16 @@ FLAGGED = {
     # The second wave (issue 26, class 2): each scored full marks for torch's own kernel, with nothing flagged.
     "kernel_on_a_thread": ("layernorm", "import threading\n"),
     "kernel_in_a_pool": ("layernorm", "from concurrent.futures import ThreadPoolExecutor\n"),
-    "tensor_subclass_hook": ("layernorm", "import torch\nclass Quiet(torch.Tensor):\n    @classmethod\n"
-                                          "    def __torch_function__(cls, func, types, args=(), kwargs=None):\n        return func(*args)\n"),
+    "tensor_subclass_hook": (
+        "layernorm",
+        "import torch\nclass Quiet(torch.Tensor):\n    @classmethod\n"
+        "    def __torch_function__(cls, func, types, args=(), kwargs=None):\n        return func(*args)\n",
+    ),
     "hook_as_an_attribute": ("layernorm", "import torch\nclass Quiet(torch.Tensor):\n    __torch_function__ = None\n"),
-    "kernel_renamed": ("layernorm", "import torch.nn.functional as F\nnorm = getattr(F, 'layer_norm')\nnorm.__name__ = 'relu'\n"),
+    "kernel_renamed": (
+        "layernorm",
+        "import torch.nn.functional as F\nnorm = getattr(F, 'layer_norm')\nnorm.__name__ = 'relu'\n",
+    ),
     "sys_through_torch": ("attention", "import torch\nfound = torch.sys.modules\n"),
     "ctypes_through_torch": ("attention", "from torch import ctypes\n"),
     "builtins_through_torch": ("attention", "import torch as t\nrun = t.builtins.exec\n"),
@@ -300,14 +321,27 @@ def verdict_of(folder, files):
 
 # The third wave (issue 34): each won what it attacked against a check that listed what is bad.
 FLAGGED |= {
-    "getattr_as_a_value": ("layernorm", "import torch\nfetch = getattr\nnorm = fetch(torch.nn.functional, 'layer_norm')\n"),
-    "reduce_over_getattr": ("layernorm", "import functools, torch\n"
-                                          "norm = functools.reduce(getattr, ('nn', 'functional', 'layer_norm'), torch)\n"),
-    "forward_reference_evaluated": ("attention", "import typing\nvalue = typing.ForwardRef('1')._evaluate({}, {}, frozenset())\n"),
-    "data_loader_workers": ("layernorm", "import torch\nloader = torch.utils.data.DataLoader([1], **{'num_workers': 1})\n"),
+    "getattr_as_a_value": (
+        "layernorm",
+        "import torch\nfetch = getattr\nnorm = fetch(torch.nn.functional, 'layer_norm')\n",
+    ),
+    "reduce_over_getattr": (
+        "layernorm",
+        "import functools, torch\nnorm = functools.reduce(getattr, ('nn', 'functional', 'layer_norm'), torch)\n",
+    ),
+    "forward_reference_evaluated": (
+        "attention",
+        "import typing\nvalue = typing.ForwardRef('1')._evaluate({}, {}, frozenset())\n",
+    ),
+    "data_loader_workers": (
+        "layernorm",
+        "import torch\nloader = torch.utils.data.DataLoader([1], **{'num_workers': 1})\n",
+    ),
     "autograd_function": ("layernorm", "import torch\nclass Forge(torch.autograd.Function):\n    pass\n"),
-    "tensor_subclass_detach": ("masking", "import torch\nclass Forged(torch.Tensor):\n    def detach(self):\n"
-                                          "        return self\n"),
+    "tensor_subclass_detach": (
+        "masking",
+        "import torch\nclass Forged(torch.Tensor):\n    def detach(self):\n        return self\n",
+    ),
     "transformers_hidden": ("encoder", "import sys\nsys.modules.pop('transformers', None)\n"),
     "reference_globals": ("encoder", "leak = LayerNorm.forward.__globals__\n"),
     "builtins_by_name": ("attention", "leak = __builtins__\n"),
@@ -325,11 +359,17 @@ FLAGGED |= {
     "callback_runs_unwatched": ("layernorm", "import torch\ntorch.zeros(1).apply_(lambda v: v)\n"),
     "map_runs_unwatched": ("layernorm", "import torch\nt = torch.zeros(1)\nt.map_(t, lambda a, b: a)\n"),
     "hook_runs_unwatched": ("layernorm", "import torch\ntorch.ones(1, requires_grad=True).register_hook(print)\n"),
-    "private_name_of_a_library_object": ("layernorm", "import warnings\nclass Own:\n    def __init__(self):\n"
-                                                      "        self._module = self.sys = None\n"
-                                                      "found = warnings.catch_warnings()._module.sys\n"),
-    "ctypes_of_an_array": ("layernorm", "import numpy as np\nWORDS = ('from_address', 'value')\n"
-                                        "found = np.random.default_rng().bit_generator.ctypes.state\n"),
+    "private_name_of_a_library_object": (
+        "layernorm",
+        "import warnings\nclass Own:\n    def __init__(self):\n"
+        "        self._module = self.sys = None\n"
+        "found = warnings.catch_warnings()._module.sys\n",
+    ),
+    "ctypes_of_an_array": (
+        "layernorm",
+        "import numpy as np\nWORDS = ('from_address', 'value')\n"
+        "found = np.random.default_rng().bit_generator.ctypes.state\n",
+    ),
     # A second red team's: torch calls __index__ (and __int__, __float__) of an argument while it reads it, inside
     # the call, where the tripwire has stepped aside; a module kept as a class attribute; numpy's array interface
     # given as a keyword, which raw memory and the real builtins followed.
@@ -354,7 +394,9 @@ def test_reaching_for_the_grader_in_scratch_code_is_skipped_and_holds_nothing(na
     component, code = FLAGGED[name]
     verdict = verdict_of(tmp_path / name, {f"{component}.py": spec.BY_ID[component].reference.read_text() + code})
     assert verdict.held == {}, f"{name} held a component that does not need it"
-    assert verdict.skipped and verdict.notes and "not run, since nothing graded needs" in verdict.notes[0], f"{name} would run"
+    assert verdict.skipped and verdict.notes and "not run, since nothing graded needs" in verdict.notes[0], (
+        f"{name} would run"
+    )
 
 
 @pytest.mark.parametrize("name", ["ctypes", "sys_through_torch"])
@@ -387,8 +429,9 @@ def test_attributes_by_a_computed_name_are_checked_where_they_run(tmp_path, sand
     attack = "found = getattr(causal_mask, '__glo' + 'bals__')\nreturn '__builtins__' in found"
     assert escaped(probe(tmp_path / "accepted", attack), sandbox), "the control: unchecked, the attack works"
     assert not escaped(probe(tmp_path / "checked", attack), sandbox, accept=False)
-    assert not escaped(probe(tmp_path / "module", "import torch\nreturn getattr(torch, '_' + 'C') is not None"),
-                       sandbox, accept=False)
+    assert not escaped(
+        probe(tmp_path / "module", "import torch\nreturn getattr(torch, '_' + 'C') is not None"), sandbox, accept=False
+    )
 
 
 CALLBACK = """
@@ -435,7 +478,9 @@ LayerNorm.forward = _forward
 def test_an_object_whose_methods_torch_would_run_is_refused(tmp_path, sandbox):
     """A second red team's: torch calls an argument's __index__ or __len__ while it reads it, inside the call, where
     the tripwire has stepped aside; F.layer_norm scored 5/5 there. Accepted by an instructor, the call is refused."""
-    path = submission(tmp_path / "s", files={"layernorm.py": spec.BY_ID["layernorm"].reference.read_text() + INDEX_CALLBACK})
+    path = submission(
+        tmp_path / "s", files={"layernorm.py": spec.BY_ID["layernorm"].reference.read_text() + INDEX_CALLBACK}
+    )
     (result,) = grade(path, components=["layernorm"], sandbox=sandbox, accept_flagged=True).components
     assert result.score == 0 and "passes a _Box to torch's" in result.feedback()
 
@@ -464,7 +509,9 @@ def test_a_tensor_subclass_made_at_run_time_is_refused(tmp_path, sandbox):
     """Issue 34: a Tensor subclass's __torch_function__, entered from torch.add, ran F.layer_norm where the tripwire
     (a function mode, which steps aside while a subclass handles a call) never saw it. type(type(x))(...) builds the
     class past the check of bases; the tripwire refuses every tensor type that is not torch's own."""
-    path = submission(tmp_path / "s", files={"layernorm.py": spec.BY_ID["layernorm"].reference.read_text() + DYNAMIC_SUBCLASS})
+    path = submission(
+        tmp_path / "s", files={"layernorm.py": spec.BY_ID["layernorm"].reference.read_text() + DYNAMIC_SUBCLASS}
+    )
     # The class's namespace names __torch_function__ in a string, which the check holds; accepted, it runs.
     (result,) = grade(path, components=["layernorm"], sandbox=sandbox, accept_flagged=True).components
     assert result.score == 0 and "subclass of torch.Tensor" in result.feedback()
@@ -490,7 +537,9 @@ LayerNorm.forward = _forward
 def test_a_kernel_named_and_run_where_the_tripwire_does_not_watch_scores_zero(tmp_path, sandbox):
     """Issue 34: a kernel run in a DataLoader worker (a thread here), where the tripwire does not watch, was reported
     as 'never ran while this part was graded, so the score stands'. Accepted by an instructor, it still scores 0."""
-    path = submission(tmp_path / "s", files={"layernorm.py": spec.BY_ID["layernorm"].reference.read_text() + KERNEL_ON_A_THREAD})
+    path = submission(
+        tmp_path / "s", files={"layernorm.py": spec.BY_ID["layernorm"].reference.read_text() + KERNEL_ON_A_THREAD}
+    )
     (result,) = grade(path, components=["layernorm"], sandbox=sandbox, accept_flagged=True).components
     assert result.score == 0 and "other threads or processes" in result.feedback()
     assert "never ran" not in result.feedback()
@@ -527,7 +576,11 @@ def test_honest_styles_are_not_flagged():
     from autograder.engine.child import scrutiny
     from autograder.engine.contract import loader
 
-    for path in [spec.SOLUTIONS, *sorted((spec.KIT_ROOT / "tests" / "submissions").iterdir()), spec.KIT_ROOT / "course" / "source"]:
+    for path in [
+        spec.SOLUTIONS,
+        *sorted((spec.KIT_ROOT / "tests" / "submissions").iterdir()),
+        spec.KIT_ROOT / "course" / "source",
+    ]:
         if path.name == "no_work":
             continue  # made-up answers, not honest work
         verdict = scrutiny.check(loader.load(path))
@@ -567,7 +620,9 @@ def test_processes_left_behind_die_with_their_component(tmp_path, sandbox):
 
 
 def test_a_killed_or_stopped_zygote_costs_the_next_student_nothing(tmp_path, sandbox):
-    for number, attack in enumerate(["import os; os.kill(1, 9); return False", "import os; os.kill(1, 19); return False"]):
+    for number, attack in enumerate(
+        ["import os; os.kill(1, 9); return False", "import os; os.kill(1, 19); return False"]
+    ):
         escaped(probe(tmp_path / f"hostile{number}", attack), sandbox)
         after = grade(honest(tmp_path / f"honest{number}"), components=["masking", "attention"], sandbox=sandbox)
         assert after.score == 15
@@ -589,8 +644,10 @@ def processes_with(marker):
 
 def test_threads_are_bounded_for_root_too(tmp_path, sandbox):
     """Issue 26, class 3: as root, RLIMIT_NPROC does not bind, and one child ran 1000 threads."""
-    attack = ("import threading, time\nstop = threading.Event()\nfor _ in range(150):\n"
-              "    threading.Thread(target=stop.wait, daemon=True).start()\ntime.sleep(3)\nreturn True")
+    attack = (
+        "import threading, time\nstop = threading.Event()\nfor _ in range(150):\n"
+        "    threading.Thread(target=stop.wait, daemon=True).start()\ntime.sleep(3)\nreturn True"
+    )
     assert not escaped(probe(tmp_path / "s", attack), sandbox)
 
 
@@ -607,7 +664,9 @@ def test_memory_of_all_a_components_processes_is_bounded(tmp_path):
     """
     box = Sandbox(limits=Limits(time=TIME_LIMIT, memory=1 << 30))
     try:
-        (result,) = grade(probe(tmp_path / "s", hog), components=["masking"], sandbox=box, accept_flagged=True).components
+        (result,) = grade(
+            probe(tmp_path / "s", hog), components=["masking"], sandbox=box, accept_flagged=True
+        ).components
         assert not any(t.passed for t in result.tests if "causal" in t.name)
         assert "GiB together" in result.feedback()
         assert box.students() == []
@@ -634,7 +693,9 @@ def test_memory_processes_share_counts_once_and_is_bounded(tmp_path):
     """
     box = Sandbox(limits=Limits(time=TIME_LIMIT, memory=256 << 20))
     try:
-        (result,) = grade(probe(tmp_path / "s", hog), components=["masking"], sandbox=box, accept_flagged=True).components
+        (result,) = grade(
+            probe(tmp_path / "s", hog), components=["masking"], sandbox=box, accept_flagged=True
+        ).components
         assert not any(t.passed for t in result.tests if "causal" in t.name)
         assert "GiB together" in result.feedback(), result.fatal
         assert box.students() == []
@@ -650,7 +711,9 @@ def test_special_files_and_links_are_skipped(tmp_path, sandbox):
     (folder / "layernorm.py").symlink_to(spec.BY_ID["layernorm"].reference)
     (folder / "extra.py").symlink_to("/dev/zero")
     (folder / "multihead.py").unlink()
-    (folder / "multihead.py").symlink_to(spec.KIT_ROOT / "autograder" / "engine" / "judge" / "suites" / "test_multihead.py")
+    (folder / "multihead.py").symlink_to(
+        spec.KIT_ROOT / "autograder" / "engine" / "judge" / "suites" / "test_multihead.py"
+    )
     started = time.monotonic()
     report = grade(folder, components=["attention", "layernorm", "multihead", "masking"], sandbox=sandbox)
     assert time.monotonic() - started < 60
@@ -689,10 +752,17 @@ def padding_mask(attention_mask):
     print("x" * (40 << 20))
     raise ValueError("y" * (10 << 20))
 """
-    folder = submission(tmp_path / "s", files={"masking.py": spec.BY_ID["masking"].reference.read_text() + extra + """
+    folder = submission(
+        tmp_path / "s",
+        files={
+            "masking.py": spec.BY_ID["masking"].reference.read_text()
+            + extra
+            + """
 def causal_mask(size, device=None):
     return torch.zeros(270_000_000)
-"""})
+"""
+        },
+    )
     report = grade(folder, components=["masking"], sandbox=sandbox)
     (result,) = report.components
     assert result.score == 0 and "larger than allowed" in result.feedback()
@@ -741,8 +811,26 @@ def test_the_batch_finishes_and_writes_every_row(tmp_path):
     assert processes_with(marker) == {control.pid}
     control.kill()
     control.wait()
-    run = subprocess.run([sys.executable, "-m", "autograder", "grade-all", folder, "--csv", csv_path, "--json-dir", json_dir,
-                          "--accept-flagged", "bob"], capture_output=True, text=True, cwd=KIT, timeout=600, env=env)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade-all",
+            folder,
+            "--csv",
+            csv_path,
+            "--json-dir",
+            json_dir,
+            "--accept-flagged",
+            "bob",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=KIT,
+        timeout=600,
+        env=env,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     written, reports = csv_path.read_text(), {p: p.read_text() for p in json_dir.iterdir()}
     time.sleep(10)
@@ -777,9 +865,24 @@ def test_the_folder_the_grader_runs_from_is_not_in_the_jail(tmp_path):
     attack = f"return 'answers' in open({str(course_folder / 'source' / 'answers.txt')!r}).read()"
     probe(course_folder / "submitted" / "mallory", attack)
     out = tmp_path / "results.json"
-    run = subprocess.run([sys.executable, "-m", "autograder", "grade", "submitted/mallory", "--component", "masking",
-                          "--accept-flagged", "--json", out], cwd=course_folder, capture_output=True, text=True,
-                         env=dict(os.environ, PYTHONPATH=str(spec.KIT_ROOT)))
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            "submitted/mallory",
+            "--component",
+            "masking",
+            "--accept-flagged",
+            "--json",
+            out,
+        ],
+        cwd=course_folder,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(spec.KIT_ROOT)),
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     (masking,) = json.loads(out.read_text())["tests"]
     assert masking["status"] == "failed" and "causal" in masking["output"], "the course folder was readable in the jail"

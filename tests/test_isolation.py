@@ -1,9 +1,10 @@
 """While a component is graded, every other name is the reference's and its own reference is nowhere."""
+
 import pytest
 import torch
+from helpers import scores, submission
 
 from autograder.engine.contract import spec
-from helpers import scores, submission
 
 
 @pytest.mark.parametrize("component", [c.id for c in spec.COMPONENTS])
@@ -26,7 +27,10 @@ def test_reference_is_not_in_memory_for_a_student_to_find(tmp_path):
         "            raise LookupError('no reference in memory')\n"
         "        return found[0].forward(self, hidden_states, mask, key_value_states)"
     )
-    path = submission(tmp_path / "cheat", [("multihead", "source = hidden_states if key_value_states is None else key_value_states", cheat)])
+    path = submission(
+        tmp_path / "cheat",
+        [("multihead", "source = hidden_states if key_value_states is None else key_value_states", cheat)],
+    )
     # gc is held for review (issue 34); accepted, as if the check missed it, it still finds nothing.
     results, _ = scores(path, components=["multihead"], accept_flagged=True)
     assert results["multihead"].score == 0
@@ -89,7 +93,9 @@ def test_the_reference_decides_what_it_has_and_the_students_additions_fill_the_r
     assert f(1, None, "d") == f(1, dropout="d") == (1, -1), "the reference runs without what it does not take"
     assert f(mask=None, a=2) == (2, -2)
     assert f(1, dropout=nn.Dropout(0.1).eval()) == (1, -1), "a dropout in eval mode changes nothing: the reference runs"
-    assert f(1, dropout=0.1) == (10, 0.1) and f(1, dropout=0.0) == (1, -1), "where to apply a probability is the student's"
+    assert f(1, dropout=0.1) == (10, 0.1) and f(1, dropout=0.0) == (1, -1), (
+        "where to apply a probability is the student's"
+    )
     live = nn.Dropout(0.1)
     assert f(1, dropout=live) == (10, live), "a live dropout handed to a function that takes no value is the student's"
 
@@ -105,17 +111,31 @@ def test_the_reference_decides_what_it_has_and_the_students_additions_fill_the_r
     def renamed(x, m=None):
         return ("student", x)
 
-    assert isolation.extend(reference_f, renamed)(x=3) == ("student", 3), "a call the reference cannot run is the student's"
+    assert isolation.extend(reference_f, renamed)(x=3) == ("student", 3), (
+        "a call the reference cannot run is the student's"
+    )
 
 
 def test_a_crash_inside_the_kits_code_quotes_the_students_line_and_none_of_the_kits(tmp_path):
     """The student passes a float mask to the attention of the kit, which fails on it."""
-    path = submission(tmp_path / "s", [("encoder", "mask = None if attention_mask is None else padding_mask(attention_mask)",
-                                        "mask = None if attention_mask is None else attention_mask[:, None, None, :].float()")])
+    path = submission(
+        tmp_path / "s",
+        [
+            (
+                "encoder",
+                "mask = None if attention_mask is None else padding_mask(attention_mask)",
+                "mask = None if attention_mask is None else attention_mask[:, None, None, :].float()",
+            )
+        ],
+    )
     results, _ = scores(path, components=["encoder"])
     feedback = results["encoder"].feedback()
     assert "encoder.py, line 26: attended, _ = self.attention(hidden_states, mask)" in feedback
     assert "inside another part, the kit's, that this line calls" in feedback
-    kit_code = [line.strip() for name in ("attention.py", "multihead.py")
-                for line in (spec.SOLUTIONS / name).read_text().splitlines() if len(line.strip()) > 12]
+    kit_code = [
+        line.strip()
+        for name in ("attention.py", "multihead.py")
+        for line in (spec.SOLUTIONS / name).read_text().splitlines()
+        if len(line.strip()) > 12
+    ]
     assert not [line for line in kit_code if line in feedback]

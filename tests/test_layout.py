@@ -5,6 +5,7 @@ judge's.
 
 The rules are written once, here: LAYERS with upward_imports(), and TRUST with untrusted_imports().
 """
+
 import ast
 import importlib
 import json
@@ -77,8 +78,20 @@ TRUST = {
 JAILED = ("contract", "child")
 # What deciding a grade reads or calls: a closeness test, a tolerance, a point. None of it belongs in the child,
 # whose answers are data the judge checks.
-GRADING_NAMES = frozenset({"allclose", "isclose", "assert_close", "assert_allclose", "testing", "TOLERANCES",
-                           "ANY_FLOAT", "points", "TOTAL_POINTS", "expected"})
+GRADING_NAMES = frozenset(
+    {
+        "allclose",
+        "isclose",
+        "assert_close",
+        "assert_allclose",
+        "testing",
+        "TOLERANCES",
+        "ANY_FLOAT",
+        "points",
+        "TOTAL_POINTS",
+        "expected",
+    }
+)
 
 
 def untrusted_imports(package=PACKAGE):
@@ -114,17 +127,20 @@ def test_layout_no_module_imports_from_a_layer_above_its_own():
 
 
 def test_layout_rule_catches_upward_imports_at_any_depth_and_relative(tmp_path):
-    package = written(tmp_path, {
-        "__init__.py": "from autograder.engine import spec\n",
-        "bundle.py": "from autograder.breakout import bank\nfrom autograder import engine\n",
-        "engine/__init__.py": "",
-        "engine/spec.py": "import json\n",
-        "engine/loader.py": "def load():\n    from autograder.course import public\n    return public\n",
-        "engine/grade.py": "from .. import bundle\nfrom . import spec\n",
-        "course/__init__.py": "from autograder.engine import spec\n",
-        "course/public.py": "import autograder.breakout.bank\nfrom .notebooks import cell\n",
-        "breakout/__init__.py": "from autograder.breakout.bank import grade_here\nfrom autograder.course import public\n",
-    })
+    package = written(
+        tmp_path,
+        {
+            "__init__.py": "from autograder.engine import spec\n",
+            "bundle.py": "from autograder.breakout import bank\nfrom autograder import engine\n",
+            "engine/__init__.py": "",
+            "engine/spec.py": "import json\n",
+            "engine/loader.py": "def load():\n    from autograder.course import public\n    return public\n",
+            "engine/grade.py": "from .. import bundle\nfrom . import spec\n",
+            "course/__init__.py": "from autograder.engine import spec\n",
+            "course/public.py": "import autograder.breakout.bank\nfrom .notebooks import cell\n",
+            "breakout/__init__.py": "from autograder.breakout.bank import grade_here\nfrom autograder.course import public\n",
+        },
+    )
     assert upward_imports(package) == [
         "autograder/__init__.py:1 imports autograder.engine.spec",
         "autograder/course/public.py:1 imports autograder.breakout.bank",
@@ -138,16 +154,19 @@ def test_layout_engine_folders_import_only_what_their_trust_allows():
 
 
 def test_layout_trust_rule_catches_the_child_reaching_the_judge(tmp_path):
-    package = written(tmp_path, {
-        "__init__.py": "",
-        "engine/__init__.py": "",
-        "engine/loose.py": "",
-        "engine/contract/spec.py": "from autograder.engine.child import runtime\n",
-        "engine/child/server.py": "def run():\n    from autograder.engine.judge.tolerances import TOLERANCES\n",
-        "engine/child/runtime.py": "from ..judge import checks\nfrom . import binding\nfrom autograder.engine.contract import spec\n",
-        "engine/judge/grade.py": "from autograder.engine import build\nfrom autograder.engine.child import runtime\n",
-        "engine/build/fixtures.py": "from autograder.engine.judge import grade\n",
-    })
+    package = written(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "engine/__init__.py": "",
+            "engine/loose.py": "",
+            "engine/contract/spec.py": "from autograder.engine.child import runtime\n",
+            "engine/child/server.py": "def run():\n    from autograder.engine.judge.tolerances import TOLERANCES\n",
+            "engine/child/runtime.py": "from ..judge import checks\nfrom . import binding\nfrom autograder.engine.contract import spec\n",
+            "engine/judge/grade.py": "from autograder.engine import build\nfrom autograder.engine.child import runtime\n",
+            "engine/build/fixtures.py": "from autograder.engine.judge import grade\n",
+        },
+    )
     assert untrusted_imports(package) == [
         "autograder/engine/child/runtime.py:1 imports autograder.engine.judge.checks",
         "autograder/engine/child/server.py:2 imports autograder.engine.judge.tolerances.TOLERANCES",
@@ -160,7 +179,7 @@ def test_layout_trust_rule_catches_the_child_reaching_the_judge(tmp_path):
 def test_layout_the_jail_mounts_the_jailed_folders_alone():
     engine = PACKAGE / "engine"
     assert {p.parent.name for p in engine.glob("*/__init__.py")} == set(TRUST)
-    assert jail.INSIDE == ("__init__.py", "engine/__init__.py", *(f"engine/{folder}" for folder in JAILED))
+    assert ("__init__.py", "engine/__init__.py", *(f"engine/{folder}" for folder in JAILED)) == jail.INSIDE
 
 
 def test_layout_code_in_the_child_holds_no_grading_decision():
@@ -179,7 +198,9 @@ def test_layout_every_subpackage_is_a_layer_and_says_what_it_owns_and_may_import
     assert subpackages == set(LAYERS)
     for name in LAYERS:
         text = ast.get_docstring(ast.parse((PACKAGE / name / "__init__.py").read_text()))
-        assert text and re.search(r"\bimport", text, re.IGNORECASE), f"{name}/__init__.py: say what it owns and what it may import"
+        assert text and re.search(r"\bimport", text, re.IGNORECASE), (
+            f"{name}/__init__.py: say what it owns and what it may import"
+        )
 
 
 def _kit_imports_of_notebooks():
@@ -204,4 +225,8 @@ def test_layout_notebooks_import_the_fixed_names_only():
     """The notebooks import from the fixed names on top (autograder.public, .notebook, .pictures, .breakout),
     never from a module whose place inside the kit may change."""
     assert {module for module, _ in _kit_imports_of_notebooks()} == {
-        "autograder.public", "autograder.notebook", "autograder.pictures", "autograder.breakout"}
+        "autograder.public",
+        "autograder.notebook",
+        "autograder.pictures",
+        "autograder.breakout",
+    }

@@ -1,4 +1,5 @@
 """Reading submissions: notebooks, files and folders become source units, nothing is executed."""
+
 import json
 
 import pytest
@@ -13,19 +14,37 @@ def notebook(path, *cells):
 
 
 def code(source, **nbgrader):
-    return {"cell_type": "code", "metadata": {"nbgrader": nbgrader} if nbgrader else {}, "source": source, "outputs": []}
+    return {
+        "cell_type": "code",
+        "metadata": {"nbgrader": nbgrader} if nbgrader else {},
+        "source": source,
+        "outputs": [],
+    }
 
 
 def test_notebook_magics_and_shell_lines_become_pass(tmp_path):
-    path = notebook(tmp_path / "nb.ipynb", code("%matplotlib inline\n!pip install x\nfiles = !ls\nfor i in range(2):\n    %whos\nX = 1"))
+    path = notebook(
+        tmp_path / "nb.ipynb",
+        code("%matplotlib inline\n!pip install x\nfiles = !ls\nfor i in range(2):\n    %whos\nX = 1"),
+    )
     (unit,) = loader.load(path).units
-    assert unit.code.splitlines() == ["pass  # %matplotlib inline", "pass  # !pip install x", "pass  # files = !ls", "for i in range(2):", "    pass  # %whos", "X = 1"]
+    assert unit.code.splitlines() == [
+        "pass  # %matplotlib inline",
+        "pass  # !pip install x",
+        "pass  # files = !ls",
+        "for i in range(2):",
+        "    pass  # %whos",
+        "X = 1",
+    ]
     compile(unit.code, "nb", "exec")
 
 
 def test_a_timed_line_runs_its_statement(tmp_path):
     """`%time x = f()` defines x in IPython; the next line's print(x) once failed with a NameError."""
-    path = notebook(tmp_path / "nb.ipynb", code("%time x = f(1)\nfor i in range(2):\n    %timeit -n 3 -r 2 y = f(i)\n%time\nprint(x)"))
+    path = notebook(
+        tmp_path / "nb.ipynb",
+        code("%time x = f(1)\nfor i in range(2):\n    %timeit -n 3 -r 2 y = f(i)\n%time\nprint(x)"),
+    )
     (unit,) = loader.load(path).units
     assert unit.code.splitlines() == ["x = f(1)", "for i in range(2):", "    y = f(i)", "pass  # %time", "print(x)"]
 
@@ -134,8 +153,13 @@ def loaded(path):
 def test_a_future_import_holds_for_the_whole_file_and_later_cells(tmp_path):
     (tmp_path / "typed.py").write_text(
         "from __future__ import annotations\n\nclass A:\n    def make(self) -> A:\n        return A()\n\n"
-        "def build(c: Config) -> A:\n    return A()\n\nclass Config:\n    pass\n")
-    notebook(tmp_path / "nb.ipynb", code("from __future__ import annotations"), code("def f(x: Later) -> Later:\n    return x"))
+        "def build(c: Config) -> A:\n    return A()\n\nclass Config:\n    pass\n"
+    )
+    notebook(
+        tmp_path / "nb.ipynb",
+        code("from __future__ import annotations"),
+        code("def f(x: Later) -> Later:\n    return x"),
+    )
     modules, problems, _ = loaded(tmp_path)
     assert problems == []
     assert modules["nb"].f(1) == 1 and isinstance(modules["typed"].build(None), modules["typed"].A)
@@ -144,30 +168,49 @@ def test_a_future_import_holds_for_the_whole_file_and_later_cells(tmp_path):
 def test_a_late_future_import_is_a_syntax_error_of_its_file(tmp_path):
     (tmp_path / "late.py").write_text("X = 1\nfrom __future__ import annotations\n")
     _, problems, _ = loaded(tmp_path)
-    assert problems == ["late.py: syntax error on line 2: from __future__ imports must occur at the beginning of the file"]
+    assert problems == [
+        "late.py: syntax error on line 2: from __future__ imports must occur at the beginning of the file"
+    ]
 
 
 def test_a_main_block_does_not_run_and_top_level_expressions_do(tmp_path):
-    (tmp_path / "m.py").write_text("calls = []\ncalls.append('top')\nif __name__ == '__main__':\n    calls.append('main')\n")
+    (tmp_path / "m.py").write_text(
+        "calls = []\ncalls.append('top')\nif __name__ == '__main__':\n    calls.append('main')\n"
+    )
     modules, problems, _ = loaded(tmp_path)
     assert problems == [] and modules["m"].calls == ["top"]
 
 
 def test_self_check_lines_leave_the_definitions_and_their_line_numbers(tmp_path):
-    cell = ("def causal_mask(size, device=None):\n    return size\n\n"
-            "from autograder.public import check_masking\nresult = check_masking(causal_mask, None)\nprint(result)\n"
-            "import torch\n")
+    cell = (
+        "def causal_mask(size, device=None):\n    return size\n\n"
+        "from autograder.public import check_masking\nresult = check_masking(causal_mask, None)\nprint(result)\n"
+        "import torch\n"
+    )
     (unit,) = loader.load(notebook(tmp_path / "nb.ipynb", code(cell))).units
-    assert unit.code.splitlines() == ["def causal_mask(size, device=None):", "    return size", "", "pass", "pass", "pass", "import torch"]
+    assert unit.code.splitlines() == [
+        "def causal_mask(size, device=None):",
+        "    return size",
+        "",
+        "pass",
+        "pass",
+        "pass",
+        "import torch",
+    ]
 
 
 def test_a_self_check_on_the_line_of_other_code_is_cut_from_it(tmp_path):
-    (unit,) = loader.load(notebook(tmp_path / "nb.ipynb", code("import autograder.public as p; X = 1; p.check_masking(X, X)"))).units
+    (unit,) = loader.load(
+        notebook(tmp_path / "nb.ipynb", code("import autograder.public as p; X = 1; p.check_masking(X, X)"))
+    ).units
     assert unit.code == "pass\nX = 1\npass"
 
 
 def test_a_cell_of_kit_calls_only_is_no_unit(tmp_path):
-    path = notebook(tmp_path / "nb.ipynb", code("from autograder.notebook import use_notebooks\nuse_notebooks(globals(), 'a.ipynb')"))
+    path = notebook(
+        tmp_path / "nb.ipynb",
+        code("from autograder.notebook import use_notebooks\nuse_notebooks(globals(), 'a.ipynb')"),
+    )
     assert loader.load(path).units == []
 
 
@@ -191,8 +234,10 @@ def test_files_named_like_libraries_are_left_out_with_a_note(tmp_path):
     notebook(tmp_path / "torch.ipynb", code("Y = 2"))
     submission = loader.load(tmp_path)
     assert sorted(u.module for u in submission.units) == ["mine", "torch_ipynb"]
-    assert submission.notes == ["numpy.py was not graded: a file of that name hides the module numpy that your code "
-                                "and the grader import (the grader uses the real numpy); rename it to grade what it defines"]
+    assert submission.notes == [
+        "numpy.py was not graded: a file of that name hides the module numpy that your code "
+        "and the grader import (the grader uses the real numpy); rename it to grade what it defines"
+    ]
 
 
 def test_the_bundles_own_package_uploaded_with_the_work_is_not_graded(tmp_path):
@@ -205,5 +250,6 @@ def test_the_bundles_own_package_uploaded_with_the_work_is_not_graded(tmp_path):
     (tmp_path / "my work" / "autograder" / "__main__.py").write_text("from autograder.grade import grade\n")
     submission = loader.load(tmp_path)
     assert [u.label.split(",")[0] for u in submission.units] == ["attention.ipynb"]
-    assert submission.notes == ["my work/autograder/ was not graded: it is the kit's own package "
-                                "(the student bundle's copy), not your work"]
+    assert submission.notes == [
+        "my work/autograder/ was not graded: it is the kit's own package (the student bundle's copy), not your work"
+    ]

@@ -9,17 +9,18 @@ Each mistake is graded in its own component only: that the others keep full mark
 is isolation's promise, tested in test_isolation.py, and here by the variants, whose additions the other
 components use.
 """
+
+import mutations
 import numpy as np
 import pytest
+from helpers import full_marks_except, scores, submission
+from hint_evidence import check_hints
+from mutations import OUTSIDE, TRAINING_OUTSIDE, TRAINING_VARIANTS, VARIANTS
 
 from autograder.engine.build import evidence, mistakes
 from autograder.engine.contract import spec
 from autograder.engine.judge import fixtures
 from autograder.engine.judge.diagnosis import PREFIX
-import mutations
-from mutations import OUTSIDE, TRAINING_OUTSIDE, TRAINING_VARIANTS, VARIANTS
-from helpers import full_marks_except, scores, submission
-from hint_evidence import check_hints
 
 RECALL_GOAL = 0.95
 
@@ -59,7 +60,9 @@ def test_mistake_loses_points_and_is_named(tmp_path, sandbox, mistake):
 
 
 def _first_pair(component):
-    return next(entry_id for entry_id, entry in fixtures.evidence_of(component).entries.items() if len(entry["parts"]) == 2)
+    return next(
+        entry_id for entry_id, entry in fixtures.evidence_of(component).entries.items() if len(entry["parts"]) == 2
+    )
 
 
 @pytest.mark.parametrize("component", [c.id for c in spec.COMPONENTS])
@@ -84,10 +87,17 @@ def test_variant_loses_points_only_in_its_component_and_is_named(tmp_path, sandb
 
 
 @pytest.mark.parametrize("group", TRAINING_OUTSIDE, ids=lambda g: "+".join(c for c, _, _ in g))
-def test_training_mistakes_outside_the_catalog_lose_points_in_train_mode_and_only_in_their_components(tmp_path, sandbox, group):
+def test_training_mistakes_outside_the_catalog_lose_points_in_train_mode_and_only_in_their_components(
+    tmp_path, sandbox, group
+):
     """Each of these passes every eval-mode test: only the train-mode outputs and gradients show it."""
-    results = graded(tmp_path, sandbox, None, [edit for component, _, edits in group
-                                              for edit in mutations.variant_edits(component, edits)], everything=True)
+    results = graded(
+        tmp_path,
+        sandbox,
+        None,
+        [edit for component, _, edits in group for edit in mutations.variant_edits(component, edits)],
+        everything=True,
+    )
     for component, mistake, _ in group:
         check_hints(f"training:{component}:{mistake}", results[component].feedback())
         failed = [t.name for t in results[component].tests if not t.passed]

@@ -12,6 +12,7 @@ but imports ctypes (held for review). dan is right and
 tampers with nbgrader's cells: he pastes a copy of a hidden test cell (Jupyter's copy and paste: same metadata, a
 new cell id), which once made nbgrader stop for everyone after him, and renames another, raising its points.
 """
+
 import csv
 import json
 import shutil
@@ -19,21 +20,26 @@ import uuid
 from html import escape as html_escape
 
 import pytest
+from course_helpers import cell_scores, completed, install_test_kernel, nbgrader, new_course, notebook_student
 
 from autograder.course import notebooks
 from autograder.engine.build import mistakes
 from autograder.engine.contract import spec
 from autograder.engine.judge.diagnosis import PREFIX
 from autograder.engine.judge.grade import grade
-from course_helpers import cell_scores, completed, install_test_kernel, nbgrader, new_course, notebook_student
 
 BUG = mistakes.BY_ID["layernorm/eps-outside-the-square-root"].edits[0]
-NOISE = ('        ### BEGIN SOLUTION\n        return self.dropout(',
-         '        ### BEGIN SOLUTION\n        import warnings\n        warnings.warn("feed-forward says hello")\n'
-         '        print("and writes to stdout")\n        return self.dropout(')
+NOISE = (
+    "        ### BEGIN SOLUTION\n        return self.dropout(",
+    '        ### BEGIN SOLUTION\n        import warnings\n        warnings.warn("feed-forward says hello")\n'
+    '        print("and writes to stdout")\n        return self.dropout(',
+)
 HANG = ("def scaled_dot_product_attention(", "while True:\n    pass\n\n\ndef scaled_dot_product_attention(")
 CRASH = ("class LayerNorm(", "import os\nos._exit(1)\n\n\nclass LayerNorm(")
-FLAGGED = ("    ### BEGIN SOLUTION\n    scores = query @", "    ### BEGIN SOLUTION\n    import ctypes\n    scores = query @")
+FLAGGED = (
+    "    ### BEGIN SOLUTION\n    scores = query @",
+    "    ### BEGIN SOLUTION\n    import ctypes\n    scores = query @",
+)
 # The time limit for the pipeline: gina's loop costs it once, and the others need a small part of it.
 TIME_LIMIT = 20
 DUE, LATE = "2026-01-10 12:00:00 UTC", "2026-01-11 12:00:00.000000 UTC"
@@ -48,8 +54,10 @@ open({pwned!r}, "w").write("eve was here")
 FAKE_KIT = {
     "__init__.py": "",
     "notebook.py": "def grade_here(component, notebook):\n    print(component, 'full marks')\n    return 15\n",
-    "__main__.py": ("import json, sys\nargs = sys.argv\nreport = {'tests': [{'tags': [args[args.index('--component') + 1]], "
-                    "'score': 15, 'output': 'full marks'}]}\nopen(args[args.index('--json') + 1], 'w').write(json.dumps(report))\n"),
+    "__main__.py": (
+        "import json, sys\nargs = sys.argv\nreport = {'tests': [{'tags': [args[args.index('--component') + 1]], "
+        "'score': 15, 'output': 'full marks'}]}\nopen(args[args.index('--json') + 1], 'w').write(json.dumps(report))\n"
+    ),
 }
 STUDENTS = ["alice", "bob", "carol", "dan", "dave", "eve", "frank", "gina", "hank", "ivy", "kim"]
 ZERO = ["bob", "eve", "frank", "gina"]
@@ -67,8 +75,10 @@ def pipeline(tmp_path_factory):
     shutil.copytree(release, submitted / "bob" / notebooks.ASSIGNMENT)
     carol = completed(release, source, submitted / "carol" / notebooks.ASSIGNMENT, [BUG, NOISE], kernel="python3")
     notebook_student(completed(release, source, submitted / "dave" / notebooks.ASSIGNMENT))
-    add_cell(shutil.copytree(release, submitted / "eve" / notebooks.ASSIGNMENT) / "01_attention.ipynb",
-             PATCH.format(pwned=str(root / "pwned")))
+    add_cell(
+        shutil.copytree(release, submitted / "eve" / notebooks.ASSIGNMENT) / "01_attention.ipynb",
+        PATCH.format(pwned=str(root / "pwned")),
+    )
     frank = shutil.copytree(release, submitted / "frank" / notebooks.ASSIGNMENT)
     for name, text in FAKE_KIT.items():
         (frank / "autograder").mkdir(exist_ok=True)
@@ -77,10 +87,15 @@ def pipeline(tmp_path_factory):
     completed(release, source, submitted / "hank" / notebooks.ASSIGNMENT, [CRASH])
     (completed(release, source, submitted / "ivy" / notebooks.ASSIGNMENT) / "timestamp.txt").write_text(LATE)
     completed(release, source, submitted / "kim" / notebooks.ASSIGNMENT, [FLAGGED])
-    tamper(completed(release, source, submitted / "dan" / notebooks.ASSIGNMENT) / "01_attention.ipynb",
-           paste="grade-attention", rename="grade-masking")
-    runs = {step: nbgrader(root, env, *step) for step in [
-        ("autograde", notebooks.ASSIGNMENT), ("generate_feedback", notebooks.ASSIGNMENT), ("export",)]}
+    tamper(
+        completed(release, source, submitted / "dan" / notebooks.ASSIGNMENT) / "01_attention.ipynb",
+        paste="grade-attention",
+        rename="grade-masking",
+    )
+    runs = {
+        step: nbgrader(root, env, *step)
+        for step in [("autograde", notebooks.ASSIGNMENT), ("generate_feedback", notebooks.ASSIGNMENT), ("export",)]
+    }
     return root, env, runs, carol
 
 
@@ -93,7 +108,9 @@ def add_cell(path, source):
 def tamper(path, paste, rename):
     nb = json.loads(path.read_text())
     cells = {cell["metadata"].get("nbgrader", {}).get("grade_id"): cell for cell in nb["cells"]}
-    nb["cells"].insert(nb["cells"].index(cells[paste]) + 1, {**json.loads(json.dumps(cells[paste])), "id": uuid.uuid4().hex[:8]})
+    nb["cells"].insert(
+        nb["cells"].index(cells[paste]) + 1, {**json.loads(json.dumps(cells[paste])), "id": uuid.uuid4().hex[:8]}
+    )
     cells[rename]["metadata"]["nbgrader"].update(grade_id="grade-mine", points=1000)
     path.write_text(json.dumps(nb))
 
@@ -122,7 +139,10 @@ def test_pipeline_commands_succeed_and_grade_the_class_in_one_batch(pipeline):
     for step, run in runs.items():
         assert run.returncode == 0, f"nbgrader {' '.join(step)} failed:\n{run.stdout}{run.stderr}"
     log = runs[("autograde", notebooks.ASSIGNMENT)].stderr
-    assert f"The kit grades {len(STUDENTS)} submission(s)" in log and f"graded in the jail {len(STUDENTS)}/{len(STUDENTS)}" in log
+    assert (
+        f"The kit grades {len(STUDENTS)} submission(s)" in log
+        and f"graded in the jail {len(STUDENTS)}/{len(STUDENTS)}" in log
+    )
     # No noise for the instructor to read past: every untouched hidden test cell once logged a changed
     # checksum, and every student three warnings of nbgrader's gradebook under SQLAlchemy 2.
     assert "Attribute 'checksum'" not in log and "SAWarning" not in log, log
@@ -141,7 +161,10 @@ def test_export_gives_full_marks_zero_and_one_bugs_loss(pipeline):
 
 def test_a_late_submission_gets_nbgraders_late_penalty(pipeline):
     ivy = exported(pipeline[0])["ivy"]
-    assert float(ivy["raw_score"]) == float(ivy["late_submission_penalty"]) == spec.TOTAL_POINTS and float(ivy["score"]) == 0
+    assert (
+        float(ivy["raw_score"]) == float(ivy["late_submission_penalty"]) == spec.TOTAL_POINTS
+        and float(ivy["score"]) == 0
+    )
 
 
 def test_every_grade_cell_scores_what_its_component_scores(pipeline):
@@ -151,8 +174,9 @@ def test_every_grade_cell_scores_what_its_component_scores(pipeline):
     for student in ZERO:
         assert cell_scores(root, student) == dict.fromkeys(points, 0), student
     carol = cell_scores(root, "carol")
-    assert {k: v for k, v in carol.items() if k != "grade-layernorm"} == {k: v for k, v in points.items() if k != "grade-layernorm"}, \
-        "a correct feed-forward that warns and prints must keep its points"
+    assert {k: v for k, v in carol.items() if k != "grade-layernorm"} == {
+        k: v for k, v in points.items() if k != "grade-layernorm"
+    }, "a correct feed-forward that warns and prints must keep its points"
     assert carol["grade-layernorm"] < points["grade-layernorm"]
 
 
@@ -196,7 +220,9 @@ def test_flagged_code_scores_zero_with_the_reasons_until_the_instructor_accepts_
     assert cell_scores(root, "kim") == points | {"grade-attention": 0}
     html = (root / "feedback" / "kim" / notebooks.ASSIGNMENT / "01_attention.html").read_text()
     assert "attention: 0 of 10 points" in html and "HELD for review" in html and "ctypes" in html
-    accepted = nbgrader(root, env, "autograde", notebooks.ASSIGNMENT, "--student", "kim", "--force", "--KitGrades.accept_flagged=kim")
+    accepted = nbgrader(
+        root, env, "autograde", notebooks.ASSIGNMENT, "--student", "kim", "--force", "--KitGrades.accept_flagged=kim"
+    )
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
     assert cell_scores(root, "kim") == points
 

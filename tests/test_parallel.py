@@ -1,6 +1,8 @@
 """How `make test` shares the tests out between workers (conftest.py)."""
-from autograder.engine.contract import spec
+
 from conftest import SHARED_FIXTURE_MODULES, SharedFixturesTogether
+
+from autograder.engine.contract import spec
 
 
 def test_every_module_kept_together_exists():
@@ -9,5 +11,7 @@ def test_every_module_kept_together_exists():
 
 def test_a_shared_fixtures_module_is_one_unit_and_any_other_test_its_own():
     split = SharedFixturesTogether._split_scope
-    assert split(None, "tests/test_nbgrader_pipeline.py::test_a") == split(None, "tests/test_nbgrader_pipeline.py::test_b[x]")
+    assert split(None, "tests/test_nbgrader_pipeline.py::test_a") == split(
+        None, "tests/test_nbgrader_pipeline.py::test_b[x]"
+    )
     assert split(None, "tests/test_mutations.py::test_m[a]") != split(None, "tests/test_mutations.py::test_m[b]")

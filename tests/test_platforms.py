@@ -1,6 +1,7 @@
 """The doors to grading at scale: the Gradescope package run as Gradescope runs it (setup.sh, then
 run_autograder per submission, against a simulated /autograder), PrairieLearn's results, and the
 container image's recipe, which installs exactly what the README's setup does."""
+
 import json
 import os
 import re
@@ -10,29 +11,57 @@ import sys
 import zipfile
 from pathlib import Path
 
+import mutations
 import pytest
+from helpers import submission
 
-from autograder import __main__ as cli, bundle
+from autograder import __main__ as cli
+from autograder import bundle
 from autograder import gradescope as gradescope_package
 from autograder.course import notebooks
 from autograder.engine.build import mistakes
 from autograder.engine.contract import spec
-from autograder.engine.judge import grade as grading, jail
+from autograder.engine.judge import grade as grading
+from autograder.engine.judge import jail
 from autograder.engine.judge.diagnosis import PREFIX
 from autograder.engine.judge.grade import ComponentResult, Report
-from helpers import submission
-import mutations
+from autograder.engine.judge.run import TestResult
 
 KIT = spec.KIT_ROOT
 VENV_BIN = str(Path(sys.executable).parent)
 BUGGY = mutations.edits(mistakes.BY_ID["layernorm/eps-outside-the-square-root"])
-BUGGY_SCORE = 95 + round(5 * 17 / 21, 2)  # layernorm fails 4 of its 21 tests (2 in eval, 2 in train mode), as `grade` scores it (test_cli)
+BUGGY_SCORE = 95 + round(
+    5 * 17 / 21, 2
+)  # layernorm fails 4 of its 21 tests (2 in eval, 2 in train mode), as `grade` scores it (test_cli)
 
 # Gradescope's results.json, as its autograder specification documents it.
-GRADESCOPE_TOP = {"score", "max_score", "execution_time", "output", "output_format", "test_output_format",
-                  "test_name_format", "visibility", "stdout_visibility", "extra_data", "tests", "leaderboard"}
-GRADESCOPE_TEST = {"score", "max_score", "status", "name", "name_format", "number", "output", "output_format",
-                   "tags", "visibility", "extra_data"}
+GRADESCOPE_TOP = {
+    "score",
+    "max_score",
+    "execution_time",
+    "output",
+    "output_format",
+    "test_output_format",
+    "test_name_format",
+    "visibility",
+    "stdout_visibility",
+    "extra_data",
+    "tests",
+    "leaderboard",
+}
+GRADESCOPE_TEST = {
+    "score",
+    "max_score",
+    "status",
+    "name",
+    "name_format",
+    "number",
+    "output",
+    "output_format",
+    "tags",
+    "visibility",
+    "extra_data",
+}
 VISIBILITY = {"hidden", "after_due_date", "after_published", "visible"}
 
 
@@ -56,7 +85,9 @@ def check_prairielearn(results):
     assert isinstance(results["gradable"], bool) and 0 <= results["score"] <= 1
     for test in results["tests"]:
         assert set(test) == {"name", "points", "max_points", "message", "output"}
-        assert 0 <= test["points"] <= test["max_points"] and all(isinstance(test[k], str) for k in ("name", "message", "output"))
+        assert 0 <= test["points"] <= test["max_points"] and all(
+            isinstance(test[k], str) for k in ("name", "message", "output")
+        )
     earned = sum(t["points"] for t in results["tests"])
     assert results["score"] == pytest.approx(earned / spec.TOTAL_POINTS, abs=1e-3)
     return {t["name"]: t for t in results["tests"]}
@@ -89,8 +120,12 @@ def broken(folder):
 def gradescope(tmp_path_factory):
     """The package built by the command, unzipped where Gradescope puts it, and setup.sh run."""
     out = tmp_path_factory.mktemp("package") / "autograder.zip"
-    run = subprocess.run([sys.executable, "-m", "autograder", "gradescope", out, "--visibility", "after_due_date",
-                          "--time-limit", "20"], cwd=KIT, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "autograder", "gradescope", out, "--visibility", "after_due_date", "--time-limit", "20"],
+        cwd=KIT,
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     root = tmp_path_factory.mktemp("autograder")
     subprocess.run(["unzip", "-q", out, "-d", root / "source"], check=True)
@@ -124,8 +159,14 @@ def test_the_package_holds_the_scripts_the_grader_and_nothing_else(gradescope):
     code = [n for n in names if "/" in n]
     assert {n.split("/")[0] for n in code} == {"autograder", "solutions"}
     assert not [n for n in code if "__pycache__" in n or n.endswith(".ipynb") or n.endswith(".yaml")]
-    assert f"solutions/{spec.COMPONENTS[0].reference.name}" in names and "autograder/engine/judge/suites/test_multihead.py" in names
-    assert options[options.index("--visibility") + 1] == "after_due_date" and options[options.index("--time-limit") + 1] == "20.0"
+    assert (
+        f"solutions/{spec.COMPONENTS[0].reference.name}" in names
+        and "autograder/engine/judge/suites/test_multihead.py" in names
+    )
+    assert (
+        options[options.index("--visibility") + 1] == "after_due_date"
+        and options[options.index("--time-limit") + 1] == "20.0"
+    )
     # What grading needs, pinned as the kit pins it, and nothing of the notebooks' or nbgrader's.
     kit_pins = set((KIT / "requirements.txt").read_text().splitlines())
     assert sorted(line.split("==")[0] for line in requirements) == sorted(gradescope_package.GRADING)
@@ -133,20 +174,30 @@ def test_the_package_holds_the_scripts_the_grader_and_nothing_else(gradescope):
 
 
 # Distributions the kit's requirements name that grading must not need, by the module each provides.
-NOT_FOR_GRADING = {"nbgrader": "nbgrader", "matplotlib": "matplotlib", "jupyterlab": "jupyterlab",
-                   "ipykernel": "ipykernel", "pyyaml": "yaml", "pytest-xdist": "xdist"}
+NOT_FOR_GRADING = {
+    "nbgrader": "nbgrader",
+    "matplotlib": "matplotlib",
+    "jupyterlab": "jupyterlab",
+    "ipykernel": "ipykernel",
+    "pyyaml": "yaml",
+    "pytest-xdist": "xdist",
+    "ruff": "ruff",
+}
 
 
 def test_grading_imports_only_what_the_package_installs(tmp_path):
     """The Gradescope package installs GRADING alone: grading a submission, judge and child alike, imports
     nothing of the other requirements (the child's imports are the zygote's, in the same environment)."""
     assert set(NOT_FOR_GRADING) | set(gradescope_package.GRADING) == {
-        line.split("==")[0] for line in (KIT / "requirements.txt").read_text().splitlines() if "==" in line}
-    script = ("import runpy, sys\n"
-              f"sys.argv = ['autograder', 'grade', {str(spec.SOLUTIONS)!r}, '--component', 'masking', '--json', {str(tmp_path / 'r.json')!r}]\n"
-              "try:\n    runpy.run_module('autograder', run_name='__main__', alter_sys=True)\nexcept SystemExit:\n    pass\n"
-              "import autograder.engine.child.zygote, autograder.engine.child.server\n"
-              "import json\nprint(json.dumps(sorted({name.split('.')[0] for name in sys.modules})))\n")
+        line.split("==")[0] for line in (KIT / "requirements.txt").read_text().splitlines() if "==" in line
+    }
+    script = (
+        "import runpy, sys\n"
+        f"sys.argv = ['autograder', 'grade', {str(spec.SOLUTIONS)!r}, '--component', 'masking', '--json', {str(tmp_path / 'r.json')!r}]\n"
+        "try:\n    runpy.run_module('autograder', run_name='__main__', alter_sys=True)\nexcept SystemExit:\n    pass\n"
+        "import autograder.engine.child.zygote, autograder.engine.child.server\n"
+        "import json\nprint(json.dumps(sorted({name.split('.')[0] for name in sys.modules})))\n"
+    )
     run = subprocess.run([sys.executable, "-c", script], cwd=KIT, capture_output=True, text=True)
     imported = set(json.loads(run.stdout.strip().splitlines()[-1]))
     assert {"torch", "pytest"} <= imported, run.stdout + run.stderr
@@ -217,7 +268,9 @@ def test_an_upload_cannot_replace_the_grader_by_a_package_of_its_name(gradescope
         (folder / "autograder" / "__init__.py").write_text("")
         (folder / "autograder" / "__main__.py").write_text(
             "import json, os\nopen(os.environ['AUTOGRADER_ROOT'] + '/results/results.json', 'w').write("
-            "json.dumps({'score': 100, 'tests': []}))\n")
+            "json.dumps({'score': 100, 'tests': []}))\n"
+        )
+
     results = run_autograder(gradescope, impostor)
     assert results["score"] == 0 and results["max_score"] == spec.TOTAL_POINTS
 
@@ -227,8 +280,24 @@ def test_prairielearn_results_for_a_class(tmp_path):
     bundle_upload(folder / "complete")
     submission(folder / "buggy", BUGGY)
     broken(folder / "broken")
-    run = subprocess.run([sys.executable, "-m", "autograder", "grade-all", folder, "--format", "prairielearn",
-                          "--json-dir", tmp_path / "results", "--time-limit", "20"], cwd=KIT, capture_output=True, text=True)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade-all",
+            folder,
+            "--format",
+            "prairielearn",
+            "--json-dir",
+            tmp_path / "results",
+            "--time-limit",
+            "20",
+        ],
+        cwd=KIT,
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     results = {p.stem: json.loads(p.read_text()) for p in (tmp_path / "results").iterdir()}
     for name, score in [("complete", 1.0), ("buggy", BUGGY_SCORE / 100), ("broken", 0.0)]:
@@ -243,6 +312,7 @@ def test_prairielearn_results_for_a_class(tmp_path):
 def test_a_grader_that_raises_writes_results_and_prairielearn_charges_no_attempt(tmp_path, monkeypatch, platform):
     def no_jail(*args, **kwargs):
         raise jail.JailUnavailable("the jail could not start (no user namespaces)")
+
     monkeypatch.setattr(grading, "grade", no_jail)
     out = tmp_path / "results" / "results.json"
     assert cli.main(["grade", str(tmp_path), "--format", platform, "--json", str(out)]) == 2
@@ -256,7 +326,12 @@ def test_a_grader_that_raises_writes_results_and_prairielearn_charges_no_attempt
 
 
 def test_each_component_becomes_a_test_of_both_formats():
-    report = Report("s", [ComponentResult("masking", 5, [grading.TestResult("t", True), grading.TestResult("u", False, "m")])], [], 1.0)
+    report = Report(
+        "s",
+        [ComponentResult("masking", 5, [TestResult("t", True), TestResult("u", False, "m")])],
+        [],
+        1.0,
+    )
     assert report.gradescope("hidden")["tests"][0]["visibility"] == "hidden"
     (test,) = report.prairielearn()["tests"]
     assert test["points"] == 2.5 and test["max_points"] == 5 and test["message"] == "1/2 tests passed."
@@ -272,13 +347,19 @@ def fake_python(folder):
 
 def test_install_takes_the_cpu_build_of_the_pinned_torch_then_the_requirements(tmp_path):
     log = fake_python(tmp_path)
-    run = subprocess.run(["bash", KIT / "docker" / "install.sh"], env=dict(os.environ, PATH=f"{tmp_path}:/usr/bin:/bin"),
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        ["bash", KIT / "docker" / "install.sh"],
+        env=dict(os.environ, PATH=f"{tmp_path}:/usr/bin:/bin"),
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stderr
     installs = [line for line in log.read_text().splitlines() if " install " in line]
     torch = re.search(r"^torch==\S+$", (KIT / "requirements.txt").read_text(), re.MULTILINE).group()
-    assert installs == [f"-m pip install --quiet --index-url https://download.pytorch.org/whl/cpu {torch}",
-                        f"-m pip install --quiet -r {KIT / 'requirements.txt'}"]
+    assert installs == [
+        f"-m pip install --quiet --index-url https://download.pytorch.org/whl/cpu {torch}",
+        f"-m pip install --quiet -r {KIT / 'requirements.txt'}",
+    ]
 
 
 def test_the_image_installs_what_grading_needs_and_nothing_else(tmp_path):
@@ -291,8 +372,13 @@ def test_the_image_installs_what_grading_needs_and_nothing_else(tmp_path):
     # need the standard library alone, and print the grading pins.
     for copied in re.findall(r"^COPY (\S+) ", first, re.MULTILINE):
         (shutil.copytree if (KIT / copied).is_dir() else shutil.copy)(KIT / copied, tmp_path / copied)
-    printed = subprocess.run(["sh", "-c", command.replace("python3 ", f"{sys.executable} -S ", 1)], cwd=tmp_path,
-                             capture_output=True, text=True, check=True).stdout
+    printed = subprocess.run(
+        ["sh", "-c", command.replace("python3 ", f"{sys.executable} -S ", 1)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert printed == gradescope_package.grading_requirements()
     assert {line.split("==")[0] for line in printed.splitlines()} == set(gradescope_package.GRADING)
     assert "COPY --from=requirements /kit/grading.txt ./requirements.txt" in image and "RUN bash install.sh" in image
@@ -306,10 +392,16 @@ def test_the_image_installs_what_grading_needs_and_nothing_else(tmp_path):
 
 
 def test_install_refuses_a_python_older_than_the_kit_needs(tmp_path):
-    (tmp_path / "python3").write_text('#!/bin/sh\ncase "$*" in *version_info*) exit 1;; *--version*) echo Python 3.10.12;; esac\n')
+    (tmp_path / "python3").write_text(
+        '#!/bin/sh\ncase "$*" in *version_info*) exit 1;; *--version*) echo Python 3.10.12;; esac\n'
+    )
     (tmp_path / "python3").chmod(0o755)
-    run = subprocess.run(["bash", KIT / "docker" / "install.sh"], env=dict(os.environ, PATH=f"{tmp_path}:/usr/bin:/bin"),
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        ["bash", KIT / "docker" / "install.sh"],
+        env=dict(os.environ, PATH=f"{tmp_path}:/usr/bin:/bin"),
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 1 and "needs Python 3.11 or newer" in run.stderr and "Python 3.10.12" in run.stderr
 
 
@@ -323,12 +415,29 @@ def container_engine():
 
 @pytest.mark.skipif(container_engine() is not None, reason=f"no container engine runs here ({container_engine()})")
 def test_the_image_builds_and_grades_a_mounted_submission(tmp_path):
-    subprocess.run(["docker", "build", "-q", "-f", KIT / "docker" / "Dockerfile", "-t", "transformers-kit-test", KIT],
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["docker", "build", "-q", "-f", KIT / "docker" / "Dockerfile", "-t", "transformers-kit-test", KIT],
+        check=True,
+        capture_output=True,
+    )
     student, results = submission(tmp_path / "student", BUGGY), tmp_path / "results"
     results.mkdir()
-    subprocess.run(["docker", "run", "--rm", "--security-opt", "seccomp=unconfined", "-v", f"{student}:/grade/student:ro",
-                    "-v", f"{results}:/grade/results", "transformers-kit-test"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            "docker",
+            "run",
+            "--rm",
+            "--security-opt",
+            "seccomp=unconfined",
+            "-v",
+            f"{student}:/grade/student:ro",
+            "-v",
+            f"{results}:/grade/results",
+            "transformers-kit-test",
+        ],
+        check=True,
+        capture_output=True,
+    )
     document = json.loads((results / "results.json").read_text())
     check_prairielearn(document)
     assert document["gradable"] and document["score"] == pytest.approx(BUGGY_SCORE / 100, abs=1e-4)

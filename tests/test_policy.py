@@ -1,5 +1,6 @@
 """The policy's data agrees with what it describes: the config's and the contract's attribute names, and the
 seccomp filter's system call numbers."""
+
 import ast
 import re
 from pathlib import Path
@@ -15,17 +16,21 @@ GENERIC = Path("/usr/include/asm-generic/unistd.h")  # aarch64's numbers
 
 def test_the_config_attributes_are_what_a_bertconfig_carries_to_the_child():
     carried = {key for key in hf.spec_config(hf.bert_config()) if not key.startswith("_")}
-    assert policy.CONFIG_ATTRIBUTES == carried
+    assert carried == policy.CONFIG_ATTRIBUTES
 
 
 def test_the_contract_attributes_are_what_the_references_set():
     stored = set()
     for component in spec.COMPONENTS:
         for node in ast.walk(ast.parse(component.reference.read_text())):
-            if (isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load)
-                    and isinstance(node.value, ast.Name) and node.value.id == "self"):
+            if (
+                isinstance(node, ast.Attribute)
+                and not isinstance(node.ctx, ast.Load)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "self"
+            ):
                 stored.add(node.attr)
-    assert policy.CONTRACT_ATTRIBUTES == stored
+    assert stored == policy.CONTRACT_ATTRIBUTES
 
 
 def numbers(header, pattern):
@@ -45,7 +50,7 @@ def test_the_filter_refuses_what_it_does_not_list():
     import struct
 
     program = jail.seccomp_filter("x86_64")
-    instructions = [struct.unpack("=HBBI", program[i:i + 8]) for i in range(0, len(program), 8)]
+    instructions = [struct.unpack("=HBBI", program[i : i + 8]) for i in range(0, len(program), 8)]
 
     def verdict(arch, number):
         pc, accumulator = 0, 0

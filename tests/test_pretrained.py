@@ -1,9 +1,10 @@
 """Pretrained parity on a small BERT checkpoint and tokenizer that the test saves itself."""
+
 import pytest
+from helpers import submission, tiny_checkpoint
 
 from autograder.engine.contract import spec
 from autograder.engine.judge.pretrained import SENTENCES, check_pretrained
-from helpers import submission, tiny_checkpoint
 
 
 @pytest.fixture(scope="module")
@@ -18,7 +19,10 @@ def test_reference_encoder_matches_the_checkpoint(checkpoint):
 
 
 def test_broken_encoder_fails_the_checkpoint(checkpoint, tmp_path):
-    path = submission(tmp_path / "s", [("encoder", "hidden_states = layer(hidden_states, mask)", "hidden_states = layer(hidden_states)")])
+    path = submission(
+        tmp_path / "s",
+        [("encoder", "hidden_states = layer(hidden_states, mask)", "hidden_states = layer(hidden_states)")],
+    )
     result = check_pretrained(path, checkpoint)
     assert not any(t.passed for t in result.tests)
     assert "differ from the expected values" in result.feedback()

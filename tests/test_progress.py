@@ -1,4 +1,5 @@
 """The progress line of a batch: redrawn in place on a terminal, one plain line per step elsewhere."""
+
 import io
 
 from autograder.engine.judge.progress import Progress
@@ -23,7 +24,10 @@ def test_a_terminal_gets_one_bar_redrawn_in_place_and_a_newline_at_the_end():
     terminal = Terminal()
     progress = Progress(2, "graded", terminal)
     progress.step("alice")
-    assert terminal.getvalue().startswith("\r[" + "#" * 15 + "." * 15 + "] 1/2 graded, about ") and "\n" not in terminal.getvalue()
+    assert (
+        terminal.getvalue().startswith("\r[" + "#" * 15 + "." * 15 + "] 1/2 graded, about ")
+        and "\n" not in terminal.getvalue()
+    )
     progress.step("bob")
     assert terminal.getvalue().count("\r") == 2 and terminal.getvalue().endswith("] 2/2 graded, done  \n")
 

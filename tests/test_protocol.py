@@ -1,4 +1,5 @@
 """The judge-child wire format: plain data and numeric arrays only."""
+
 import json
 import socket
 
@@ -57,8 +58,11 @@ def test_closed_and_slow_peers_are_told_apart():
             protocol.receive(b)
 
 
-@pytest.mark.parametrize("reply", [[1, 2], "result", None, {"nothing": 1}, {"result": 1, "inputs": [], "params": {}}],
-                         ids=["a list", "a string", "nothing", "no result", "inputs not a dict"])
+@pytest.mark.parametrize(
+    "reply",
+    [[1, 2], "result", None, {"nothing": 1}, {"result": 1, "inputs": [], "params": {}}],
+    ids=["a list", "a string", "nothing", "no result", "inputs not a dict"],
+)
 def test_a_reply_that_is_not_an_answer_is_the_submissions_doing(reply):
     """The child runs the student's code, which can write any message to its socket."""
     from types import SimpleNamespace

@@ -1,22 +1,23 @@
 """Public checks (what students run): the hidden suites on the public cases, in the student's process. They pass on
 every correct solution, catch and name the cataloged mistakes their cases show, report stubs as not started.
 Plus the notebooks' helpers: earlier parts, pictures, the kernelspec."""
+
 import json
 import re
 import sys
 
+import mutations
 import pytest
 import torch
+from helpers import lazy_submission, submission, tiny_checkpoint
+from mutations import OUTSIDE, VARIANTS
+from test_variants import STYLES
 
 from autograder.course import jupyter, pictures, public
 from autograder.engine.build import mistakes
 from autograder.engine.contract import spec
 from autograder.engine.judge import checks
 from autograder.engine.judge.diagnosis import PREFIX
-from helpers import lazy_submission, submission, tiny_checkpoint
-import mutations
-from mutations import OUTSIDE, VARIANTS
-from test_variants import STYLES
 
 CORRECT = [spec.SOLUTIONS, *(spec.KIT_ROOT / "tests" / "submissions" / name for name in STYLES)]
 
@@ -70,8 +71,15 @@ def test_public_checks_catch_the_mistake_and_name_it(tmp_path, mistake):
     assert (failure.likely or "") in str(failure)
 
 
-@pytest.mark.parametrize("mistake, said", [("feedforward/dropout-missing", True), ("feedforward/tanh-approximation-of-gelu", False),
-                                            ("heads/dropout-after-the-classifier", True), ("heads/classifier-reads-the-last-position", False)])
+@pytest.mark.parametrize(
+    "mistake, said",
+    [
+        ("feedforward/dropout-missing", True),
+        ("feedforward/tanh-approximation-of-gelu", False),
+        ("heads/dropout-after-the-classifier", True),
+        ("heads/classifier-reads-the-last-position", False),
+    ],
+)
 def test_a_train_mode_hint_is_said_only_where_the_values_are_right(tmp_path, mistake, said):
     """Where the values are wrong in eval mode, the train-mode output is wrong too, and its hint on where dropout
     goes sent a student with a wrong GELU to move their dropout: the suites say to fix eval mode first."""
@@ -127,7 +135,10 @@ def test_progress_lists_every_component(tmp_path):
     assert "masking       1/2   FAILED" in report and "True at [i, j] exactly where j <= i" in report
     assert "seq2seq       not found: Seq2SeqTransformer, greedy_decode" in report
     # The decoder builds its causal mask with the student's causal_mask, so it fails with it.
-    assert re.search(r"decoder +\d/8   FAILED  \(it runs your masking", report) and "7 of 10 components pass every public check" in report
+    assert (
+        re.search(r"decoder +\d/8   FAILED  \(it runs your masking", report)
+        and "7 of 10 components pass every public check" in report
+    )
 
 
 def test_use_notebooks_binds_names_across_notebooks(tmp_path):
@@ -136,10 +147,15 @@ def test_use_notebooks_binds_names_across_notebooks(tmp_path):
     namespace = {}
     jupyter.use_notebooks(namespace, *(str(p) for p in sorted(notebooks.SOURCE.glob("0[1-4]*.ipynb"))))
     config = public.config()
-    output, weights = namespace["MultiHeadAttention"](config)(torch.randn(1, 3, config.hidden_size))  # uses attention from 01
+    output, weights = namespace["MultiHeadAttention"](config)(
+        torch.randn(1, 3, config.hidden_size)
+    )  # uses attention from 01
     assert weights.shape == (1, config.num_attention_heads, 3, 3)
-    assert set(namespace) == {n for c in ("attention", "masking", "multihead", "layernorm", "feedforward", "embeddings")
-                              for n in spec.BY_ID[c].names}
+    assert set(namespace) == {
+        n
+        for c in ("attention", "masking", "multihead", "layernorm", "feedforward", "embeddings")
+        for n in spec.BY_ID[c].names
+    }
 
 
 def test_attention_maps_catch_every_layer_and_head():
@@ -176,14 +192,22 @@ def test_progress_says_which_earlier_part_a_failure_may_come_from(tmp_path):
     path = submission(tmp_path / "s", [("attention", "/ math.sqrt(query.size(-1))", "/ query.size(-1)")])
     rows = {line.split()[0]: line for line in public.progress(path).splitlines()[3:13]}
     assert "FAILED" in rows["attention"] and "it runs your" not in rows["attention"]
-    assert "FAILED" in rows["multihead"] and "(it runs your attention, which does not pass its own checks yet" in rows["multihead"]
+    assert (
+        "FAILED" in rows["multihead"]
+        and "(it runs your attention, which does not pass its own checks yet" in rows["multihead"]
+    )
     assert rows["masking"].endswith("ok") and rows["feedforward"].endswith("ok")
 
 
 def test_progress_blames_a_stub_on_the_part_whose_stub_it_is(tmp_path):
     """A part that is not written yet is told so alone; a finished part that calls it is told which."""
     stubs = {f"{c}.py": spec.BY_ID[c].stub.read_text() for c in ("layernorm", "embeddings")}
-    rows = {line.split()[0]: line for line in public.progress(submission(tmp_path / "s", files=stubs)).splitlines()[3:13]}
+    rows = {
+        line.split()[0]: line for line in public.progress(submission(tmp_path / "s", files=stubs)).splitlines()[3:13]
+    }
     # embeddings' own stub raises, though it also runs the unwritten layer norm: it is told it is not started.
     assert "not started" in rows["embeddings"] and "it runs your" not in rows["embeddings"]
-    assert "not started" in rows["encoder"] and "(it runs your layernorm, embeddings, which do not pass their own checks yet" in rows["encoder"]
+    assert (
+        "not started" in rows["encoder"]
+        and "(it runs your layernorm, embeddings, which do not pass their own checks yet" in rows["encoder"]
+    )

@@ -1,4 +1,5 @@
 """`python -m autograder quiz`, driven by scripted input as a student would type it."""
+
 import subprocess
 import sys
 
@@ -19,15 +20,22 @@ def typed(question):
 
 
 def quiz(*args, lines=()):
-    return subprocess.run([sys.executable, "-m", "autograder", "quiz", *args], input="".join(f"{x}\n" for x in lines),
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "autograder", "quiz", *args],
+        input="".join(f"{x}\n" for x in lines),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_right_answers_score_every_point_and_show_explanations():
     run = quiz("2", lines=[typed(q) for q in MULTIHEAD.questions])
     assert run.returncode == 0 and run.stderr == ""
     autograded = [q for q in MULTIHEAD.questions if q.autograded]
-    assert f"Score: {sum(q.points for q in autograded):g} of {sum(q.points for q in autograded):g} points." in run.stdout
+    assert (
+        f"Score: {sum(q.points for q in autograded):g} of {sum(q.points for q in autograded):g} points." in run.stdout
+    )
     assert run.stdout.count("Correct.") == len(autograded)
     short = next(q for q in MULTIHEAD.questions if not q.autograded)
     assert short.model_answer.splitlines()[0] in run.stdout and short.rubric[0][1] in run.stdout
@@ -68,8 +76,9 @@ def test_an_unknown_part_is_a_message(part, message):
 
 
 def test_text_is_wrapped_to_the_terminal_with_options_hanging():
-    part, question, option = next((p, q, (k, v)) for p in PARTS for q in p.questions
-                                  for k, v in q.options.items() if len(v) > 60)
+    part, question, option = next(
+        (p, q, (k, v)) for p in PARTS for q in p.questions for k, v in q.options.items() if len(v) > 60
+    )
     written = []
     lines = iter(["skip"] * part.questions.index(question) + ["quit"])
     quiz_module.run([part], read=lambda prompt: next(lines), write=written.append, width=50)

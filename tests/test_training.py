@@ -1,6 +1,7 @@
 """Dropout's deterministic stand-in and the train-mode run (autograder/engine/child/training.py): every correct way of
 writing dropout computes the same stand-in, p = 0 and eval mode are the identity, and the result depends on
 each element alone, so that how a tensor is laid out or split never changes it."""
+
 import pytest
 import torch
 from torch import nn
@@ -37,10 +38,16 @@ def test_every_way_of_writing_dropout_computes_the_stand_in(x, written):
     assert not torch.equal(result, x), "the stand-in changes what it is given"
 
 
-@pytest.mark.parametrize("off", [
-    lambda x: nn.Dropout(P).eval()(x), lambda x: F.dropout(x, P, training=False), lambda x: nn.Dropout(0.0)(x),
-    lambda x: torch.dropout(x, 0.0, True),
-], ids=["eval mode", "training=False", "p=0 module", "p=0 function"])
+@pytest.mark.parametrize(
+    "off",
+    [
+        lambda x: nn.Dropout(P).eval()(x),
+        lambda x: F.dropout(x, P, training=False),
+        lambda x: nn.Dropout(0.0)(x),
+        lambda x: torch.dropout(x, 0.0, True),
+    ],
+    ids=["eval mode", "training=False", "p=0 module", "p=0 function"],
+)
 def test_dropout_that_is_off_returns_its_input(x, off):
     with training.StandInDropout():
         torch.testing.assert_close(off(x), x, rtol=0, atol=0)
@@ -58,7 +65,9 @@ def test_the_stand_in_tells_places_and_probabilities_apart(x):
     before, after = linear(training.stand_in(x, P)), training.stand_in(linear(x), P)
     assert not torch.allclose(before, after), "dropout before a linear layer and after it must differ"
     assert not torch.allclose(training.stand_in(x, 0.1), training.stand_in(x, 0.2))
-    assert not torch.allclose(training.stand_in(training.stand_in(x, P), P), training.stand_in(x, P)), "twice is not once"
+    assert not torch.allclose(training.stand_in(training.stand_in(x, P), P), training.stand_in(x, P)), (
+        "twice is not once"
+    )
 
 
 def test_the_stand_in_never_stops_a_gradient(x):

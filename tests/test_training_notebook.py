@@ -1,13 +1,14 @@
 """The last notebook trains the student's own components: with correct ones the model learns to reverse
 digits, as the notebook promises; with a layer norm that cuts the gradient (a cataloged mistake, which
 passes every forward check in eval mode) the same notebook shows that it does not learn."""
+
 import re
 
 import pytest
+from course_helpers import completed, execute, install_test_kernel, outputs
 
 from autograder.course import notebooks
 from autograder.engine.build import mistakes
-from course_helpers import completed, execute, install_test_kernel, outputs
 
 NOTEBOOK = "09_train.ipynb"
 # What the notebook says correct components reach with its seed.

@@ -6,6 +6,7 @@ one must score 100 through `grade-all` (graded once, as a class: its CSV and eac
 and, for notebooks, through the hidden cells that nbgrader runs, with no note: a note on a correct
 submission is a false alarm.
 """
+
 import csv
 import json
 import shutil
@@ -14,12 +15,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from course_helpers import completed, notebook_student, with_scratch_cells
+from helpers import LAZY_COMPONENTS, full_marks_except, lazy_submission, scores, submission
 
 from autograder.course import jupyter, notebooks
 from autograder.engine.contract import spec
 from autograder.engine.judge.diagnosis import PREFIX
-from course_helpers import completed, notebook_student, with_scratch_cells
-from helpers import LAZY_COMPONENTS, full_marks_except, lazy_submission, scores, submission
 
 SUBMISSIONS = Path(__file__).parent / "submissions"
 STYLES = [
@@ -38,7 +39,9 @@ STYLES = [
 @pytest.fixture(scope="module")
 def notebook_student_folder(tmp_path_factory):
     """The course notebooks as a student working in them their own way hands them in."""
-    return notebook_student(completed(notebooks.RELEASE, notebooks.SOURCE, tmp_path_factory.mktemp("dave") / "transformer"))
+    return notebook_student(
+        completed(notebooks.RELEASE, notebooks.SOURCE, tmp_path_factory.mktemp("dave") / "transformer")
+    )
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +52,22 @@ def class_graded(tmp_path_factory, notebook_student_folder):
     for name in STYLES:
         (shutil.copytree if (SUBMISSIONS / name).is_dir() else shutil.copy)(SUBMISSIONS / name, folder / name)
     shutil.copytree(notebook_student_folder, folder / "dave")
-    run = subprocess.run([sys.executable, "-m", "autograder", "grade-all", str(folder), "--csv", str(out / "grades.csv"),
-                          "--json-dir", str(out / "json")], capture_output=True, text=True, cwd=spec.KIT_ROOT)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade-all",
+            str(folder),
+            "--csv",
+            str(out / "grades.csv"),
+            "--json-dir",
+            str(out / "json"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=spec.KIT_ROOT,
+    )
     with open(out / "grades.csv") as file:
         totals = {row["submission"]: float(row["total"]) for row in csv.DictReader(file)}
     return run, totals, out / "json"
@@ -76,9 +93,12 @@ def test_every_style_gets_full_marks_from_grade_all(class_graded):
 
 def test_notebook_student_gets_every_hidden_cells_points(notebook_student_folder):
     """What nbgrader's hidden cells run: each notebook graded alone, one component at a time."""
-    graded = [(path, cell["metadata"]["nbgrader"]["grade_id"].removeprefix("grade-"))
-              for path in sorted(notebook_student_folder.glob("*.ipynb")) for cell in json.loads(path.read_text())["cells"]
-              if cell["metadata"].get("nbgrader", {}).get("grade")]
+    graded = [
+        (path, cell["metadata"]["nbgrader"]["grade_id"].removeprefix("grade-"))
+        for path in sorted(notebook_student_folder.glob("*.ipynb"))
+        for cell in json.loads(path.read_text())["cells"]
+        if cell["metadata"].get("nbgrader", {}).get("grade")
+    ]
     assert sorted(component for _, component in graded) == sorted(spec.BY_ID)
     for path, component in graded:
         assert jupyter.grade_here(component, str(path)) == spec.BY_ID[component].points, f"{component} in {path.name}"
@@ -97,7 +117,10 @@ PUBLIC_CODE = {
 def test_real_public_code_is_not_held_and_scores_full_marks(tmp_path, sandbox, name):
     # The reference's other files import the parts it writes by their own files' names: each re-exports it.
     module = Path(name).stem
-    files = {name: (SUBMISSIONS / name).read_text(), **{f"{c}.py": f"from {module} import *\n" for c in PUBLIC_CODE[name]}}
+    files = {
+        name: (SUBMISSIONS / name).read_text(),
+        **{f"{c}.py": f"from {module} import *\n" for c in PUBLIC_CODE[name]},
+    }
     path = submission(tmp_path / "s", files=files)
     results, report = scores(path, sandbox=sandbox)
     assert not report.flags and report.notes == [], report.notes + report.flags
@@ -129,10 +152,17 @@ def test_files_named_like_libraries_are_ignored_and_named(tmp_path):
 
 def test_imports_inside_functions_find_the_submission(tmp_path):
     """Importing one's own module inside a function works at call time, and still gets the reference."""
-    path = submission(tmp_path / "s", [
-        ("multihead", "from attention import scaled_dot_product_attention\n", ""),
-        ("multihead", "        _, weights = scaled_dot_product_attention(q, k, v, mask)", "        from attention import scaled_dot_product_attention\n\n        _, weights = scaled_dot_product_attention(q, k, v, mask)"),
-    ])
+    path = submission(
+        tmp_path / "s",
+        [
+            ("multihead", "from attention import scaled_dot_product_attention\n", ""),
+            (
+                "multihead",
+                "        _, weights = scaled_dot_product_attention(q, k, v, mask)",
+                "        from attention import scaled_dot_product_attention\n\n        _, weights = scaled_dot_product_attention(q, k, v, mask)",
+            ),
+        ],
+    )
     results, report = scores(path, components=["multihead"])
     assert results["multihead"].status == "passed", report.table()
 
@@ -140,19 +170,32 @@ def test_imports_inside_functions_find_the_submission(tmp_path):
 def test_code_that_reads_bertconfigs_other_attributes_gets_full_marks(tmp_path):
     """Hugging Face's own modeling_bert reads hidden_act, classifier_dropout and pad_token_id, which a config of
     the contract's keys alone lacked: its feed-forward and heads scored 0 (SPEC: the kit uses BertConfig)."""
-    path = submission(tmp_path / "s", [
-        ("feedforward", "self.dropout = nn.Dropout(config.hidden_dropout_prob)",
-         "self.dropout = nn.Dropout(config.hidden_dropout_prob)\n        self.act = {'gelu': F.gelu}[config.hidden_act]"),
-        ("feedforward", "F.gelu(self.linear1(x))", "self.act(self.linear1(x))"),
-        ("heads", "self.dropout = nn.Dropout(config.hidden_dropout_prob)",
-         "self.dropout = nn.Dropout(config.classifier_dropout if config.classifier_dropout is not None "
-         "else config.hidden_dropout_prob)"),
-        ("embeddings", "nn.Embedding(config.vocab_size, config.hidden_size)",
-         "nn.Embedding(config.vocab_size, config.hidden_size, padding_idx=config.pad_token_id)"),
-    ])
+    path = submission(
+        tmp_path / "s",
+        [
+            (
+                "feedforward",
+                "self.dropout = nn.Dropout(config.hidden_dropout_prob)",
+                "self.dropout = nn.Dropout(config.hidden_dropout_prob)\n        self.act = {'gelu': F.gelu}[config.hidden_act]",
+            ),
+            ("feedforward", "F.gelu(self.linear1(x))", "self.act(self.linear1(x))"),
+            (
+                "heads",
+                "self.dropout = nn.Dropout(config.hidden_dropout_prob)",
+                "self.dropout = nn.Dropout(config.classifier_dropout if config.classifier_dropout is not None "
+                "else config.hidden_dropout_prob)",
+            ),
+            (
+                "embeddings",
+                "nn.Embedding(config.vocab_size, config.hidden_size)",
+                "nn.Embedding(config.vocab_size, config.hidden_size, padding_idx=config.pad_token_id)",
+            ),
+        ],
+    )
     results, _ = scores(path, components=["feedforward", "heads", "embeddings"])
-    assert {c: r.score for c, r in results.items()} == {c: spec.BY_ID[c].points for c in results}, \
-        {c: r.feedback() for c, r in results.items() if r.score != r.points}
+    assert {c: r.score for c, r in results.items()} == {c: spec.BY_ID[c].points for c in results}, {
+        c: r.feedback() for c, r in results.items() if r.score != r.points
+    }
 
 
 def test_d2l_code_and_lazy_modules_score_what_their_eager_twins_score(tmp_path):
@@ -160,5 +203,6 @@ def test_d2l_code_and_lazy_modules_score_what_their_eager_twins_score(tmp_path):
     multi-head, feed-forward and heads scored 0 on "Can't access the shape of an uninitialized parameter".
     Its multi-head attention folds the heads into the batch, (B·H, T, Dh), and is right."""
     results, _ = scores(lazy_submission(tmp_path / "s"), components=list(LAZY_COMPONENTS))
-    assert {c: r.score for c, r in results.items()} == {c: spec.BY_ID[c].points for c in results}, \
-        {c: r.feedback() for c, r in results.items() if r.score != r.points}
+    assert {c: r.score for c, r in results.items()} == {c: spec.BY_ID[c].points for c in results}, {
+        c: r.feedback() for c, r in results.items() if r.score != r.points
+    }

@@ -5,6 +5,7 @@ handout (quiz_notebooks). The quiz notebooks import check_format and grade_here 
 
 May import engine/ and course/ (the notebooks' format, the grading cell's helpers); never the modules on top.
 """
+
 from autograder.breakout.bank import check_format, grade_here
 
 __all__ = ["check_format", "grade_here"]

@@ -5,6 +5,7 @@ Three kinds of question: `choice` (one correct option, or several), `numeric` (w
 terminal quiz and one written in a quiz notebook, so a student gets the same verdict and the same
 message in both places. Nothing here imports torch.
 """
+
 import keyword
 import math
 import re
@@ -61,8 +62,11 @@ class Question:
         """How to give the answer, in words."""
         if self.kind == "choice":
             letters = ", ".join(self.options)
-            return (f"Choose every correct option ({letters}): several letters." if self.several
-                    else f"Choose one option ({letters}).")
+            return (
+                f"Choose every correct option ({letters}): several letters."
+                if self.several
+                else f"Choose one option ({letters})."
+            )
         if self.kind == "numeric":
             return "Give a number" + (f" (in {self.unit})" if self.unit else "") + "."
         return "Answer in a few sentences."
@@ -138,8 +142,11 @@ def find_part(parts, wanted):
     matches = matches or [p for p in parts if wanted in p.name or wanted in p.title.lower()]
     if len(matches) != 1:
         names = ", ".join(p.name for p in parts)
-        raise BankError(f"no part {wanted!r}; the parts are {names}" if not matches else
-                        f"{wanted!r} could be {', '.join(p.name for p in matches)}; give its number")
+        raise BankError(
+            f"no part {wanted!r}; the parts are {names}"
+            if not matches
+            else f"{wanted!r} could be {', '.join(p.name for p in matches)}; give its number"
+        )
     return matches[0]
 
 
@@ -153,8 +160,9 @@ def _part(name, data, where):
         raise BankError(f"{where}: a part file has `title` and `questions` only, not {', '.join(map(str, extra))}")
     title = _text(data, "title", where)
     number = int(name[:2])
-    questions = tuple(_question(name, f"{number}.{i}", q, f"{where}, question {i}")
-                      for i, q in enumerate(data["questions"], start=1))
+    questions = tuple(
+        _question(name, f"{number}.{i}", q, f"{where}, question {i}") for i, q in enumerate(data["questions"], start=1)
+    )
     return Part(name, title, questions)
 
 
@@ -174,8 +182,15 @@ def _question(part, number, data, where):
     points = data.get("points", DEFAULT_POINTS[kind])
     if not _is_number(points) or points <= 0:
         raise BankError(f"{where}: points must be a positive number")
-    common = dict(part=part, number=number, id=qid, kind=kind, text=_text(data, "question", where),
-                  explanation=_text(data, "explanation", where), points=points)
+    common = dict(
+        part=part,
+        number=number,
+        id=qid,
+        kind=kind,
+        text=_text(data, "question", where),
+        explanation=_text(data, "explanation", where),
+        points=points,
+    )
     if kind == "choice":
         return Question(**common, **_choice(data, where))
     if kind == "numeric":
@@ -199,7 +214,9 @@ def _choice(data, where):
         raise BankError(f"{where}: answer is an option's letter, or a list of them, not {answer!r}")
     if len(letters) == len(options):
         raise BankError(f"{where}: every option is correct; add a wrong one")
-    return dict(options=dict(options), answer=frozenset(letters), verified_by=_optional_text(data, "verified_by", where))
+    return dict(
+        options=dict(options), answer=frozenset(letters), verified_by=_optional_text(data, "verified_by", where)
+    )
 
 
 def _numeric(data, where):
@@ -210,8 +227,10 @@ def _numeric(data, where):
         raise BankError(f"{where}: tolerance must be a number >= 0")
     verified_by = _optional_text(data, "verified_by", where)
     if not verified_by:
-        raise BankError(f"{where}: a numeric answer needs verified_by: the computation in tests/breakout_facts.py "
-                        "that derives it from a real module")
+        raise BankError(
+            f"{where}: a numeric answer needs verified_by: the computation in tests/breakout_facts.py "
+            "that derives it from a real module"
+        )
     return dict(answer=answer, tolerance=tolerance, unit=_optional_text(data, "unit", where), verified_by=verified_by)
 
 
@@ -225,7 +244,9 @@ def _short(data, points, where):
             raise BankError(f"{where}: each rubric item has points (a number) and criterion (a text)")
         items.append((item["points"], _text(item, "criterion", f"{where}, rubric")))
     if not math.isclose(sum(p for p, _ in items), points):
-        raise BankError(f"{where}: the rubric's points add up to {sum(p for p, _ in items):g}, the question's to {points:g}")
+        raise BankError(
+            f"{where}: the rubric's points add up to {sum(p for p, _ in items):g}, the question's to {points:g}"
+        )
     return dict(model_answer=_text(data, "model_answer", where), rubric=tuple(items))
 
 
@@ -272,16 +293,23 @@ def read_answer(question, answer):
 def _read_letters(question, answer):
     if isinstance(answer, str):
         letters = [x for x in re.split(r"[\s,;]+", answer.strip().upper()) if x]
-        if len(letters) == 1 and len(letters[0]) > 1 and letters[0].isalpha() and len(letters[0]) <= len(question.options):
+        if (
+            len(letters) == 1
+            and len(letters[0]) > 1
+            and letters[0].isalpha()
+            and len(letters[0]) <= len(question.options)
+        ):
             letters = list(letters[0])  # "AC"
     elif isinstance(answer, (list, tuple, set, frozenset)) and all(isinstance(x, str) for x in answer):
         letters = [x.strip().upper() for x in answer]
     else:
-        return None, f"Give letters as text, such as \"A\", not {type(answer).__name__}. " + question.instruction()
+        return None, f'Give letters as text, such as "A", not {type(answer).__name__}. ' + question.instruction()
     unknown = [x for x in letters if x not in question.options]
     if unknown:
-        return None, (f"There is no option {', '.join(unknown)}: the options are {', '.join(question.options)}. "
-                      + question.instruction())
+        return None, (
+            f"There is no option {', '.join(unknown)}: the options are {', '.join(question.options)}. "
+            + question.instruction()
+        )
     if not question.several and len(set(letters)) > 1:
         return None, "Only one option is correct here: give a single letter."
     return frozenset(letters), ""

@@ -5,6 +5,7 @@ prints a score. An answer that is not of the question's form is explained and as
 moves on, `quit` (or end of input) stops and scores what was answered; Ctrl-C stops too, scores, and
 ends the command with the interrupted status (130).
 """
+
 import re
 import textwrap
 
@@ -34,8 +35,10 @@ def run(parts, read=None, write=print, width=None):
         write = _wrapping(write, width)
     scored = possible = 0.0
     stopped = interrupted = False
-    write(f"{sum(len(p.questions) for p in parts)} questions. Type your answer and press Enter; "
-          f"'{SKIP}' skips a question, '{QUIT}' stops.")
+    write(
+        f"{sum(len(p.questions) for p in parts)} questions. Type your answer and press Enter; "
+        f"'{SKIP}' skips a question, '{QUIT}' stops."
+    )
     try:
         for part in parts:
             write(f"\n{RULE}\nBreakout {part.number}: {part.title}\n{RULE}")
@@ -44,9 +47,11 @@ def run(parts, read=None, write=print, width=None):
                 possible += question.points if question.autograded else 0
     except Quit as stop:
         stopped, interrupted = True, isinstance(stop, Interrupted)
-    write(f"\n{'Stopped. ' if stopped else ''}Score: {scored:g} of {possible:g} points"
-          f"{' on the questions you reached' if stopped else ''}. "
-          "Short answers are not scored here: compare yours with the model answer.")
+    write(
+        f"\n{'Stopped. ' if stopped else ''}Score: {scored:g} of {possible:g} points"
+        f"{' on the questions you reached' if stopped else ''}. "
+        "Short answers are not scored here: compare yours with the model answer."
+    )
     if interrupted:
         raise KeyboardInterrupt
     return scored, possible
@@ -55,13 +60,20 @@ def run(parts, read=None, write=print, width=None):
 def _wrapping(write, width):
     """write, with each line of text wrapped to width: an option's (A. ...) or a list item's continuation
     lines under its text, any other line's under its own indent."""
+
     def wrapped(text=""):
         lines = []
         for line in str(text).split("\n"):
             hang = HANGING.match(line) or re.match(r"\s*", line)
-            lines.append(textwrap.fill(line, width, subsequent_indent=" " * hang.end(), break_on_hyphens=False,
-                                       break_long_words=False) if line.strip() else line)
+            lines.append(
+                textwrap.fill(
+                    line, width, subsequent_indent=" " * hang.end(), break_on_hyphens=False, break_long_words=False
+                )
+                if line.strip()
+                else line
+            )
         write("\n".join(lines))
+
     return wrapped
 
 

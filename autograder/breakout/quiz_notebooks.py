@@ -5,6 +5,7 @@ code cell (`question_id = "B"`) and graded by the cell after it: its visible hal
 answer is there and of the right form, its hidden half grades it with the bank. A short answer is
 written in a Markdown cell that an instructor grades by hand, with the handout's rubric.
 """
+
 from autograder.breakout import bank
 from autograder.course import notebooks
 from autograder.course.notebooks import COURSE, dumps, nbgrader_metadata, notebook_cell
@@ -33,19 +34,42 @@ def notebook_name(part):
 
 def source_notebook(part):
     """The nbgrader source notebook of one part of the bank, as a dict."""
-    cells = [notebook_cell("markdown", f"{part.name}-intro",
-                           f"# Breakout {part.number}: {part.title}\n\n{INTRODUCTION}\n\n"
-                           f"{len(part.questions)} questions, {part.points:g} points.\n\n{notebooks.KERNEL_NOTE}")]
+    cells = [
+        notebook_cell(
+            "markdown",
+            f"{part.name}-intro",
+            f"# Breakout {part.number}: {part.title}\n\n{INTRODUCTION}\n\n"
+            f"{len(part.questions)} questions, {part.points:g} points.\n\n{notebooks.KERNEL_NOTE}",
+        )
+    ]
     for question in part.questions:
         cells.append(notebook_cell("markdown", f"{question.id}-question", _question_markdown(question)))
         if question.autograded:
-            cells.append(notebook_cell("code", f"{question.id}-answer", _answer_source(question),
-                                       nbgrader_metadata(f"answer-{question.id}", solution=True)))
-            cells.append(notebook_cell("code", f"{question.id}-check", _check_source(question),
-                                       nbgrader_metadata(f"check-{question.id}", locked=True, points=question.points)))
+            cells.append(
+                notebook_cell(
+                    "code",
+                    f"{question.id}-answer",
+                    _answer_source(question),
+                    nbgrader_metadata(f"answer-{question.id}", solution=True),
+                )
+            )
+            cells.append(
+                notebook_cell(
+                    "code",
+                    f"{question.id}-check",
+                    _check_source(question),
+                    nbgrader_metadata(f"check-{question.id}", locked=True, points=question.points),
+                )
+            )
         else:
-            cells.append(notebook_cell("markdown", f"{question.id}-answer", question.model_answer,
-                                       nbgrader_metadata(f"answer-{question.id}", solution=True, points=question.points)))
+            cells.append(
+                notebook_cell(
+                    "markdown",
+                    f"{question.id}-answer",
+                    question.model_answer,
+                    nbgrader_metadata(f"answer-{question.id}", solution=True, points=question.points),
+                )
+            )
     return {
         "cells": cells,
         "metadata": {"kernelspec": notebooks.KERNELSPEC, "language_info": {"name": "python"}, QUIZ_METADATA: part.name},
@@ -74,10 +98,12 @@ def _form(question):
 
 
 def _answer_source(question):
-    return (f"# Question {question.number}: {question.id} = {_form(question)}\n"
-            "### BEGIN SOLUTION\n"
-            f"{question.id} = {question.written_answer()!r}\n"
-            "### END SOLUTION")
+    return (
+        f"# Question {question.number}: {question.id} = {_form(question)}\n"
+        "### BEGIN SOLUTION\n"
+        f"{question.id} = {question.written_answer()!r}\n"
+        "### END SOLUTION"
+    )
 
 
 def _check_source(question):
@@ -86,12 +112,14 @@ def _check_source(question):
         form += f', options="{"".join(question.options)}"' + (", several=True" if question.several else "")
     elif question.unit:
         form += f", unit={question.unit!r}"
-    return ("from autograder.breakout import check_format\n\n"
-            f"check_format(globals(), {question.id!r}, {question.number!r}, {form})\n"
-            "### BEGIN HIDDEN TESTS\n"
-            "from autograder.breakout import grade_here\n\n"
-            f"grade_here({question.part!r}, {question.id!r}, globals())\n"
-            "### END HIDDEN TESTS")
+    return (
+        "from autograder.breakout import check_format\n\n"
+        f"check_format(globals(), {question.id!r}, {question.number!r}, {form})\n"
+        "### BEGIN HIDDEN TESTS\n"
+        "from autograder.breakout import grade_here\n\n"
+        f"grade_here({question.part!r}, {question.id!r}, globals())\n"
+        "### END HIDDEN TESTS"
+    )
 
 
 def expected_sources(parts=None):
@@ -103,12 +131,20 @@ def handout(parts=None):
     """The instructors' handout: every question with its answer, explanation, and rubric, as Markdown."""
     parts = parts or bank.load()
     total = sum(len(p.questions) for p in parts)
-    lines = ["# Breakout questions: the instructors' handout", "",
-             "Generated from `breakout_questions/*.yaml` by `python -m autograder generate`; edit those files, not this one.",
-             f"{total} questions in {len(parts)} parts.", ""]
+    lines = [
+        "# Breakout questions: the instructors' handout",
+        "",
+        "Generated from `breakout_questions/*.yaml` by `python -m autograder generate`; edit those files, not this one.",
+        f"{total} questions in {len(parts)} parts.",
+        "",
+    ]
     for part in parts:
-        lines += [f"## Breakout {part.number}: {part.title}", "",
-                  f"After notebook `{part.name}`. {len(part.questions)} questions, {part.points:g} points.", ""]
+        lines += [
+            f"## Breakout {part.number}: {part.title}",
+            "",
+            f"After notebook `{part.name}`. {len(part.questions)} questions, {part.points:g} points.",
+            "",
+        ]
         for question in part.questions:
             lines += [_question_markdown(question), ""]
             if question.kind == "short":
@@ -129,5 +165,9 @@ def write(parts=None):
 
 def drift():
     parts = bank.load()
-    stale = [] if HANDOUT.exists() and HANDOUT.read_text() == handout(parts) else [str(HANDOUT.relative_to(bank.BANK.parent))]
+    stale = (
+        []
+        if HANDOUT.exists() and HANDOUT.read_text() == handout(parts)
+        else [str(HANDOUT.relative_to(bank.BANK.parent))]
+    )
     return stale + notebooks.assignment_drift(ASSIGNMENT, expected_sources(parts))

@@ -8,6 +8,7 @@ ones by engine/build/fixtures.py), and name a mistake from the evidence beside t
 
 May import engine/; never breakout/ or the modules on top.
 """
+
 from pathlib import Path
 
 # The public checks' cases, and each cataloged mistake's evidence on them: built by engine/build/fixtures.py,

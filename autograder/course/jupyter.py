@@ -3,6 +3,7 @@
 Nothing here is secret: the hidden cell runs the kit's grader in a separate process, which finds the
 hidden suites only where the full kit is installed (the instructor's machine).
 """
+
 import json
 import os
 import subprocess
@@ -56,13 +57,26 @@ def grade_here(component_id, notebook):
     printing the feedback; a score of 0 goes to fail_cell. Only the feedback reaches this cell's output.
     """
     if os.environ.get("NBGRADER_EXECUTION") == "autograde":
-        kit_failed("nbgrader ran the notebook in a kernel, where student code runs unjailed and can change "
-                   "this cell's verdict: put the kit's step in nbgrader_config.py, as course/nbgrader_config.py does")
+        kit_failed(
+            "nbgrader ran the notebook in a kernel, where student code runs unjailed and can change "
+            "this cell's verdict: put the kit's step in nbgrader_config.py, as course/nbgrader_config.py does"
+        )
     with tempfile.TemporaryDirectory() as tmp:
         report_file = Path(tmp) / "results.json"
-        command = [sys.executable, "-m", "autograder", "grade", notebook, "--component", component_id,
-                   "--json", str(report_file)]
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(spec.KIT_ROOT), os.environ.get("PYTHONPATH")])))
+        command = [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            notebook,
+            "--component",
+            component_id,
+            "--json",
+            str(report_file),
+        ]
+        env = dict(
+            os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(spec.KIT_ROOT), os.environ.get("PYTHONPATH")]))
+        )
         run = subprocess.run(command, env=env, capture_output=True, text=True)
         if run.returncode or not report_file.exists():
             kit_failed(f"the grader exited with code {run.returncode}:\n{run.stdout}{run.stderr}")
@@ -77,7 +91,9 @@ def grade_here(component_id, notebook):
 
 def cell_text(component_id, score, feedback, notes=""):
     """What a component's grade cell shows: the hidden cell's, and the kit's autograde step's."""
-    return f"{component_id}: {score:g} of {spec.BY_ID[component_id].points:g} points.\n{feedback}" + (f"\n{notes}" if notes else "")
+    return f"{component_id}: {score:g} of {spec.BY_ID[component_id].points:g} points.\n{feedback}" + (
+        f"\n{notes}" if notes else ""
+    )
 
 
 def fail_cell(feedback):
@@ -115,13 +131,19 @@ def kernelspec(directory, python=sys.executable, kit_root=spec.KIT_ROOT):
     """
     folder = Path(directory) / KERNEL_NAME
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "kernel.json").write_text(json.dumps({
-        "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": KERNEL_DISPLAY_NAME,
-        "language": "python",
-        "env": {"PYTHONPATH": str(kit_root)},
-        "metadata": {"debugger": True},
-    }, indent=1) + "\n")
+    (folder / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": KERNEL_DISPLAY_NAME,
+                "language": "python",
+                "env": {"PYTHONPATH": str(kit_root)},
+                "metadata": {"debugger": True},
+            },
+            indent=1,
+        )
+        + "\n"
+    )
     return folder
 
 
@@ -131,5 +153,6 @@ def install_kernel(user=False):
 
     with tempfile.TemporaryDirectory() as tmp:
         source = kernelspec(tmp)
-        return KernelSpecManager().install_kernel_spec(str(source), KERNEL_NAME, user=user,
-                                                      prefix=None if user else sys.prefix, replace=True)
+        return KernelSpecManager().install_kernel_spec(
+            str(source), KERNEL_NAME, user=user, prefix=None if user else sys.prefix, replace=True
+        )

@@ -1,6 +1,7 @@
 """The public checks' stand-in for a component's child: the suites' requests (new, load, call, train), answered
 by the child's own code (child/server.py: the tripwire, the dropout stand-in, results read by exact type) on the
 student's objects, in the student's own process, with the replies the judge reads from a child."""
+
 from autograder.engine.child.server import Forbidden, Server, Unwatched
 from autograder.engine.contract import spec
 from autograder.engine.judge.sandbox import Fatal, Requests, StudentError
@@ -9,8 +10,15 @@ from autograder.engine.judge.sandbox import Fatal, Requests, StudentError
 class LocalStudent(Requests):
     def __init__(self, component_id, names):
         component = spec.BY_ID[component_id]
-        self.server = Server(None, {"device": "cpu", "forbidden": list(component.forbidden),
-                                    "reason": component.forbidden_reason, "memory_limit": None})
+        self.server = Server(
+            None,
+            {
+                "device": "cpu",
+                "forbidden": list(component.forbidden),
+                "reason": component.forbidden_reason,
+                "memory_limit": None,
+            },
+        )
         self.server.names = dict(names)
         self.built = {}  # as a child's: the suites' modules, by case and dtype
         self.observations = []  # as a child's: what the value checks returned (diagnosis.Observation)

@@ -15,6 +15,7 @@ string:
 The code of every exercise comes from solutions/, the points from spec.py and the checks from the
 kit's own modules, so nothing here is a second copy of any of them.
 """
+
 import ast
 import filecmp
 import json
@@ -149,8 +150,14 @@ def notebook_cell(kind, cell_id, text, nbgrader=None, tags=()):
 
 def nbgrader_metadata(grade_id, solution=False, locked=False, points=None):
     """nbgrader's metadata for a cell: an answer (solution), a read-only cell (locked), graded if given points."""
-    meta = {"grade": points is not None, "grade_id": grade_id, "locked": locked, "schema_version": 3,
-            "solution": solution, "task": False}
+    meta = {
+        "grade": points is not None,
+        "grade_id": grade_id,
+        "locked": locked,
+        "schema_version": 3,
+        "solution": solution,
+        "task": False,
+    }
     if points is not None:
         meta["points"] = points
     return meta
@@ -161,17 +168,27 @@ def _setup_cells(cell_id, components, name):
     imports = set(STANDARD_IMPORTS) if components else set()
     for component_id in components:
         tree = ast.parse(spec.BY_ID[component_id].reference.read_text())
-        imports |= {ast.unparse(node) for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
-                    and not (isinstance(node, ast.ImportFrom) and node.module in spec.BY_ID)}
+        imports |= {
+            ast.unparse(node)
+            for node in tree.body
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+            and not (isinstance(node, ast.ImportFrom) and node.module in spec.BY_ID)
+        }
     cells = [notebook_cell("code", cell_id, "\n".join(sorted(imports, key=_import_order)))] if imports else []
     earlier = [notebook_name(p) for p in parts() if notebook_name(p) < name and _has_exercises(p)]
     if earlier:
         calls = ", ".join(repr(n) for n in earlier)
-        cells.append(notebook_cell("code", f"{cell_id}-earlier", (
-            "# Your own classes from the earlier notebooks, as they are saved on disk.\n"
-            "from autograder.notebook import use_notebooks\n\n"
-            f"use_notebooks(globals(), {calls})"
-        )))
+        cells.append(
+            notebook_cell(
+                "code",
+                f"{cell_id}-earlier",
+                (
+                    "# Your own classes from the earlier notebooks, as they are saved on disk.\n"
+                    "from autograder.notebook import use_notebooks\n\n"
+                    f"use_notebooks(globals(), {calls})"
+                ),
+            )
+        )
     return cells
 
 
@@ -198,7 +215,7 @@ def _definitions(names, where):
         # Up to the next top-level statement: a trailing `### END SOLUTION` is a comment, outside the node.
         lines = source.splitlines()
         end = _first_line(body[index + 1]) - 1 if index + 1 < len(body) else len(lines)
-        chunks.append("\n".join(lines[_first_line(body[index]) - 1:end]).rstrip())
+        chunks.append("\n".join(lines[_first_line(body[index]) - 1 : end]).rstrip())
     return "\n\n\n".join(chunks)
 
 
@@ -223,7 +240,9 @@ def _graded_cell(cell_id, args, checks, name, where):
         f"grade_here({component.id!r}, {name!r})\n"
         "### END HIDDEN TESTS"
     )
-    return notebook_cell("code", cell_id, text, nbgrader_metadata(f"grade-{component.id}", locked=True, points=component.points))
+    return notebook_cell(
+        "code", cell_id, text, nbgrader_metadata(f"grade-{component.id}", locked=True, points=component.points)
+    )
 
 
 def dumps(notebook):
@@ -242,8 +261,17 @@ def build_release(source_dir, course_root, assignment=ASSIGNMENT):
     """
     shutil.copytree(source_dir, course_root / "source" / assignment, dirs_exist_ok=True)
     shutil.copy(COURSE / "nbgrader_config.py", course_root / "nbgrader_config.py")
-    command = [sys.executable, "-m", "nbgrader", "generate_assignment", assignment, "--no-db", "--force",
-               f"--CourseDirectory.root={course_root}", "--log-level=ERROR"]
+    command = [
+        sys.executable,
+        "-m",
+        "nbgrader",
+        "generate_assignment",
+        assignment,
+        "--no-db",
+        "--force",
+        f"--CourseDirectory.root={course_root}",
+        "--log-level=ERROR",
+    ]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(spec.KIT_ROOT), os.environ.get("PYTHONPATH")])))
     run = subprocess.run(command, cwd=course_root, env=env, capture_output=True, text=True)
     if run.returncode:
@@ -285,4 +313,6 @@ def assignment_drift(assignment, sources):
         if not release.exists():
             return [f"release/{assignment}"]
         comparison = filecmp.dircmp(built, release)
-        return [f"release/{assignment}/{n}" for n in comparison.diff_files + comparison.left_only + comparison.right_only]
+        return [
+            f"release/{assignment}/{n}" for n in comparison.diff_files + comparison.left_only + comparison.right_only
+        ]

@@ -4,6 +4,7 @@ Offline by default: the encoder gets seeded weights and a small word-level vocab
 checkpoint (the save_pretrained layout, with its tokenizer), it gets the checkpoint's weights instead,
 loaded by SPEC name, and the sentence goes through the checkpoint's own tokenizer.
 """
+
 import os
 import re
 from types import SimpleNamespace
@@ -12,11 +13,42 @@ import torch
 
 from autograder.course import public
 
-WORDS = ("time flies like an arrow fruit a banana the quick brown fox jumps over lazy dog and then it rests "
-         "attention is all you need").split()
+WORDS = [
+    "time",
+    "flies",
+    "like",
+    "an",
+    "arrow",
+    "fruit",
+    "a",
+    "banana",
+    "the",
+    "quick",
+    "brown",
+    "fox",
+    "jumps",
+    "over",
+    "lazy",
+    "dog",
+    "and",
+    "then",
+    "it",
+    "rests",
+    "attention",
+    "is",
+    "all",
+    "you",
+    "need",
+]
 VOCABULARY = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", *dict.fromkeys(WORDS))
-TOY_CONFIG = dict(vocab_size=len(VOCABULARY), hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
-                  intermediate_size=64, max_position_embeddings=32)
+TOY_CONFIG = dict(
+    vocab_size=len(VOCABULARY),
+    hidden_size=32,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    intermediate_size=64,
+    max_position_embeddings=32,
+)
 
 
 def toy_tokenize(sentence):
@@ -38,8 +70,10 @@ def attention_maps(TransformerEncoder, sentence="Time flies like an arrow.", che
         encoder = public.seeded(TransformerEncoder, public.config(**TOY_CONFIG), seed=0)
         tokens, input_ids = toy_tokenize(sentence)
     caught = []
-    hooks = [layer.attention.register_forward_hook(lambda module, args, result: caught.append(result[1][0]))
-             for layer in encoder.layers]
+    hooks = [
+        layer.attention.register_forward_hook(lambda module, args, result: caught.append(result[1][0]))
+        for layer in encoder.layers
+    ]
     try:
         with torch.no_grad():
             encoder(input_ids.to(next(encoder.parameters()).device))

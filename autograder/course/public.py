@@ -6,6 +6,7 @@ drawn from other seeds, a few of each (course/public_cases, with each cataloged 
 built by `python -m autograder generate`). A local verdict and the grader's can differ only by their cases.
 `check_<component>(names...)` takes the component's SPEC names in SPEC order.
 """
+
 import warnings
 import zlib
 from types import SimpleNamespace
@@ -25,9 +26,18 @@ from autograder.engine.judge.run import run_suites
 
 # What the notebooks' worked examples build: small, round sizes.
 CONFIG = dict(
-    vocab_size=50, hidden_size=16, num_hidden_layers=2, num_attention_heads=4, intermediate_size=32,
-    hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1, max_position_embeddings=20, type_vocab_size=2,
-    layer_norm_eps=1e-12, num_labels=3, pad_token_id=0,
+    vocab_size=50,
+    hidden_size=16,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    intermediate_size=32,
+    hidden_dropout_prob=0.1,
+    attention_probs_dropout_prob=0.1,
+    max_position_embeddings=20,
+    type_vocab_size=2,
+    layer_norm_eps=1e-12,
+    num_labels=3,
+    pad_token_id=0,
 )
 DTYPE = torch.float64
 
@@ -41,8 +51,10 @@ class Failed(AssertionError):
 
     def __init__(self, component_id, passed, failures, likely=None):
         self.passed, self.total, self.failures, self.likely = passed, passed + len(failures), failures, likely
-        super().__init__(f"{component_id}: {passed} of {self.total} public checks passed; first failure: {failures[0]}"
-                         + (f"\n{likely}" if likely else ""))
+        super().__init__(
+            f"{component_id}: {passed} of {self.total} public checks passed; first failure: {failures[0]}"
+            + (f"\n{likely}" if likely else "")
+        )
 
 
 def config(**overrides):
@@ -93,8 +105,18 @@ def _checker(component):
     return check_component
 
 
-check_attention, check_masking, check_layernorm, check_multihead, check_feedforward, check_embeddings, \
-    check_encoder, check_decoder, check_heads, check_seq2seq = (_checker(c) for c in spec.COMPONENTS)
+(
+    check_attention,
+    check_masking,
+    check_layernorm,
+    check_multihead,
+    check_feedforward,
+    check_embeddings,
+    check_encoder,
+    check_decoder,
+    check_heads,
+    check_seq2seq,
+) = (_checker(c) for c in spec.COMPONENTS)
 
 
 # --- the notebooks' worked examples: modules with seeded weights ------------------------------------------
@@ -126,6 +148,7 @@ def seeded(cls, *args, seed=0):
 def _seed_when_shaped(layer, prefix, seed):
     """Seed a lazy layer's parameters on its first call: after torch's own first-call hook has given them
     their shapes, before the call computes anything."""
+
     def hook(layer, args):
         handle.remove()
         _seed(layer, seed, prefix)
@@ -149,7 +172,6 @@ def _seed(module, seed, prefix=""):
                 param.copy_(noise)
 
 
-
 # --- the student's progress report ---------------------------------------------------------------
 
 
@@ -168,8 +190,10 @@ def _through(component, names, passing):
     if not earlier:
         return ""
     one = len(earlier) == 1
-    return (f"  (it runs your {', '.join(earlier)}, which {'does not pass its' if one else 'do not pass their'} "
-            f"own checks yet: fix {'it' if one else 'them'} first)")
+    return (
+        f"  (it runs your {', '.join(earlier)}, which {'does not pass its' if one else 'do not pass their'} "
+        f"own checks yet: fix {'it' if one else 'them'} first)"
+    )
 
 
 def _names_read(obj):
@@ -221,8 +245,13 @@ def progress(path):
             lines.append(f"{component.id:<13} not started: {str(error).split(': ', 1)[-1]}{'' if own else through}")
         except Failed as failure:
             lines.append(f"{component.id:<13} {failure.passed}/{failure.total}   FAILED{through}")
-            details.append(f"[{component.id}] " + "\n  ".join(line.replace("\n", "\n    ")
-                                                               for line in ([failure.likely] if failure.likely else []) + failure.failures))
+            details.append(
+                f"[{component.id}] "
+                + "\n  ".join(
+                    line.replace("\n", "\n    ")
+                    for line in ([failure.likely] if failure.likely else []) + failure.failures
+                )
+            )
         else:
             passing.add(component.id)
             lines.append(f"{component.id:<13} {passed}/{passed}   ok")

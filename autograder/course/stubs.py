@@ -4,6 +4,7 @@ A region is marked as nbgrader marks it, `### BEGIN SOLUTION` ... `### END SOLUT
 above it is a `# Hint: ...` comment, whose text becomes the exception's message. Everything else,
 constructors included, is copied as it is, so attribute names are fixed for the student.
 """
+
 import re
 
 from autograder.engine.contract import spec

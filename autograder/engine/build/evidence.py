@@ -14,6 +14,7 @@ only beyond float32 precision (a pair with one says little more than its other h
 what a single mistake or another pair returns is dropped: nothing could tell them apart. Two single
 mistakes that nothing tells apart stop the build, since the catalog would then name one for the other.
 """
+
 import itertools
 import json
 from functools import cache
@@ -26,9 +27,9 @@ import torch
 from autograder.engine.build import mistakes
 from autograder.engine.child import runtime, training
 from autograder.engine.contract import loader, spec
+from autograder.engine.contract.protocol import FROZEN
 from autograder.engine.judge import diagnosis
 from autograder.engine.judge.diagnosis import SAMPLES, SEPARATOR, agree, dropped_out, sample
-from autograder.engine.contract.protocol import FROZEN
 from autograder.engine.judge.fixtures import read
 from autograder.engine.judge.sandbox import StudentError
 from autograder.engine.judge.suites.common import check_outputs
@@ -63,7 +64,10 @@ class Outcome:
     def right(self):
         if self.passed is not None:
             return self.passed
-        return all(_passes(run, self.expected, dtype) for run, dtype in ((self.first, self.dtypes[-1]), (self.float32, self.dtypes[0])))
+        return all(
+            _passes(run, self.expected, dtype)
+            for run, dtype in ((self.first, self.dtypes[-1]), (self.float32, self.dtypes[0]))
+        )
 
     def right_in_float32(self):
         return "float32" in self.dtypes and _passes(self.float32, self.expected, "float32")
@@ -75,17 +79,31 @@ class Outcome:
         if isinstance(self.first, str):
             return {"kind": "failure", "message": self.first}
         if self.random:
-            dropped = [name for name in self.expected if name in self.first and name in self.second
-                       and all(dropped_out(run[name], self.expected[name], TOLERANCES["float64"]) for run in (self.first, self.second))]
+            dropped = [
+                name
+                for name in self.expected
+                if name in self.first
+                and name in self.second
+                and all(
+                    dropped_out(run[name], self.expected[name], TOLERANCES["float64"])
+                    for run in (self.first, self.second)
+                )
+            ]
             return {"kind": "dropout", "outputs": dropped} if dropped else None
         if self.right():
             return {"kind": "right"}
         outputs = {}
         arrays = {name: array for name, array in self.first.items() if not isinstance(array, str)}
         for name, array in arrays.items():
-            float32 = isinstance(self.float32, dict) and isinstance(self.float32.get(name), np.ndarray) and self.float32[name].shape == array.shape
+            float32 = (
+                isinstance(self.float32, dict)
+                and isinstance(self.float32.get(name), np.ndarray)
+                and self.float32[name].shape == array.shape
+            )
             if float32 and array.dtype.kind == "f":
-                float32 = agree(self.float32[name].reshape(-1), array.reshape(-1).astype(np.float64), TOLERANCES["float32"])
+                float32 = agree(
+                    self.float32[name].reshape(-1), array.reshape(-1).astype(np.float64), TOLERANCES["float32"]
+                )
             outputs[name] = {"shape": list(array.shape), "kind": array.dtype.kind, "float32": bool(float32)}
         found = {"kind": "values", "outputs": outputs, "arrays": arrays}
         absent = {name: why for name, why in self.first.items() if isinstance(why, str)}
@@ -114,9 +132,13 @@ def _passes(run, expected, dtype):
     """run passes every output in this dtype, by the checks that grade a student's (suites/common.py)."""
     if not isinstance(run, dict) or run.keys() != expected.keys() or any(isinstance(v, str) for v in run.values()):
         return False
-    case = SimpleNamespace(outputs=list(expected), expected=expected, describe=lambda dtype: "")  # what check_outputs reads
+    case = SimpleNamespace(
+        outputs=list(expected), expected=expected, describe=lambda dtype: ""
+    )  # what check_outputs reads
     try:
-        check_outputs({name: {"$tensor": array, "dtype": str(array.dtype)} for name, array in run.items()}, case, dtype, {})
+        check_outputs(
+            {name: {"$tensor": array, "dtype": str(array.dtype)} for name, array in run.items()}, case, dtype, {}
+        )
     except StudentError:
         return False
     return True
@@ -155,7 +177,9 @@ class Entries:
                 about = found["outputs"][name]
                 about["extra"] = _farthest(array, outcome.expected.get(name))
                 about["offset"] = sum(v.size for v in values)
-                values.append(array.reshape(-1)[sample(SEPARATOR.join((entry_id, key, name)), array.size, about["extra"])])
+                values.append(
+                    array.reshape(-1)[sample(SEPARATOR.join((entry_id, key, name)), array.size, about["extra"])]
+                )
             evidence[key] = found
         self.entries[entry_id] = {"component": component, "parts": list(parts), "evidence": evidence}
         self.arrays[entry_id] = np.concatenate(values).astype(np.float64) if values else np.zeros(0)
@@ -180,7 +204,9 @@ def collect(component, outcomes_of, entries):
             singles.append(mistake)
     for first, second in itertools.combinations(runs, 2):
         if _alike(runs[first], runs[second]):
-            raise ValueError(f"{first[0].id} and {second[0].id} return the same on every case: nothing tells them apart")
+            raise ValueError(
+                f"{first[0].id} and {second[0].id} return the same on every case: nothing tells them apart"
+            )
     pairable = [m for m in singles if _pairable(runs[(m,)])]
     pairs = {}
     for a, b in itertools.combinations(pairable, 2):
@@ -217,8 +243,11 @@ def _same_outputs(x, y):
 def _alike_values(x, y):
     if isinstance(x, str) or isinstance(y, str):
         return _equal(x, y)
-    return (x.shape == y.shape and x.dtype.kind == y.dtype.kind
-            and agree(x.reshape(-1), y.reshape(-1).astype(np.float64), TOLERANCES["float64"], exact=x.dtype.kind != "f"))
+    return (
+        x.shape == y.shape
+        and x.dtype.kind == y.dtype.kind
+        and agree(x.reshape(-1), y.reshape(-1).astype(np.float64), TOLERANCES["float64"], exact=x.dtype.kind != "f")
+    )
 
 
 @cache
@@ -230,7 +259,10 @@ def _names(component, edits):
     """The reference's SPEC names, with component's file edited."""
     message = _solutions()
     label = spec.BY_ID[component].reference.name
-    units = [dict(unit, code=mistakes.apply(unit["code"], edits)) if unit["label"] == label else unit for unit in message["units"]]
+    units = [
+        dict(unit, code=mistakes.apply(unit["code"], edits)) if unit["label"] == label else unit
+        for unit in message["units"]
+    ]
     return runtime.load_reference(dict(message, units=units), spec.ALL_NAMES)
 
 
@@ -239,13 +271,21 @@ def hidden(folder, component):
     cases = read(folder, component)
 
     def outcomes_of(names):
-        outcomes = {case.id: Outcome.of(lambda dtype, case=case: run_case(names, case, dtype), case.expected, case.dtypes)
-                    for case in cases}
+        outcomes = {
+            case.id: Outcome.of(lambda dtype, case=case: run_case(names, case, dtype), case.expected, case.dtypes)
+            for case in cases
+        }
         # A mistake wrong in eval mode is named from its eval-mode outputs; one right there shows only in training.
         if all(o.evidence() in (None, {"kind": "right"}) for o in outcomes.values()):
-            outcomes.update({diagnosis.trained(case.id): Outcome.of(lambda dtype, case=case: train_case(names, case, dtype),
-                                                                    case.trained, case.dtypes, repeat=False)
-                             for case in cases if case.upstream})
+            outcomes.update(
+                {
+                    diagnosis.trained(case.id): Outcome.of(
+                        lambda dtype, case=case: train_case(names, case, dtype), case.trained, case.dtypes, repeat=False
+                    )
+                    for case in cases
+                    if case.upstream
+                }
+            )
         return outcomes
 
     entries = Entries()
@@ -256,6 +296,7 @@ def hidden(folder, component):
 def run_case(names, case, dtype):
     """What the names return on the case, run as the child runs a student's code: {output: array}, or the
     grader's message when the case's weights do not fit the module."""
+
     def call(target, args, kwargs):
         with torch.no_grad():
             return target(*args, **kwargs), args, kwargs
@@ -276,8 +317,11 @@ def train_case(names, case, dtype):
         return ran
     target, values, args, kwargs = ran
     found = {name: value.detach().numpy() for name, value in zip(case.outputs, values) if name in case.upstream}
-    grads = {name: value.grad for name, value in case.filled(args, kwargs).items()
-             if isinstance(value, torch.Tensor) and value.is_floating_point()}
+    grads = {
+        name: value.grad
+        for name, value in case.filled(args, kwargs).items()
+        if isinstance(value, torch.Tensor) and value.is_floating_point()
+    }
     if isinstance(target, torch.nn.Module):
         grads.update(training.parameter_gradients(target))
     for name, grad in grads.items():

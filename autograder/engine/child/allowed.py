@@ -4,6 +4,7 @@ The static check (scrutiny.py) asks here whether a module lends a name, what a d
 attribute names any value may use. The child runs student code with students_builtins(): the policy's
 builtins, whose attribute access by a computed name asks the same questions of the live objects.
 """
+
 import builtins
 import functools
 import importlib
@@ -96,8 +97,12 @@ def _transformers_model(module_name, obj):
 def _computing(attribute, obj):
     """torch's rule: a function a tensor may override, its in-place form, a name of TORCH_NAMES, or a value."""
     overridable = _overridable()
-    return (attribute in policy.TORCH_NAMES or obj in overridable or isinstance(obj, VALUES)
-            or (attribute.endswith("_") and getattr(torch, attribute[:-1], None) in overridable))
+    return (
+        attribute in policy.TORCH_NAMES
+        or obj in overridable
+        or isinstance(obj, VALUES)
+        or (attribute.endswith("_") and getattr(torch, attribute[:-1], None) in overridable)
+    )
 
 
 @functools.cache
@@ -218,7 +223,9 @@ def base_reason(obj):
     """Why a class may not derive from obj; None where it may."""
     if not isinstance(obj, type):
         # typing.NamedTuple and typing.Generic[...] are not classes, but say which class to derive from.
-        return None if _home(obj) == "typing" or type(obj).__module__ == "typing" else "a base class the check cannot name"
+        return (
+            None if _home(obj) == "typing" or type(obj).__module__ == "typing" else "a base class the check cannot name"
+        )
     for dotted, why in policy.BASES_DENIED.items():
         denied = _object(dotted)
         if denied is not None and issubclass(obj, denied):
@@ -279,6 +286,14 @@ def students_builtins(own_modules=()):
             raise ImportError(f"importing {outside(name)}")
         return builtins.__import__(name, globals, locals, fromlist, level)
 
-    table.update(getattr=_getattr, hasattr=_hasattr, setattr=_setattr, delattr=_delattr, type=type,
-                 __import__=_import, __build_class__=builtins.__build_class__, __name__="builtins")
+    table.update(
+        getattr=_getattr,
+        hasattr=_hasattr,
+        setattr=_setattr,
+        delattr=_delattr,
+        type=type,
+        __import__=_import,
+        __build_class__=builtins.__build_class__,
+        __name__="builtins",
+    )
     return table

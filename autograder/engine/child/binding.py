@@ -8,6 +8,7 @@ student's own definition has comes from the student's. So the student's addition
 student's version of what the reference does runs only where the reference cannot run at all.
 Imported only in the child (it needs torch).
 """
+
 import functools
 import inspect
 
@@ -40,9 +41,14 @@ def _extended_function(reference, student):
     @functools.wraps(reference)
     def call(*args, **kwargs):
         taken = {name: value for name, value in kwargs.items() if name in signature.parameters}
-        live = [value for name, value in [*((None, value) for value in args[positional:]),
-                                          *((name, value) for name, value in kwargs.items() if name not in signature.parameters)]
-                if _live_dropout(name, value)]
+        live = [
+            value
+            for name, value in [
+                *((None, value) for value in args[positional:]),
+                *((name, value) for name, value in kwargs.items() if name not in signature.parameters),
+            ]
+            if _live_dropout(name, value)
+        ]
         try:
             bound = signature.bind(*args[:positional], **taken)
         except TypeError:
@@ -115,8 +121,14 @@ def _extended_class(reference, student):
             return value
         raise AttributeError(f"'{reference.__name__}' object has no attribute '{name}'")
 
-    namespace = {**additions, "__init__": __init__, "__getattr__": __getattr__,
-                 "__module__": reference.__module__, "__qualname__": reference.__qualname__, "__doc__": reference.__doc__}
+    namespace = {
+        **additions,
+        "__init__": __init__,
+        "__getattr__": __getattr__,
+        "__module__": reference.__module__,
+        "__qualname__": reference.__qualname__,
+        "__doc__": reference.__doc__,
+    }
     return type(reference.__name__, (reference,), namespace)
 
 

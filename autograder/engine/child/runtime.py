@@ -6,7 +6,9 @@ as in IPython, for the notebook's later cells), and a module's name is never "__
 difference is forgiveness: each top-level statement runs on its own, so one broken statement costs only
 what it defines, where Python would stop at it.
 """
+
 import __future__
+
 import ast
 import importlib.abc
 import importlib.util
@@ -83,7 +85,9 @@ class SourceImporter(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         for statement in tree.body:
             if (statement.lineno, statement.col_offset) in skipped:
                 continue  # held or skipped by the static check (scrutiny.py): it never runs
-            code = compile(ast.Module([statement], type_ignores=[]), unit["label"], "exec", flags=flags, dont_inherit=True)
+            code = compile(
+                ast.Module([statement], type_ignores=[]), unit["label"], "exec", flags=flags, dont_inherit=True
+            )
             try:
                 exec(code, namespace)
             except BaseException as error:  # noqa: BLE001 - SystemExit at import is a student bug too
@@ -169,7 +173,11 @@ def describe(error):
         # A `raise` line only repeats the message; any other line shows what failed.
         quoted = f": {line}" if line and not line.startswith("raise") else ""
         # Library frames (torch's, the grader's) say nothing about whose code the error came from.
-        inner = [f.filename for f in traceback.extract_tb(error.__traceback__) if _is_student(f.filename) or f.filename.startswith(REFERENCE_LABEL)][-1]
+        inner = [
+            f.filename
+            for f in traceback.extract_tb(error.__traceback__)
+            if _is_student(f.filename) or f.filename.startswith(REFERENCE_LABEL)
+        ][-1]
         called = ", inside another part, the kit's, that this line calls" if inner.startswith(REFERENCE_LABEL) else ""
         where = f" ({frame.filename}, line {frame.lineno}{quoted}{called})"
     message = str(error).strip().splitlines()

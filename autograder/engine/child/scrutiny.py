@@ -16,6 +16,7 @@ What a graded name needs is read from the code: the top-level statements that bi
 transitively, across cells and the submission's own modules. A unit the check cannot parse (beyond a plain
 syntax error, which the child reports with its line) is never run: see Verdict.unreadable.
 """
+
 import ast
 import builtins
 import string
@@ -104,9 +105,14 @@ class Context:
                 bound |= module_bindings(node)
             for node in ast.walk(tree):
                 self._learn(node, aliases)
-        stars = {(units[index].module, node.module) for index, tree in trees.items() for node in ast.walk(tree)
-                 if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
-                 and (node.module or "").split(".")[0] in own_modules}
+        stars = {
+            (units[index].module, node.module)
+            for index, tree in trees.items()
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom)
+            and any(a.name == "*" for a in node.names)
+            and (node.module or "").split(".")[0] in own_modules
+        }
         for _ in range(3):  # chains of aliases (a = torch; b = a.nn; c = b.functional), and `%run` star imports
             for module, source in stars:
                 for name, dotted in self.aliases.get(source, {}).items():
@@ -160,7 +166,11 @@ def changed_names(node):
     names = set()
     for current in _own_statements(node):
         call = current.value if isinstance(current, ast.Expr) else None
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name):
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Name)
+        ):
             names.add(call.func.value.id)  # registry.append(f), table.update(...)
         for target in getattr(current, "targets", [getattr(current, "target", None)]):
             while isinstance(target, (ast.Attribute, ast.Subscript)):
@@ -210,7 +220,9 @@ class Scan(ast.NodeVisitor):
             self.statement.never = True
             return
         # A library's module changed is held wherever it is: only the submission's own objects are bound so.
-        self.statement.binds = module_bindings(self.statement.node) | (changed_names(self.statement.node) - set(self.aliases))
+        self.statement.binds = module_bindings(self.statement.node) | (
+            changed_names(self.statement.node) - set(self.aliases)
+        )
         self.visit(self.statement.node)
 
     def flag(self, node, text, kind=None):
@@ -245,7 +257,13 @@ class Scan(ast.NodeVisitor):
         for default in [*arguments.defaults, *arguments.kw_defaults]:
             if default is not None:
                 self.visit(default)
-        for argument in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]:
+        for argument in [
+            *arguments.posonlyargs,
+            *arguments.args,
+            *arguments.kwonlyargs,
+            arguments.vararg,
+            arguments.kwarg,
+        ]:
             if argument is not None and argument.annotation is not None:
                 self.visit(argument.annotation)
 
@@ -288,9 +306,13 @@ class Scan(ast.NodeVisitor):
         the policy lends that does not hook into torch's dispatch (no subclass of torch.Tensor)."""
         self.visit(base)
         target = base.value if isinstance(base, ast.Subscript) else base
-        if isinstance(target, ast.Name) and not self.local(target.id) and target.id not in self.aliases:
-            if target.id in self.context.classes or target.id in policy.BUILTINS:
-                return
+        if (
+            isinstance(target, ast.Name)
+            and not self.local(target.id)
+            and target.id not in self.aliases
+            and (target.id in self.context.classes or target.id in policy.BUILTINS)
+        ):
+            return
         dotted = self.context.dotted(target, self.aliases)
         if dotted is None:
             self.flag(base, "derives from a base class the check cannot name")
@@ -334,7 +356,12 @@ class Scan(ast.NodeVisitor):
             self.judged.add(id(base))
             self.statement.loads.add((self.statement.module, base.id))
             for dotted in sorted(self.aliases[base.id]):
-                self._chain(node, ".".join([dotted, *parts]), whole=id(node) in self.as_alias, store=not isinstance(node.ctx, ast.Load))
+                self._chain(
+                    node,
+                    ".".join([dotted, *parts]),
+                    whole=id(node) in self.as_alias,
+                    store=not isinstance(node.ctx, ast.Load),
+                )
             return
         self.visit(base)
         on_self = isinstance(base, ast.Name) and base.id in policy.OWN_RECEIVERS
@@ -413,7 +440,11 @@ class Scan(ast.NodeVisitor):
                     self.flag(call, reason, kind)
         elif literal:
             on_self = isinstance(target, ast.Name) and target.id in policy.OWN_RECEIVERS
-            own = self.context.attributes | self.context.strings | {attribute.value} if on_self else self.context.attributes
+            own = (
+                self.context.attributes | self.context.strings | {attribute.value}
+                if on_self
+                else self.context.attributes
+            )
             reason = allowed.value_reason(attribute.value, own, on_self=on_self)
             if reason or (name in policy.ON_SELF and _dunder(attribute.value)):
                 self.flag(call, f"{name}(..., {attribute.value!r}) ({reason or 'Python object internals'})")
@@ -421,7 +452,11 @@ class Scan(ast.NodeVisitor):
     def visit_Assign(self, node):
         # An alias is a name in a module or function; in a class body it is an attribute, and a module there a value.
         in_class = bool(self.scopes) and self.scopes[-1] is None
-        if isinstance(node.value, (ast.Name, ast.Attribute)) and all(isinstance(t, ast.Name) for t in node.targets) and not in_class:
+        if (
+            isinstance(node.value, (ast.Name, ast.Attribute))
+            and all(isinstance(t, ast.Name) for t in node.targets)
+            and not in_class
+        ):
             self.as_alias.add(id(node.value))
         self.generic_visit(node)
 
@@ -488,24 +523,39 @@ class Scan(ast.NodeVisitor):
 def _never_runs(node):
     """`if __name__ == "__main__":` never runs in grading, where a module is never __main__."""
     test = getattr(node, "test", None)
-    return (isinstance(node, ast.If) and isinstance(test, ast.Compare) and isinstance(test.left, ast.Name)
-            and test.left.id == "__name__" and len(test.comparators) == 1
-            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == "__main__")
+    return (
+        isinstance(node, ast.If)
+        and isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and len(test.comparators) == 1
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == "__main__"
+    )
 
 
 def _locals(function):
     """The names local to a function or lambda: its parameters and what its own body binds, less what it
     imports (a module imported inside a function is judged as the import it is)."""
     arguments = function.args
-    names = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg,
-                             arguments.kwarg] if a is not None}
+    names = {
+        a.arg
+        for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
+        if a is not None
+    }
     body = function.body if isinstance(function.body, list) else [function.body]
-    declared = {n for node in body for g in ast.walk(node) if isinstance(g, (ast.Global, ast.Nonlocal)) for n in g.names}
+    declared = {
+        n for node in body for g in ast.walk(node) if isinstance(g, (ast.Global, ast.Nonlocal)) for n in g.names
+    }
     imported = set()
     for node in body:
         names |= module_bindings(node)
-        imported |= {(a.asname or a.name).split(".")[0] for n in _own_statements(node)
-                     if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+        imported |= {
+            (a.asname or a.name).split(".")[0]
+            for n in _own_statements(node)
+            if isinstance(n, (ast.Import, ast.ImportFrom))
+            for a in n.names
+        }
     return names - declared - imported
 
 
@@ -515,8 +565,11 @@ def _own_statements(node):
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(c for c in ast.iter_child_nodes(current)
-                     if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)))
+        stack.extend(
+            c
+            for c in ast.iter_child_nodes(current)
+            if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda))
+        )
 
 
 def _dunder(name):
@@ -594,8 +647,13 @@ def _decide(verdict, statements, owners):
         # While a component is graded, every other component's names are the reference's (binding.py): what
         # the student wrote for those is not what this one runs, and cannot hold it.
         def needs(statement):
-            return [found for module, name in statement.loads if spec.OWNER.get(name, component) is component
-                    for found in bound_by(module, name)]
+            return [
+                found
+                for module, name in statement.loads
+                if spec.OWNER.get(name, component) is component
+                for found in bound_by(module, name)
+            ]
+
         return needs
 
     closures = {}
@@ -626,8 +684,11 @@ def _decide(verdict, statements, owners):
         for statement in statements:
             if id(statement) in gone or id(statement) in running:
                 continue
-            lost = [name for module, name in sorted(statement.loads)
-                    if (found := bound_by(module, name)) and all(id(s) in gone for s in found)]
+            lost = [
+                name
+                for module, name in sorted(statement.loads)
+                if (found := bound_by(module, name)) and all(id(s) in gone for s in found)
+            ]
             if lost:
                 skipped.append(statement)
                 gone.add(id(statement))
@@ -635,8 +696,10 @@ def _decide(verdict, statements, owners):
                 reasons[id(statement)] = f"line {statement.node.lineno} needs {lost[0]}, which was not run"
     for statement in skipped:
         verdict.skipped.setdefault(statement.unit, []).append(list(statement.where))
-        why = next((f"{statement.line(line)} {text}" for line, text, kind in statement.findings if kind is None),
-                   f"{statement.line(statement.node.lineno)} was not run")
+        why = next(
+            (f"{statement.line(line)} {text}" for line, text, kind in statement.findings if kind is None),
+            f"{statement.line(statement.node.lineno)} was not run",
+        )
         for name in module_bindings(statement.node):
             verdict.missing.setdefault(name, why)
     verdict.notes = _notes(statements, reasons)
@@ -649,10 +712,14 @@ def _notes(statements, reasons):
     for statement in statements:
         if id(statement) in reasons:
             by_unit.setdefault(statement.label, []).append(reasons[id(statement)])
-    notes = [f"{label}: {len(why)} statement{'s' if len(why) > 1 else ''} not run, since nothing graded needs "
-             f"{'them' if len(why) > 1 else 'it'}: {why[0]}" for label, why in by_unit.items()]
-    return notes[:MAX_NOTES] + ([f"and {len(notes) - MAX_NOTES} more cells or files with statements not run"]
-                                if len(notes) > MAX_NOTES else [])
+    notes = [
+        f"{label}: {len(why)} statement{'s' if len(why) > 1 else ''} not run, since nothing graded needs "
+        f"{'them' if len(why) > 1 else 'it'}: {why[0]}"
+        for label, why in by_unit.items()
+    ]
+    return notes[:MAX_NOTES] + (
+        [f"and {len(notes) - MAX_NOTES} more cells or files with statements not run"] if len(notes) > MAX_NOTES else []
+    )
 
 
 def _bound_by(module, name, binders, stars, seen):

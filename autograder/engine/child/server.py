@@ -5,6 +5,7 @@ plain data: the student's source, and the reference source of the other componen
 the one it grades). It sends back only arrays and text. The first child of a submission only parses
 it (parse): the judge never does.
 """
+
 import contextlib
 import ctypes
 import os
@@ -32,13 +33,25 @@ TRANSFORMERS_MESSAGE = (
 
 
 # The tensor types a call may involve: torch's own (a lazy module's parameters are uninitialised ones).
-PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter, torch.nn.Buffer, torch.nn.parameter.UninitializedParameter,
-                 torch.nn.parameter.UninitializedBuffer)
+PLAIN_TENSORS = (
+    torch.Tensor,
+    torch.nn.Parameter,
+    torch.nn.Buffer,
+    torch.nn.parameter.UninitializedParameter,
+    torch.nn.parameter.UninitializedBuffer,
+)
 
 
 # Tensor methods that call Python code from inside a torch function, while this mode has stepped aside.
-CALLBACKS = frozenset({torch.Tensor.apply_, torch.Tensor.map_, torch.Tensor.map2_, torch.Tensor.register_hook,
-                       torch.Tensor.register_post_accumulate_grad_hook})
+CALLBACKS = frozenset(
+    {
+        torch.Tensor.apply_,
+        torch.Tensor.map_,
+        torch.Tensor.map2_,
+        torch.Tensor.register_hook,
+        torch.Tensor.register_post_accumulate_grad_hook,
+    }
+)
 
 
 class Forbidden(Exception):
@@ -76,15 +89,21 @@ class Tripwire(TorchFunctionMode):
         if torch.compiler.is_compiling():
             pass
         elif any(not _torchs_own(kind) for kind in types):
-            self.refuse("scores 0: your code made a subclass of torch.Tensor, which hides torch calls from the grader; "
-                        "compute with plain tensors")
+            self.refuse(
+                "scores 0: your code made a subclass of torch.Tensor, which hides torch calls from the grader; "
+                "compute with plain tensors"
+            )
         elif func in CALLBACKS:
-            self.refuse(f"scores 0: your code calls {_function_name(func)}, which runs Python code inside a torch call, "
-                        "where the grader cannot watch what it does")
+            self.refuse(
+                f"scores 0: your code calls {_function_name(func)}, which runs Python code inside a torch call, "
+                "where the grader cannot watch what it does"
+            )
         elif (foreign := _foreign(args, kwargs)) is not None:
-            self.refuse(f"scores 0: your code passes a {foreign} to torch's {_function_name(func)}, which would run "
-                        "that object's methods inside the torch call, where the grader cannot watch them; pass "
-                        "tensors, numbers and lists of them")
+            self.refuse(
+                f"scores 0: your code passes a {foreign} to torch's {_function_name(func)}, which would run "
+                "that object's methods inside the torch call, where the grader cannot watch them; pass "
+                "tensors, numbers and lists of them"
+            )
         # The frame walk costs; it is only needed once transformers has been imported at all.
         if "transformers" in sys.modules and _inside_transformers():
             self.transformers = True
@@ -105,8 +124,26 @@ class Tripwire(TorchFunctionMode):
 
 # What torch may read from an argument without running Python code of the student's: the values a computation
 # passes (its inputs, sizes, dtypes, masks) and containers of them.
-PLAIN_VALUES = frozenset({bool, int, float, complex, str, bytes, type(None), slice, type(Ellipsis), range, torch.dtype,
-                          torch.device, torch.Size, torch.layout, torch.memory_format, torch.Generator})
+PLAIN_VALUES = frozenset(
+    {
+        bool,
+        int,
+        float,
+        complex,
+        str,
+        bytes,
+        type(None),
+        slice,
+        type(Ellipsis),
+        range,
+        torch.dtype,
+        torch.device,
+        torch.Size,
+        torch.layout,
+        torch.memory_format,
+        torch.Generator,
+    }
+)
 
 
 def _foreign(args, kwargs):
@@ -124,7 +161,11 @@ def _foreign(args, kwargs):
         if issubclass(kind, tuple) and _plain_tuple(kind):
             pending += tuple.__iter__(value)
             continue
-        if isinstance(value, (np.ndarray, np.generic)) and kind.__module__.split(".")[0] == "numpy" and value.dtype != object:
+        if (
+            isinstance(value, (np.ndarray, np.generic))
+            and kind.__module__.split(".")[0] == "numpy"
+            and value.dtype != object
+        ):
             continue
         return kind.__name__ if isinstance(kind.__name__, str) else "value"
     return None
@@ -132,7 +173,9 @@ def _foreign(args, kwargs):
 
 def _plain_tuple(kind):
     """A tuple subclass (a NamedTuple) whose items torch reads as a tuple's, running none of its methods."""
-    return not any(name in vars(cls) for cls in kind.__mro__[:-2] for name in ("__iter__", "__getitem__", "__len__", "__index__"))
+    return not any(
+        name in vars(cls) for cls in kind.__mro__[:-2] for name in ("__iter__", "__getitem__", "__len__", "__index__")
+    )
 
 
 def _torchs_own(kind):
@@ -188,7 +231,9 @@ class Server:
         self.spread = True
 
     def load(self, setup):
-        references = runtime.load_reference(setup["references"], setup["reference_names"]) if setup["reference_names"] else {}
+        references = (
+            runtime.load_reference(setup["references"], setup["reference_names"]) if setup["reference_names"] else {}
+        )
         if self.device.type == "cuda":
             torch.cuda.init()
             torch.backends.cuda.matmul.allow_tf32 = False  # float32 means float32, as on the CPU
@@ -197,8 +242,13 @@ class Server:
         owners = setup["submission"]["owners"]
         # A notebook's quick test of a part from another notebook runs with what grading binds there.
         own = {unit["module"] for unit in setup["submission"]["units"]} | set(spec.BY_ID)
-        modules, problems = runtime.load_modules(setup["submission"]["units"], keep=True, shared_names=spec.ALL_NAMES,
-                                                 given=references, builtins=None if setup.get("accepted") else allowed.students_builtins(own))
+        modules, problems = runtime.load_modules(
+            setup["submission"]["units"],
+            keep=True,
+            shared_names=spec.ALL_NAMES,
+            given=references,
+            builtins=None if setup.get("accepted") else allowed.students_builtins(own),
+        )
         self.missing = setup.get("missing", {})
         student = runtime.collect(modules, owners, setup["graded_names"])
         own = runtime.collect(modules, owners, references)
@@ -231,7 +281,9 @@ class Server:
         if isinstance(error, NameError) and error.name in self.missing:
             message += f" — {error.name} is not defined because {self.missing[error.name]}, so it was not run"
         if isinstance(error, MemoryError) or "can't allocate memory" in str(error):
-            message += f" — out of memory: the limit is {self.memory_limit / 2**30:g} GiB beyond what torch itself takes"
+            message += (
+                f" — out of memory: the limit is {self.memory_limit / 2**30:g} GiB beyond what torch itself takes"
+            )
         return message
 
     def do_new(self, request):
@@ -286,7 +338,10 @@ class Server:
             return {
                 "result": _plain(result),
                 "graph": graph,
-                "inputs": {"args": [_gradient(a) for a in leaves], "kwargs": {k: _gradient(v) for k, v in named.items()}},
+                "inputs": {
+                    "args": [_gradient(a) for a in leaves],
+                    "kwargs": {k: _gradient(v) for k, v in named.items()},
+                },
                 "params": {name: grad if grad is protocol.FROZEN else _plain(grad) for name, grad in params.items()},
             }
 
@@ -384,7 +439,8 @@ def _confine(memory_limit, device, processes=None):
     """Limit memory and processes, and hide the kit from imports, before any student code runs (the jail
     and the judge's watchdog do the rest)."""
     if memory_limit and device.type == "cpu":  # CUDA reserves address space far beyond any sane limit
-        in_use = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
+        with open("/proc/self/status") as status:
+            in_use = int(status.read().split("VmSize:")[1].split()[0]) * 1024
         resource.setrlimit(resource.RLIMIT_AS, (in_use + memory_limit, in_use + memory_limit))
     if processes:  # counted per user in the jail's own user namespace, where the zygote is one more
         resource.setrlimit(resource.RLIMIT_NPROC, (processes + 1, processes + 1))
@@ -416,8 +472,13 @@ def parse(files, memory_limit):
     for unit, skip in zip(submission.units, skipped):
         unit.skip = skip
     submission.units = [unit for unit in submission.units if id(unit) not in unreadable]
-    return {"submission": submission.as_message(), "notes": submission.notes, "held": verdict.held, "kernels": verdict.kernels,
-            "missing": verdict.missing}
+    return {
+        "submission": submission.as_message(),
+        "notes": submission.notes,
+        "held": verdict.held,
+        "kernels": verdict.kernels,
+        "missing": verdict.missing,
+    }
 
 
 def answers(request, memory_limit):
@@ -428,10 +489,9 @@ def answers(request, memory_limit):
     _confine(memory_limit, torch.device("cpu"))
     namespace = {"__name__": "__main__", "__builtins__": allowed.students_builtins()}
     for code in request["cells"]:
-        try:
+        # The student's error is theirs; the bank's check says what is missing.
+        with contextlib.suppress(BaseException):
             exec(compile(code, "<answer cell>", "exec"), namespace)
-        except BaseException:  # noqa: BLE001, S110 - the student's error is theirs; the bank's check says what is missing
-            pass
     return {"answers": {name: _answer(namespace[name]) for name in request["names"] if name in namespace}}
 
 

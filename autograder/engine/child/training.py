@@ -11,6 +11,7 @@ training=False, the input comes back as it went in, as from dropout.
 Shared by the child (in the jail, on the student's code) and the fixture builder (on the reference and on
 Hugging Face's models), so that both sides train alike.
 """
+
 import torch
 from torch.nn import functional as F
 from torch.overrides import TorchFunctionMode
@@ -79,8 +80,9 @@ def backward(result, upstream):
     """
     values = outputs(result)
     graph = [isinstance(v, torch.Tensor) and v.requires_grad for v in values]
-    pairs = [(v, g.to(v.dtype)) for v, g, has in zip(values, upstream, graph)
-             if has and g is not None and v.shape == g.shape]
+    pairs = [
+        (v, g.to(v.dtype)) for v, g, has in zip(values, upstream, graph) if has and g is not None and v.shape == g.shape
+    ]
     if pairs:
         # The gradient of (v * g).sum() at v is g itself, exactly. Passing g to backward() instead would do the
         # same, but the first such call in a process imports sympy (0.8 s), and every child is a new process.

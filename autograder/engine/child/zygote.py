@@ -5,6 +5,7 @@ carries a fresh socket (passed as a file descriptor) that the forked child serve
 judge has killed every process the previous child left; in the jail the zygote then empties /tmp and
 /dev/shm, so that nothing one component (or one student) leaves behind reaches the next.
 """
+
 import ctypes
 import gc
 import os

@@ -9,6 +9,7 @@ beside an exercise: `from autograder.public import check_multihead; check_multih
 a copy of the kit's own package (the student bundle's `autograder/`, uploaded with the notebooks), and
 .py files named like a module the grader runs on (`torch.py`), which would hide the real one.
 """
+
 import ast
 import json
 import os
@@ -35,10 +36,27 @@ KIT_PACKAGE = "autograder"
 KIT_MODULES = (KIT_PACKAGE, "solutions")
 # A student's file by one of these names would hide the module that the grader, or the student's own
 # code, imports: the standard library, what a submission may import, and what grading runs on.
-LIBRARY_MODULES = frozenset(sys.stdlib_module_names) | set(KIT_MODULES) | {
-    "torch", "numpy", "pytest", "_pytest", "pluggy", "transformers", "matplotlib",
-    "IPython", "ipykernel", "nbgrader", "yaml", "sympy", "scipy", "pandas", "typing_extensions",
-}
+LIBRARY_MODULES = (
+    frozenset(sys.stdlib_module_names)
+    | set(KIT_MODULES)
+    | {
+        "torch",
+        "numpy",
+        "pytest",
+        "_pytest",
+        "pluggy",
+        "transformers",
+        "matplotlib",
+        "IPython",
+        "ipykernel",
+        "nbgrader",
+        "yaml",
+        "sympy",
+        "scipy",
+        "pandas",
+        "typing_extensions",
+    }
+)
 
 
 class SubmissionError(Exception):
@@ -121,8 +139,9 @@ def _walk(root):
         if KIT_PACKAGE in dirs:
             dirs.remove(KIT_PACKAGE)
             kit = (Path(folder) / KIT_PACKAGE).relative_to(root).as_posix()
-            notes.append(f"{kit}/ was not graded: it is the kit's own package (the student bundle's copy), "
-                         "not your work")
+            notes.append(
+                f"{kit}/ was not graded: it is the kit's own package (the student bundle's copy), not your work"
+            )
         for name in sorted(names):
             seen += 1
             if seen > MAX_ENTRIES:
@@ -228,7 +247,8 @@ def _with_runs(units):
     """`%run other.ipynb` (or .py) of a file in the submission brings that file's names, as in Jupyter."""
     modules = {unit.module for unit in units}
     for unit in units:
-        def imported(match):
+
+        def imported(match, unit=unit):
             module = _module_name(PurePosixPath(match.group(1).strip("'\"")))
             if module not in modules or module == unit.module:
                 return match.group(0)
@@ -303,8 +323,14 @@ def without_magics(source):
         if not lines[0].lstrip().startswith(RUNNABLE_CELL_MAGICS):
             return None
         lines[0] = ""
-    return "\n".join(RUNNABLE_LINE_MAGIC.sub(r"\1\2", line) if RUNNABLE_LINE_MAGIC.match(line)
-                     else _as_pass(line) if MAGIC.match(line) else line for line in lines)
+    return "\n".join(
+        RUNNABLE_LINE_MAGIC.sub(r"\1\2", line)
+        if RUNNABLE_LINE_MAGIC.match(line)
+        else _as_pass(line)
+        if MAGIC.match(line)
+        else line
+        for line in lines
+    )
 
 
 def _as_pass(line):
@@ -352,8 +378,4 @@ def _is_stub(node):
 
 def _only_raises_not_implemented(function):
     body = [s for s in function.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-    return (
-        len(body) == 1
-        and isinstance(body[0], ast.Raise)
-        and "NotImplementedError" in ast.unparse(body[0])
-    )
+    return len(body) == 1 and isinstance(body[0], ast.Raise) and "NotImplementedError" in ast.unparse(body[0])

@@ -3,10 +3,10 @@
 A message is a JSON header followed by raw array bytes. Only plain data crosses: numbers, strings,
 lists, dicts and numeric arrays of a fixed set of dtypes. Nothing is ever unpickled.
 """
+
 import json
 import math
 import re
-import socket
 import struct
 import time
 
@@ -129,7 +129,7 @@ def read(sock, size, deadline):
             sock.settimeout(left)
         try:
             chunk = sock.recv(min(remaining, 1 << 20))
-        except socket.timeout:
+        except TimeoutError:
             raise Timeout from None
         except (ConnectionResetError, BrokenPipeError, OSError):
             raise Closed from None

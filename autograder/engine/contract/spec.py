@@ -2,6 +2,7 @@
 
 Everything that needs to know the components reads them from here.
 """
+
 import ast
 from dataclasses import dataclass
 from functools import cache
@@ -99,11 +100,7 @@ def dependencies(component_id):
     Read from the reference's own imports, so the graph cannot drift from the code.
     """
     tree = ast.parse(BY_ID[component_id].reference.read_text())
-    direct = {
-        node.module
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.module in BY_ID
-    }
+    direct = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module in BY_ID}
     return frozenset(direct.union(*(dependencies(d) for d in direct)))
 
 
@@ -115,6 +112,4 @@ def references_for(component_id):
     """
     if component_id == INTEGRATION:
         return ()
-    return tuple(
-        c for c in COMPONENTS if c.id != component_id and component_id not in dependencies(c.id)
-    )
+    return tuple(c for c in COMPONENTS if c.id != component_id and component_id not in dependencies(c.id))

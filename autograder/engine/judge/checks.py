@@ -3,6 +3,7 @@
 Shape and dtype are checked before values; a value mismatch reports how many elements differ, the
 greatest difference and where it is. Each check raises StudentError (an AssertionError) on failure.
 """
+
 import numpy as np
 
 from autograder.engine.contract.protocol import FROZEN
@@ -142,12 +143,16 @@ def no_gradients(names, why, where, every):
     what = ", ".join(_covering([n.removesuffix(".grad") for n in names], [n.removesuffix(".grad") for n in every]))
     one = len(names) == 1
     if why == "frozen":
-        return (f"{where}: {what} {'does' if one else 'do'} not require grad (requires_grad=False), so training would "
-                f"never change {'it' if one else 'them'}. Leave every parameter trainable: no requires_grad_(False), "
-                "no .requires_grad = False.")
-    return (f"{where}: no gradient reaches {what} (.grad is None after backward). Something between "
-            f"{'it' if one else 'them'} and the outputs cuts the graph: .detach(), .data, torch.no_grad(), "
-            "or a value rebuilt from .item(), .tolist() or numpy(); without a gradient nothing there can be trained.")
+        return (
+            f"{where}: {what} {'does' if one else 'do'} not require grad (requires_grad=False), so training would "
+            f"never change {'it' if one else 'them'}. Leave every parameter trainable: no requires_grad_(False), "
+            "no .requires_grad = False."
+        )
+    return (
+        f"{where}: no gradient reaches {what} (.grad is None after backward). Something between "
+        f"{'it' if one else 'them'} and the outputs cuts the graph: .detach(), .data, torch.no_grad(), "
+        "or a value rebuilt from .item(), .tolist() or numpy(); without a gradient nothing there can be trained."
+    )
 
 
 def _covering(names, every):

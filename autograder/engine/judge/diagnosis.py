@@ -21,6 +21,7 @@ not require grad), which a student's run must lack alike. Evidence files are gen
 are made on (build/evidence.py): the hidden suites', fixtures/<component>.mistakes.*, stay with the instructors;
 the public checks', course/public_cases/<component>.mistakes.*, ship with the student bundle.
 """
+
 import json
 import zlib
 from dataclasses import dataclass, field
@@ -50,7 +51,9 @@ class Observation:
     outputs: dict | None = None  # output name -> array
     expected: dict = field(default_factory=dict)
     failure: str | None = None
-    absent: dict = field(default_factory=dict)  # in train mode, "NAME.grad" -> "none" or "frozen" where no gradient came
+    absent: dict = field(
+        default_factory=dict
+    )  # in train mode, "NAME.grad" -> "none" or "frozen" where no gradient came
 
 
 class Evidence:
@@ -73,8 +76,11 @@ class Evidence:
         """The "Likely mistake: ..." line for these observations of component's code, or None."""
         if all(o.passed for o in observations):
             return None
-        candidates = [entry_id for entry_id, entry in self.entries.items()
-                      if entry["component"] == component and self._explains(entry_id, entry["evidence"], observations)]
+        candidates = [
+            entry_id
+            for entry_id, entry in self.entries.items()
+            if entry["component"] == component and self._explains(entry_id, entry["evidence"], observations)
+        ]
         if len(candidates) == 1:
             return self.line(candidates[0])
         singles = [c for c in candidates if len(self.entries[c]["parts"]) == 1]
@@ -102,7 +108,12 @@ class Evidence:
         float32, float64 = TOLERANCES["float32"], TOLERANCES["float64"]
         for observation in observations:
             found = evidence.get(observation.key)
-            if observation.dtype != "float64" or found is None or found["kind"] != "values" or observation.outputs is None:
+            if (
+                observation.dtype != "float64"
+                or found is None
+                or found["kind"] != "values"
+                or observation.outputs is None
+            ):
                 continue
             for name, about in found["outputs"].items():
                 expected, actual = observation.expected.get(name), observation.outputs.get(name)
@@ -120,10 +131,17 @@ class Evidence:
             return kind == "failure" and observation.failure == found["message"]
         if kind == "right":
             return observation.passed
-        tolerance = TOLERANCES["float32"] if rounding and observation.dtype == "float64" else TOLERANCES.get(observation.dtype, ANY_FLOAT)
+        tolerance = (
+            TOLERANCES["float32"]
+            if rounding and observation.dtype == "float64"
+            else TOLERANCES.get(observation.dtype, ANY_FLOAT)
+        )
         if kind == "dropout":
-            return all(name in observation.outputs and dropped_out(observation.outputs[name], observation.expected[name], tolerance)
-                       for name in found["outputs"])
+            return all(
+                name in observation.outputs
+                and dropped_out(observation.outputs[name], observation.expected[name], tolerance)
+                for name in found["outputs"]
+            )
         if found.get("absent", {}) != observation.absent:  # which gradients never came, and why, must match too
             return False
         for name, about in found["outputs"].items():
@@ -139,8 +157,10 @@ class Evidence:
 
     def _kept(self, entry_id, observation, name, about):
         """(the indices of the elements the evidence kept of one output, the mistake's values there)."""
-        index = sample(SEPARATOR.join((entry_id, observation.key, name)), observation.outputs[name].size, about["extra"])
-        return index, self.arrays[entry_id][about["offset"]: about["offset"] + index.size]
+        index = sample(
+            SEPARATOR.join((entry_id, observation.key, name)), observation.outputs[name].size, about["extra"]
+        )
+        return index, self.arrays[entry_id][about["offset"] : about["offset"] + index.size]
 
 
 def sample(stem, size, extra=None):

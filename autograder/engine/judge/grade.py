@@ -3,6 +3,7 @@
 A component scores points × (tests passed / tests run), or 0 when its child ran out of time, crashed
 or delegated its subject to a library. The integration check is reported and never scored.
 """
+
 import json
 import multiprocessing
 import multiprocessing.util
@@ -16,7 +17,7 @@ from pathlib import Path
 from autograder.engine.contract import loader, spec
 from autograder.engine.contract.protocol import visible, visible_name
 from autograder.engine.judge import fixtures
-from autograder.engine.judge.run import GraderError, TestResult, run_suites
+from autograder.engine.judge.run import run_suites
 from autograder.engine.judge.sandbox import Limits, Sandbox
 from autograder.engine.judge.session import Grading
 
@@ -52,13 +53,18 @@ class ComponentResult:
 
     @property
     def status(self):
-        return "passed" if self.tests and self.passed == len(self.tests) and not self.fatal and not self.held else "failed"
+        return (
+            "passed" if self.tests and self.passed == len(self.tests) and not self.fatal and not self.held else "failed"
+        )
 
     def flag_line(self):
         if not self.flags:
             return None
-        verdict = ("accepted by the instructor after review, so it ran" if self.accepted
-                   else "it never ran, and scores 0 until an instructor has read it")
+        verdict = (
+            "accepted by the instructor after review, so it ran"
+            if self.accepted
+            else "it never ran, and scores 0 until an instructor has read it"
+        )
         return f"HELD for review ({verdict}): your code uses what grading does not run: " + "; ".join(self.flags)
 
     def checks(self):
@@ -84,8 +90,10 @@ class ComponentResult:
     def feedback(self, limit=None):
         lines = [f"{self.passed}/{len(self.tests)} tests passed."]
         if not self.points:  # the integration check: a platform shows it failed, so say first what it is worth
-            lines[0] += (" Not scored: your whole stack against Hugging Face BERT, for your information; it "
-                         "changes no points (each component above is graded on its own).")
+            lines[0] += (
+                " Not scored: your whole stack against Hugging Face BERT, for your information; it "
+                "changes no points (each component above is graded on its own)."
+            )
         if self.diagnosis:
             lines.append(self.diagnosis)
         if self.flags:
@@ -97,7 +105,9 @@ class ComponentResult:
         lines += [f"- {line}" for line in failing[:limit]]
         if limit is not None and len(failing) > limit:
             more = len(failing) - limit
-            lines.append(f"- and {more} more failing test{'s' if more > 1 else ''} (grade with --json FILE to see every one)")
+            lines.append(
+                f"- and {more} more failing test{'s' if more > 1 else ''} (grade with --json FILE to see every one)"
+            )
         # Every part of it came through _text or a suite's message; this is the last line of defence.
         return visible("\n".join(lines), newlines=True)
 
@@ -177,8 +187,15 @@ class Report:
         tests = []
         for c in self.components:
             feedback = c.feedback()
-            tests.append({"name": c.id, "points": c.score, "max_points": c.points, "message": feedback.splitlines()[0],
-                          "output": feedback})
+            tests.append(
+                {
+                    "name": c.id,
+                    "points": c.score,
+                    "max_points": c.points,
+                    "message": feedback.splitlines()[0],
+                    "output": feedback,
+                }
+            )
         return {
             "gradable": not self.grader_failed,
             "score": round(self.score / self.max_score, 4) if self.max_score else 0.0,
@@ -223,19 +240,29 @@ def grade(path, device="cpu", limits=None, components=None, sandbox=None, accept
     results = []
     for i in ids:
         child = grading.children.get(i)
-        component = ComponentResult(i, spec.BY_ID[i].points if i in spec.BY_ID else 0, outcomes[i],
-                                    flags=grading.held.get(i, []), accepted=accept_flagged)
+        component = ComponentResult(
+            i,
+            spec.BY_ID[i].points if i in spec.BY_ID else 0,
+            outcomes[i],
+            flags=grading.held.get(i, []),
+            accepted=accept_flagged,
+        )
         kernels = grading.kernels.get(i, [])
         if child is not None:
             component.fatal = child.fatal
             if kernels and (child.delegated or child.unwatched):
                 component.fatal += " (named at " + "; ".join(k.split(": ")[0] for k in kernels) + ")"
             elif kernels and child.spread:
-                component.fatal = ("scores 0: it names " + "; ".join(kernels) + ", which this part may not delegate to, "
-                                   "and ran code in other threads or processes, where the grader cannot see whether it ran")
+                component.fatal = (
+                    "scores 0: it names " + "; ".join(kernels) + ", which this part may not delegate to, "
+                    "and ran code in other threads or processes, where the grader cannot see whether it ran"
+                )
             elif kernels and not child.fatal:
-                component.notes += [f"warning: {k}, which this part may not delegate to; it never ran while this part "
-                                    "was graded, so the score stands (it would score 0 if it ran)" for k in kernels]
+                component.notes += [
+                    f"warning: {k}, which this part may not delegate to; it never ran while this part "
+                    "was graded, so the score stands (it would score 0 if it ran)"
+                    for k in kernels
+                ]
             if i in spec.BY_ID and not child.fatal and not all(o.passed for o in child.observations):
                 component.diagnosis = fixtures.evidence_of(i).diagnose(i, child.observations)
             # Every child loads the whole submission, so what went wrong there is said once, for all.
@@ -251,7 +278,8 @@ def grade(path, device="cpu", limits=None, components=None, sandbox=None, accept
 def submissions_in(folder):
     """Each student's submission in a class folder: its subfolders, notebooks and .py files, by name."""
     return sorted(
-        p for p in Path(folder).iterdir()
+        p
+        for p in Path(folder).iterdir()
         if not p.name.startswith((".", "_")) and (p.is_dir() or p.suffix in (".py", ".ipynb"))
     )
 

@@ -3,6 +3,7 @@
 Used to build fixtures, to check the reference, and for pretrained parity; never while grading an
 ordinary submission, since importing transformers alone costs more than grading does.
 """
+
 import re
 from types import SimpleNamespace
 
@@ -81,10 +82,16 @@ def spec_config(config):
     BERT-faithful implementation may read (hidden_act, classifier_dropout, pad_token_id, is_decoder, the
     attention implementation), so that the child's config has BertConfig's attributes without importing
     transformers there, which would cost more than grading does."""
-    values = {key: value for key, value in config.to_dict().items()
-              if key not in NOT_CROSSING and (value is None or isinstance(value, (bool, int, float, str)))}
-    return {**values, **{key: getattr(config, key) for key in SPEC_CONFIG_KEYS},
-            "_attn_implementation": config._attn_implementation}
+    values = {
+        key: value
+        for key, value in config.to_dict().items()
+        if key not in NOT_CROSSING and (value is None or isinstance(value, (bool, int, float, str)))
+    }
+    return {
+        **values,
+        **{key: getattr(config, key) for key in SPEC_CONFIG_KEYS},
+        "_attn_implementation": config._attn_implementation,
+    }
 
 
 def spec_shapes(module_class, *configs):
@@ -162,7 +169,9 @@ def to_spec(hf_state, spec_shapes, prefix="", *, decoders=(), lm_head=None, clas
         if spec_name not in spec_shapes:
             continue  # a part the SPEC module does not have (a decoder's pooler, say)
         if tuple(tensor.shape) != tuple(spec_shapes[spec_name]):
-            raise ValueError(f"{hf_name} has shape {tuple(tensor.shape)}, but {spec_name} needs {tuple(spec_shapes[spec_name])}")
+            raise ValueError(
+                f"{hf_name} has shape {tuple(tensor.shape)}, but {spec_name} needs {tuple(spec_shapes[spec_name])}"
+            )
         result[spec_name] = tensor
     missing = sorted(set(spec_shapes) - set(result))
     if missing:

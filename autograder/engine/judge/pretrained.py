@@ -4,6 +4,7 @@ The instructor points `grade --pretrained DIR` at a local BERT checkpoint (the s
 as in the Hugging Face cache, with its tokenizer). Nothing is downloaded. The check is reported with
 the encoder's tag and is never scored: courses differ in which checkpoint, if any, they have.
 """
+
 import os
 from pathlib import Path
 
@@ -39,7 +40,9 @@ def pretrained_case(checkpoint):
     model = BertModel.from_pretrained(checkpoint, local_files_only=True, attn_implementation="eager").double().eval()
     tokenizer = AutoTokenizer.from_pretrained(checkpoint, local_files_only=True)
     batch = tokenizer(list(SENTENCES), padding=True, return_tensors="pt")
-    reference = runtime.load_reference(loader.load(spec.SOLUTIONS).as_message(), ["TransformerEncoder"])["TransformerEncoder"]
+    reference = runtime.load_reference(loader.load(spec.SOLUTIONS).as_message(), ["TransformerEncoder"])[
+        "TransformerEncoder"
+    ]
     config = hf.spec_config(model.config)
     shapes = hf.spec_shapes(reference, model.config)
     params = {k: v.float().numpy() for k, v in hf.to_spec(model.state_dict(), shapes).items()}

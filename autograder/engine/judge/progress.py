@@ -1,5 +1,6 @@
 """How far a batch has got: a bar with an estimate of the time left, redrawn in place on a terminal,
 and one plain line per step anywhere else (a log file, CI), where a redrawn line would be noise."""
+
 import sys
 import time
 

@@ -4,6 +4,7 @@ The grader runs them on the hidden cases, each component's student a child in th
 public checks run the same suites on the public cases, the student an object of the student's own process
 (course/local.py). Only the cases and where the code runs differ: every comparison, hint and message is the suites'.
 """
+
 import io
 from collections import defaultdict
 from contextlib import redirect_stdout
@@ -45,7 +46,11 @@ class Collector:
             message = ""
             if call.excinfo is not None:
                 error = call.excinfo.value
-                message = str(error) if isinstance(error, AssertionError) else f"the grader failed here ({type(error).__name__}: {error}); please report it"
+                message = (
+                    str(error)
+                    if isinstance(error, AssertionError)
+                    else f"the grader failed here ({type(error).__name__}: {error}); please report it"
+                )
             self.results[item.module.COMPONENT].append(TestResult(item.name, report.passed, message))
 
 
@@ -60,8 +65,21 @@ def run_suites(component_ids, grading, cases=None):
     # has nothing of theirs to catch; its closing garbage collections cost a one-component grading a fifth.
     # No plugin of the environment's joins in either: one that reorders or reseeds tests (pytest-randomly),
     # or xdist, has no place in a grading.
-    args += ["--disable-plugin-autoload", "-p", "no:cacheprovider", "-p", "no:unraisableexception", "-p", "no:threadexception",
-             "-q", "--tb=native", "--rootdir", str(SUITES), "-c", str(SUITES / "pytest.ini")]
+    args += [
+        "--disable-plugin-autoload",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:unraisableexception",
+        "-p",
+        "no:threadexception",
+        "-q",
+        "--tb=native",
+        "--rootdir",
+        str(SUITES),
+        "-c",
+        str(SUITES / "pytest.ini"),
+    ]
     args += ["--cases", str(cases)] if cases is not None else []
     with redirect_stdout(io.StringIO()) as output:
         code = pytest.main(args, plugins=[collector])

@@ -7,7 +7,9 @@ through pidfds), and the zygote empties the jail's /tmp before the next fork. A 
 the memory of all of a component's processes together. Whatever happens in there (an exception, a
 crash, an exit, a hang, a killed zygote) becomes a message, never the judge's problem.
 """
+
 import ast
+import contextlib
 import functools
 import marshal
 import math
@@ -70,7 +72,11 @@ class Limits:
         return cls(time, int(memory_gib * 2**30), total, jail=not unsafe_no_jail)
 
     def unsafe_note(self):
-        return None if self.jail else "graded WITHOUT the jail (--unsafe-no-jail): student code could read and change the grader"
+        return (
+            None
+            if self.jail
+            else "graded WITHOUT the jail (--unsafe-no-jail): student code could read and change the grader"
+        )
 
 
 @dataclass
@@ -93,7 +99,9 @@ class Sandbox:
         self.device = device
         self.limits = limits or Limits()
         if self.limits.jail:
-            from autograder.engine.judge import jail  # the student bundle's sandbox never jails: its jail.py is left out
+            from autograder.engine.judge import (
+                jail,
+            )  # the student bundle's sandbox never jails: its jail.py is left out
 
             jail.check(device)
         self._log = _Tail()
@@ -117,9 +125,16 @@ class Sandbox:
             command = [sys.executable, *argv, str(spec.KIT_ROOT)]
             env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", MPLBACKEND="Agg")
         try:
-            self._process = subprocess.Popen(command, pass_fds=passed, stdin=subprocess.DEVNULL,
-                                             stdout=subprocess.DEVNULL, stderr=self._log.fd, env=env, cwd="/",
-                                             start_new_session=True)
+            self._process = subprocess.Popen(
+                command,
+                pass_fds=passed,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=self._log.fd,
+                env=env,
+                cwd="/",
+                start_new_session=True,
+            )
         finally:
             theirs.close()
             for fd in passed[1:]:
@@ -131,10 +146,8 @@ class Sandbox:
         """End the zygote and everything in its tree (in the jail: its PID namespace dies with it)."""
         self._control.close()
         self.kill_students()
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(self._process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         self._process.wait()
 
     def _fork(self):
@@ -166,13 +179,19 @@ class Sandbox:
         """The Submission at path and the static check's verdict (flags, kernels), parsed in the jail from a
         bounded read by a child that runs none of it."""
         name, files, notes = loader.read_files(path)
-        reply = self._one_shot({"parse": {"name": name, "files": files, "notes": notes}, "memory_limit": self.limits.memory})
+        reply = self._one_shot(
+            {"parse": {"name": name, "files": files, "notes": notes}, "memory_limit": self.limits.memory}
+        )
         if not isinstance(reply, dict) or "error" in reply or "submission" not in reply:
             error = reply.get("error") if isinstance(reply, dict) else None
             raise loader.SubmissionError(_text(error) if error else "it could not be parsed")
-        units = [loader.Unit(_text(u["module"], None), _text(u["label"], None), str(u["code"]), _places(u.get("skip")))
-                 for u in reply["submission"]["units"]]
-        submission = loader.Submission(units, dict(reply["submission"]["owners"]), loader.distinct(map(_text, reply["notes"])))
+        units = [
+            loader.Unit(_text(u["module"], None), _text(u["label"], None), str(u["code"]), _places(u.get("skip")))
+            for u in reply["submission"]["units"]
+        ]
+        submission = loader.Submission(
+            units, dict(reply["submission"]["owners"]), loader.distinct(map(_text, reply["notes"]))
+        )
         held, kernels = (_by_component(reply.get(key)) for key in ("held", "kernels"))
         missing = reply.get("missing") if isinstance(reply.get("missing"), dict) else {}
         return Parsed(submission, held, kernels, {_text(k, 100): _text(v) for k, v in list(missing.items())[:1000]})
@@ -183,8 +202,10 @@ class Sandbox:
         A value that is not plain data (a number, text, a list of text) comes back as an object of a
         class with its type's name, which the bank's checks reject by name, as they would in a kernel.
         """
-        reply = self._one_shot({"answers": {"cells": cells, "names": names}, "memory_limit": self.limits.memory},
-                               "running your answer cells")
+        reply = self._one_shot(
+            {"answers": {"cells": cells, "names": names}, "memory_limit": self.limits.memory},
+            "running your answer cells",
+        )
         if not isinstance(reply, dict) or not isinstance(reply.get("answers"), dict):
             raise loader.SubmissionError("its answer cells gave nothing to read")
         return {name: _answer(value) for name, value in reply["answers"].items() if name in names}
@@ -285,12 +306,16 @@ class Sandbox:
                 child.spread = child.spread or len(found) > 1 or any(threads > 1 for threads in found.values())
                 used = sum(map(_shared_bytes, found)) + _shared_bytes(self._zygote) - self._baseline if found else 0
                 if used > self.limits.memory:
-                    child.killed = (f"scores 0: your code's processes used {used / 2**30:.1f} GiB together, more than "
-                                    f"the limit of {self.limits.memory / 2**30:g} GiB")
+                    child.killed = (
+                        f"scores 0: your code's processes used {used / 2**30:.1f} GiB together, more than "
+                        f"the limit of {self.limits.memory / 2**30:g} GiB"
+                    )
                 elif len(found) > self.limits.processes:
                     child.killed = f"scores 0: your code started more than {self.limits.processes} processes"
                 elif sum(found.values()) > self.limits.tasks:
-                    child.killed = f"scores 0: your code ran more than {self.limits.tasks} threads and processes at once"
+                    child.killed = (
+                        f"scores 0: your code ran more than {self.limits.tasks} threads and processes at once"
+                    )
                 else:
                     continue
                 self.kill_students()  # again and again: a process may fork while the first round kills it
@@ -338,7 +363,7 @@ class _Tail:
 
     def _drain(self):
         while chunk := os.read(self._read, 1 << 16):
-            self._data = (self._data + chunk)[-self.SIZE:]
+            self._data = (self._data + chunk)[-self.SIZE :]
         os.close(self._read)
 
     def text(self):
@@ -415,15 +440,22 @@ def _places(value):
     """The [line, column] pairs of statements not to run, as the parse child sent them, checked."""
     if not isinstance(value, list):
         return []
-    return [[int(a), int(b)] for a, b in (p for p in value if isinstance(p, list) and len(p) == 2)
-            if type(a) is int and type(b) is int]
+    return [
+        [int(a), int(b)]
+        for a, b in (p for p in value if isinstance(p, list) and len(p) == 2)
+        if type(a) is int and type(b) is int
+    ]
 
 
 def _by_component(table, most=5):
     """{component id: [text, ...]} as the parse child sent it, checked and bounded."""
     if not isinstance(table, dict):
         return {}
-    return {c: [_text(r) for r in reasons][:most] for c, reasons in table.items() if c in spec.BY_ID and isinstance(reasons, list)}
+    return {
+        c: [_text(r) for r in reasons][:most]
+        for c, reasons in table.items()
+        if c in spec.BY_ID and isinstance(reasons, list)
+    }
 
 
 def _text(value, limit=MAX_TEXT):
@@ -441,7 +473,9 @@ def _texts(value):
     if isinstance(value, list):
         return [_texts(v) for v in value]
     if isinstance(value, dict):
-        if "$tensor" in value and not (isinstance(value["$tensor"], np.ndarray) and isinstance(value.get("dtype"), str)):
+        if "$tensor" in value and not (
+            isinstance(value["$tensor"], np.ndarray) and isinstance(value.get("dtype"), str)
+        ):
             return {"$other": "something that claims to be a tensor"}
         return {k: _texts(v) for k, v in value.items()}
     return value
@@ -451,8 +485,15 @@ def reference_source(components):
     """The reference for just these components, as the child loads it: compiled code, never its text (no line,
     docstring or comment of solutions/ enters the child, where a student's code could look for it)."""
     return {
-        "units": [{"module": c.id, "label": f"{protocol.REFERENCE_LABEL}{c.id}.py", "code": "",
-                   "compiled": _compiled_reference(c.id)} for c in components],
+        "units": [
+            {
+                "module": c.id,
+                "label": f"{protocol.REFERENCE_LABEL}{c.id}.py",
+                "code": "",
+                "compiled": _compiled_reference(c.id),
+            }
+            for c in components
+        ],
         "owners": {name: c.id for c in components for name in c.names},
     }
 
@@ -463,8 +504,13 @@ def _compiled_reference(component_id):
     tree = ast.parse(spec.BY_ID[component_id].reference.read_text())
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
-        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
-                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)):
+        if (
+            isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
             node.body = body[1:] or [ast.Pass()]
     code = compile(tree, f"{protocol.REFERENCE_LABEL}{component_id}.py", "exec", dont_inherit=True)
     return np.frombuffer(marshal.dumps(code), dtype=np.uint8)
@@ -482,13 +528,28 @@ class Requests:
 
     def call(self, target, *args, dtype=None, return_inputs=False, **kwargs):
         return self.request(
-            {"op": "call", "target": target, "args": list(args), "kwargs": kwargs, "dtype": dtype, "return_inputs": return_inputs}
+            {
+                "op": "call",
+                "target": target,
+                "args": list(args),
+                "kwargs": kwargs,
+                "dtype": dtype,
+                "return_inputs": return_inputs,
+            }
         )
 
     def train(self, target, *args, dtype=None, upstream=(), **kwargs):
         """The call in train mode, then one backward pass from upstream (a gradient per output, or None)."""
-        return self.request({"op": "train", "target": target, "args": list(args), "kwargs": kwargs, "dtype": dtype,
-                             "upstream": list(upstream)})
+        return self.request(
+            {
+                "op": "train",
+                "target": target,
+                "args": list(args),
+                "kwargs": kwargs,
+                "dtype": dtype,
+                "upstream": list(upstream),
+            }
+        )
 
     def request(self, message):
         raise NotImplementedError
@@ -545,7 +606,11 @@ class Child(Requests):
         if self.fatal:
             raise Fatal(self.fatal)
         reply = self.ask(message, _describe(message))
-        if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool) or ("value" if reply["ok"] else "message") not in reply:
+        if (
+            not isinstance(reply, dict)
+            or not isinstance(reply.get("ok"), bool)
+            or ("value" if reply["ok"] else "message") not in reply
+        ):
             self._fail(_describe(message))
         self.spread = self.spread or reply.get("spread") is True
         if not reply["ok"]:
@@ -560,7 +625,9 @@ class Child(Requests):
             raise Fatal(self.fatal)
         try:
             # The component's CPU time is counted at most every WATCH_EVERY seconds, while the answer is awaited.
-            while time.monotonic() - self.counted >= WATCH_EVERY or not select.select([self.sock], [], [], WATCH_EVERY)[0]:
+            while (
+                time.monotonic() - self.counted >= WATCH_EVERY or not select.select([self.sock], [], [], WATCH_EVERY)[0]
+            ):
                 self.counted = time.monotonic()
                 self.sandbox.account(self)
                 if self.used >= self.time_limit:
@@ -571,18 +638,27 @@ class Child(Requests):
             return protocol.receive(self.sock, deadline=self.wall_deadline, limit=protocol.MAX_REPLY_BYTES)
         except protocol.Timeout:
             self.timed_out = doing
-            self._end(f"scores 0: your code was stopped after {self.wall_limit:g} s while {doing}, using little of "
-                      f"its {self.time_limit:g} s of CPU time: it slept or waited")
+            self._end(
+                f"scores 0: your code was stopped after {self.wall_limit:g} s while {doing}, using little of "
+                f"its {self.time_limit:g} s of CPU time: it slept or waited"
+            )
         except (protocol.Closed, OSError):
-            self._end(self.killed or (
-                f"scores 0: the process running your code stopped while {doing} "
-                "(a crash, sys.exit/os._exit, or running out of memory)"
-            ))
+            self._end(
+                self.killed
+                or (
+                    f"scores 0: the process running your code stopped while {doing} "
+                    "(a crash, sys.exit/os._exit, or running out of memory)"
+                )
+            )
         except protocol.ProtocolError as error:
-            self._end(f"scores 0: the process running your code sent the grader something it does not accept while {doing} ({error})")
+            self._end(
+                f"scores 0: the process running your code sent the grader something it does not accept while {doing} ({error})"
+            )
 
     def _fail(self, doing):
-        self._end(f"scores 0: the process running your code sent the grader something that is not an answer while {doing}")
+        self._end(
+            f"scores 0: the process running your code sent the grader something that is not an answer while {doing}"
+        )
 
     def _end(self, message):
         self.fatal = message
@@ -600,5 +676,9 @@ class Child(Requests):
 def _describe(message):
     target = message.get("target")
     name = "a method of an object it built" if isinstance(target, dict) else target
-    return {"new": f"building {name}", "load": "loading weights", "call": f"running {name}",
-            "train": f"running {name} in train mode"}[message["op"]]
+    return {
+        "new": f"building {name}",
+        "load": "loading weights",
+        "call": f"running {name}",
+        "train": f"running {name} in train mode",
+    }[message["op"]]

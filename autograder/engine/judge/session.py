@@ -1,7 +1,7 @@
 """One grading run: the submission, the sandbox, and what happened to each component's child."""
+
 from autograder.engine.contract import loader
 from autograder.engine.judge.sandbox import LOADING, Fatal, Sandbox
-
 
 HELD = "scores 0: held for review, it never ran (see why above)"
 
@@ -42,8 +42,11 @@ class Grading:
             if component_id in self.held and not self.accepted:
                 child = self.sandbox.failed(component_id, HELD)
             elif self.load_failure or self.remaining <= 0:
-                child = self.sandbox.failed(component_id, self.load_failure or
-                                            f"scores 0: your code used up the {self.limits.total:g} s that one submission may run")
+                child = self.sandbox.failed(
+                    component_id,
+                    self.load_failure
+                    or f"scores 0: your code used up the {self.limits.total:g} s that one submission may run",
+                )
             else:
                 child = self.sandbox.start(component_id, self.parsed, self.remaining, self.accepted)
                 if child.timed_out == LOADING:

@@ -13,6 +13,7 @@ prints each component's worst error as a share of what is allowed):
 - float64 runs differ by at most 1.1e-14. atol 1e-10 / rtol 1e-9 separates correct code from code
   that is right only to float32 precision (a hidden .float(), a rounded sqrt(2) or 1/sqrt(Dh)).
 """
+
 from dataclasses import dataclass
 
 

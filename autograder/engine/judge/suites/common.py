@@ -1,4 +1,5 @@
 """Running a fixture case on the student's code; the one place the suites talk to the child."""
+
 from functools import cache
 
 import numpy as np
@@ -23,10 +24,14 @@ def cases(*kinds, component=None, trained=False, pick=slice(None)):
     """Which cases a test runs on: those of these kinds, of its module's component unless another is named, only
     those graded in train mode where trained, sliced by pick. conftest.py draws them from the run's case set
     (the hidden suites' own, or the public checks'); stacked, a test runs on each selection in turn."""
+
     def select(test):
-        test.case_selections = [dict(kinds=kinds, component=component, trained=trained, pick=pick),
-                                *getattr(test, "case_selections", [])]
+        test.case_selections = [
+            dict(kinds=kinds, component=component, trained=trained, pick=pick),
+            *getattr(test, "case_selections", []),
+        ]
         return test
+
     return select
 
 
@@ -41,8 +46,11 @@ def run(student, case, dtype, inputs=None, return_inputs=False):
         target = built(student, case, dtype)
     if case.kind == "generate":
         args[0] = built(student, case, dtype)
-    value = _reply(student.call(target, *args, dtype=dtype, return_inputs=return_inputs, **kwargs), case.describe(dtype),
-                   ["result", *(["inputs"] if return_inputs else [])])
+    value = _reply(
+        student.call(target, *args, dtype=dtype, return_inputs=return_inputs, **kwargs),
+        case.describe(dtype),
+        ["result", *(["inputs"] if return_inputs else [])],
+    )
     named = checks.outputs(value["result"], case.outputs, case.target, case.describe(dtype))
     return (named, value["inputs"]) if return_inputs else named
 
@@ -51,9 +59,14 @@ def _reply(value, where, keys, dicts=()):
     """The child's answer, if it is a dict with these keys (those in dicts holding dicts): the child runs the
     student's code, which can write anything to its socket, and what is not an answer is the submission's
     doing, never the grader's failure."""
-    if (not isinstance(value, dict) or any(key not in value for key in keys)
-            or any(not isinstance(value.get(key), dict) for key in dicts)):
-        raise checks.StudentError(f"{where}: the process running your code answered with something that is not a result")
+    if (
+        not isinstance(value, dict)
+        or any(key not in value for key in keys)
+        or any(not isinstance(value.get(key), dict) for key in dicts)
+    ):
+        raise checks.StudentError(
+            f"{where}: the process running your code answered with something that is not a result"
+        )
     return value
 
 
@@ -63,7 +76,11 @@ def built(student, case, dtype):
     run in the other, so that what its constructor made in float64 is never rounded through float32."""
     key = (case.id, dtype)
     if key not in student.built:
-        target, init = (case.meta["model"]["target"], case.meta["model"]["init"]) if case.kind == "generate" else (case.target, case.init)
+        target, init = (
+            (case.meta["model"]["target"], case.meta["model"]["init"])
+            if case.kind == "generate"
+            else (case.target, case.init)
+        )
         student.built[key] = build(student, target, init, case.params)
     return student.built[key]
 
@@ -83,8 +100,16 @@ def check_case(student, case, dtype, hints):
     passes as well.
     """
     if all(_constant(case.expected[name]) for name in case.outputs):
-        companion = next(c for c in case.source.of_kind(case.component, case.kind) if not all(map(_constant, c.expected.values())))
-        run_right(student, companion, dtype, hints=hints, why=f"{case.describe(dtype)} counts only with the other cases of its kind")
+        companion = next(
+            c for c in case.source.of_kind(case.component, case.kind) if not all(map(_constant, c.expected.values()))
+        )
+        run_right(
+            student,
+            companion,
+            dtype,
+            hints=hints,
+            why=f"{case.describe(dtype)} counts only with the other cases of its kind",
+        )
     try:
         outputs = run(student, case, dtype)
     except Fatal:
@@ -107,7 +132,9 @@ def _observe(student, case, dtype, passed, outputs=None, failure=None, train=Fal
     A train-mode run is its own observation, under the key diagnosis.trained(case.id)."""
     arrays = None
     if outputs is not None:
-        arrays = {name: value["$tensor"] for name, value in outputs.items() if isinstance(value, dict) and "$tensor" in value}
+        arrays = {
+            name: value["$tensor"] for name, value in outputs.items() if isinstance(value, dict) and "$tensor" in value
+        }
     key, expected = (trained(case.id), case.trained) if train else (case.id, case.expected)
     student.observations.append(Observation(key, dtype, passed, arrays, expected, failure, absent or {}))
 
@@ -152,7 +179,9 @@ def run_training(student, case, dtype):
     """
     args, kwargs = case.call_args(dtype)
     target = built(student, case, dtype) if case.init is not None else case.target
-    reply = student.train(target, *args, dtype=dtype, upstream=[case.upstream.get(name) for name in case.outputs], **kwargs)
+    reply = student.train(
+        target, *args, dtype=dtype, upstream=[case.upstream.get(name) for name in case.outputs], **kwargs
+    )
     where = f"{case.describe(dtype)}, train mode"
     reply = _reply(reply, where, ["result"], dicts=["inputs", "params"])
     named = checks.outputs(reply["result"], case.outputs, case.target, where)
@@ -181,8 +210,10 @@ def check_training(student, case, dtype, hints):
     absent, wrong, count = _gradient_failures(gradients, case, dtype, where)
     if wrong and failures:
         # Gradients follow from the outputs: while those are wrong, the gradients' own messages would mislead.
-        failures.append(f"The gradients differ too ({count} of {sum(n.endswith('.grad') for n in case.trained)}), "
-                        "as they follow from these outputs: fix the outputs first.")
+        failures.append(
+            f"The gradients differ too ({count} of {sum(n.endswith('.grad') for n in case.trained)}), "
+            "as they follow from these outputs: fix the outputs first."
+        )
     else:
         failures += wrong
     present = {name: value for name, value in {**outputs, **gradients}.items() if checks.absent(value) is None}
@@ -195,6 +226,7 @@ def _train_hints(student, case, dtype, hints):
     """hint(name) for a train-mode output that differs: the hint on where dropout goes where the case's eval-mode
     outputs are right (dropout is what differs, so the hint is about it), checks.EVAL_FIRST where they are wrong
     too. The eval-mode run is made once, and only for an output that differs."""
+
     @cache
     def eval_right():
         return right(student, case, dtype)
@@ -219,11 +251,22 @@ def _gradient_failures(gradients, case, dtype, where):
     Gradients that never came are grouped by why, and come first: they say more than one that differs.
     Of those that differ, the first is shown, with how many more there are."""
     expected = [name for name in case.trained if name.endswith(".grad")]
-    absent = {name: checks.absent(gradients[name]) for name in expected if name in gradients and checks.absent(gradients[name])}
-    messages = [checks.no_gradients([n for n in absent if absent[n] == why], why, where, expected)
-                for why in ("frozen", "none") if why in absent.values()]
-    messages += [f"{where}: there is no parameter {name.removesuffix('.grad')} to train: keep the names the SPEC gives "
-                 "every parameter (the constructor you were given)." for name in expected if name not in gradients]
+    absent = {
+        name: checks.absent(gradients[name])
+        for name in expected
+        if name in gradients and checks.absent(gradients[name])
+    }
+    messages = [
+        checks.no_gradients([n for n in absent if absent[n] == why], why, where, expected)
+        for why in ("frozen", "none")
+        if why in absent.values()
+    ]
+    messages += [
+        f"{where}: there is no parameter {name.removesuffix('.grad')} to train: keep the names the SPEC gives "
+        "every parameter (the constructor you were given)."
+        for name in expected
+        if name not in gradients
+    ]
     present = {name: gradients[name] for name in expected if name in gradients and name not in absent}
     differ = _differences(present, case.trained, dtype, where, lambda name: GRADIENT_HINT)
     if differ:
@@ -244,7 +287,11 @@ def check_case_beside_the_usual(student, case, dtype, hint):
     try:
         check_case(student, case, dtype, {})
     except checks.StudentError as error:
-        usual = [c for c in case.source.cases(case.component) if c.target == case.target and c.kind not in UNUSUAL and dtype in c.dtypes]
+        usual = [
+            c
+            for c in case.source.cases(case.component)
+            if c.target == case.target and c.kind not in UNUSUAL and dtype in c.dtypes
+        ]
         if not usual or checks.FLOAT32_ONLY in str(error) or not all(right(student, c, dtype) for c in usual):
             raise
         raise checks.StudentError(f"{error}\nHint: {hint}") from None
@@ -303,7 +350,11 @@ def check_deterministic(student, case, dtype="float32"):
     second = run(student, case, dtype)
     for name in case.outputs:
         checks.same(
-            second[name], first[name], name, f"{case.describe(dtype)}, called twice in eval mode", dtype,
+            second[name],
+            first[name],
+            name,
+            f"{case.describe(dtype)}, called twice in eval mode",
+            dtype,
             DETERMINISTIC_HINT,
         )
 

@@ -4,6 +4,7 @@ The grader (python -m autograder grade) runs these same suites in-process. Each 
 component in its own child process; a component whose child timed out, crashed or delegated its
 subject to a library is recorded in config.grading so that the grader can score it 0.
 """
+
 import pytest
 
 from autograder.engine.judge import fixtures, sandbox
@@ -36,7 +37,9 @@ def pytest_unconfigure(config):
 def student(request):
     grading = getattr(request.config, "grading", None)
     if grading is None:
-        pytest.exit("the hidden suites need a submission: pytest autograder/engine/judge/suites --submission PATH", returncode=4)
+        pytest.exit(
+            "the hidden suites need a submission: pytest autograder/engine/judge/suites --submission PATH", returncode=4
+        )
     child = grading.child(request.module.COMPONENT)
     yield child
     grading.release(child)
@@ -57,8 +60,10 @@ def pytest_generate_tests(metafunc):
             if selection["trained"] and not case.upstream:
                 continue
             if with_dtype:
-                params += [pytest.param(case, dtype, id=f"{label}{case.id}-{dtype}" if dtype else f"{label}{case.id}")
-                           for dtype in case.dtypes]
+                params += [
+                    pytest.param(case, dtype, id=f"{label}{case.id}-{dtype}" if dtype else f"{label}{case.id}")
+                    for dtype in case.dtypes
+                ]
             else:
                 params.append(pytest.param(case, id=f"{label}{case.id}"))
     metafunc.parametrize("case, dtype" if with_dtype else "case", params)

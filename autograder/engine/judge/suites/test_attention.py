@@ -1,4 +1,5 @@
 """Hidden suite for `attention`: scaled_dot_product_attention against the float64 reference."""
+
 from autograder.engine.judge.suites.common import cases, check_case, check_inputs_unchanged, check_training
 
 COMPONENT = "attention"

@@ -1,7 +1,16 @@
 """Hidden suite for `decoder`: one layer against the reference; the stack against a BERT decoder."""
+
 import numpy as np
+
 from autograder.engine.judge.suites.common import (
-    cases, changed_tokens, check_case, check_deterministic, check_follows_config, check_inputs_unchanged, check_training, check_unchanged,
+    cases,
+    changed_tokens,
+    check_case,
+    check_deterministic,
+    check_follows_config,
+    check_inputs_unchanged,
+    check_training,
+    check_unchanged,
 )
 
 COMPONENT = "decoder"
@@ -19,7 +28,9 @@ TRAIN_HINT = (
     "norm(x + dropout(attention(...))) for the self-attention and the cross-attention alike; the feed-forward "
     "block ends in its own dropout, so output_norm(x + feed_forward(x)) adds none."
 )
-CAUSAL_HINT = "position i may only attend to positions 0..i, whatever tokens come later: causal_mask(T) in every self-attention."
+CAUSAL_HINT = (
+    "position i may only attend to positions 0..i, whatever tokens come later: causal_mask(T) in every self-attention."
+)
 CUT = 3  # positions before this one must not see the tokens after it
 
 
@@ -48,7 +59,12 @@ def test_decoder_is_causal(student, case):
     """Changing a later token never changes an earlier position's output."""
     inputs = dict(case.inputs, input_ids=changed_tokens(case, "input_ids", np.s_[:, CUT:]))
     check_unchanged(
-        student, case, inputs, "output", np.s_[:, :CUT], f"other tokens from position {CUT} on, output before it",
+        student,
+        case,
+        inputs,
+        "output",
+        np.s_[:, :CUT],
+        f"other tokens from position {CUT} on, output before it",
         CAUSAL_HINT,
     )
 

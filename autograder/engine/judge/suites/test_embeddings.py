@@ -1,6 +1,11 @@
 """Hidden suite for `embeddings`: BERT's input embeddings and the sinusoidal table."""
+
 from autograder.engine.judge.suites.common import (
-    cases, check_case, check_deterministic, check_follows_config, check_training,
+    cases,
+    check_case,
+    check_deterministic,
+    check_follows_config,
+    check_training,
 )
 
 COMPONENT = "embeddings"

@@ -1,6 +1,14 @@
 """Hidden suite for `encoder`: one post-LN layer against the reference; the stack against BertModel."""
+
 from autograder.engine.judge.suites.common import (
-    cases, changed_tokens, check_case, check_deterministic, check_follows_config, check_inputs_unchanged, check_training, check_unchanged,
+    cases,
+    changed_tokens,
+    check_case,
+    check_deterministic,
+    check_follows_config,
+    check_inputs_unchanged,
+    check_training,
+    check_unchanged,
 )
 
 COMPONENT = "encoder"
@@ -50,7 +58,12 @@ def test_encoder_ignores_padding_tokens(student, case):
     inputs = dict(case.inputs, input_ids=changed_tokens(case, "input_ids", padded))
     # Only real positions are compared: a padded position's own output may depend on its token.
     check_unchanged(
-        student, case, inputs, "output", ~padded, "other tokens at the padded positions, output at the real ones",
+        student,
+        case,
+        inputs,
+        "output",
+        ~padded,
+        "other tokens at the padded positions, output at the real ones",
         PADDING_HINT,
     )
 

@@ -1,6 +1,12 @@
 """Hidden suite for `feedforward`: the GELU block, on inputs large enough to tell GELU approximations apart."""
+
 from autograder.engine.judge.suites.common import (
-    cases, check_case, check_deterministic, check_follows_config, check_inputs_unchanged, check_training,
+    cases,
+    check_case,
+    check_deterministic,
+    check_follows_config,
+    check_inputs_unchanged,
+    check_training,
 )
 
 COMPONENT = "feedforward"

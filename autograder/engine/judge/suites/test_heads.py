@@ -1,6 +1,11 @@
 """Hidden suite for `heads`: the LM head, the classification head and the classifier model against HF."""
+
 from autograder.engine.judge.suites.common import (
-    cases, check_case, check_deterministic, check_follows_config, check_training,
+    cases,
+    check_case,
+    check_deterministic,
+    check_follows_config,
+    check_training,
 )
 
 COMPONENT = "heads"

@@ -1,4 +1,5 @@
 """The student's whole stack, with no reference part at all, against Hugging Face. Reported, never scored."""
+
 from autograder.engine.judge.suites.common import cases, check_case
 
 COMPONENT = "integration"

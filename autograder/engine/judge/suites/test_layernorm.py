@@ -1,6 +1,11 @@
 """Hidden suite for `layernorm`: BERT's LayerNorm, including an eps large enough to see where it goes."""
+
 from autograder.engine.judge.suites.common import (
-    cases, check_case, check_case_beside_the_usual, check_inputs_unchanged, check_training,
+    cases,
+    check_case,
+    check_case_beside_the_usual,
+    check_inputs_unchanged,
+    check_training,
 )
 
 COMPONENT = "layernorm"

@@ -1,4 +1,5 @@
 """Hidden suite for `masking`: causal_mask and padding_mask, compared exactly."""
+
 from autograder.engine.judge.suites.common import cases, check_case
 
 COMPONENT = "masking"

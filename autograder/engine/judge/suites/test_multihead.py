@@ -1,6 +1,12 @@
 """Hidden suite for `multihead`: MultiHeadAttention against the reference and against BertModel's layer 0."""
+
 from autograder.engine.judge.suites.common import (
-    cases, check_case, check_deterministic, check_follows_config, check_inputs_unchanged, check_training,
+    cases,
+    check_case,
+    check_deterministic,
+    check_follows_config,
+    check_inputs_unchanged,
+    check_training,
 )
 
 COMPONENT = "multihead"

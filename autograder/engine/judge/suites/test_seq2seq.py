@@ -1,7 +1,14 @@
 """Hidden suite for `seq2seq`: the encoder-decoder model against EncoderDecoderModel, decoding against generate()."""
+
 import numpy as np
+
 from autograder.engine.judge.suites.common import (
-    cases, changed_tokens, check_case, check_deterministic, check_training, check_unchanged,
+    cases,
+    changed_tokens,
+    check_case,
+    check_deterministic,
+    check_training,
+    check_unchanged,
 )
 
 COMPONENT = "seq2seq"
@@ -38,7 +45,12 @@ def test_greedy_decode_matches_hf_generate(student, case, dtype):
 def test_seq2seq_is_causal_in_the_target(student, case):
     inputs = dict(case.inputs, decoder_input_ids=changed_tokens(case, "decoder_input_ids", np.s_[:, CUT:]))
     check_unchanged(
-        student, case, inputs, "logits", np.s_[:, :CUT], f"other target tokens from position {CUT} on, logits before it",
+        student,
+        case,
+        inputs,
+        "logits",
+        np.s_[:, :CUT],
+        f"other target tokens from position {CUT} on, logits before it",
         CAUSAL_HINT,
     )
 
