@@ -10,9 +10,9 @@ INSTALLED := $(VENV)/.installed
 check: $(INSTALLED)
 	$(PYTHON) -m autograder check-solutions
 
-# In parallel: tests/conftest.py says how many workers, and which tests must share one.
+# In parallel: tests/conftest.py says how many workers, and which tests must share one. The slowest 15 are listed.
 test: $(INSTALLED)
-	@start=$$(date +%s); $(PYTHON) -m pytest -q -n auto; status=$$?; \
+	@start=$$(date +%s); $(PYTHON) -m pytest -q -n auto --durations=15; status=$$?; \
 	echo "make test: the kit's tests took $$(( $$(date +%s) - start )) s"; exit $$status
 
 # What make test checks by stamp, rebuilt aside and compared (minutes): CI runs it after the tests.

@@ -6,8 +6,9 @@ import sys
 from pathlib import Path
 
 from autograder.engine.contract import spec
+from autograder.engine.contract.errors import KitFault
 from autograder.engine.contract.protocol import visible, visible_name
-from autograder.engine.judge import sandbox
+from autograder.engine.judge import limits
 
 # The student bundle has no grader (its public checks run the suites, on the public cases, without the jail):
 # there, `grade` runs the public checks and nothing else exists.
@@ -114,10 +115,8 @@ def parser():
 
 def main(argv=None):
     args = parser().parse_args(argv)
-    if not FULL_KIT:
-        return {"grade": run_public, "kernel": run_kernel, "quiz": run_quiz}[args.command](args)
     commands = {
-        "grade": run_grade,
+        "grade": run_grade if FULL_KIT else run_public,
         "grade-all": run_grade_all,
         "check-solutions": run_check,
         "generate": run_generate,
@@ -126,12 +125,9 @@ def main(argv=None):
         "quiz": run_quiz,
         "gradescope": run_gradescope,
     }
-    from autograder.engine.judge.jail import JailUnavailable
-    from autograder.engine.judge.run import GraderError
-
     try:
         return commands[args.command](args)
-    except (GraderError, JailUnavailable) as error:  # the kit cannot run here (an install, not a submission)
+    except KitFault as error:  # the kit cannot run here (an install, a config, a question file): not a submission
         print(f"the grader could not run: {error}")
         return 2
 
@@ -150,9 +146,11 @@ VISIBILITY = ("visible", "after_due_date", "after_published", "hidden")  # Grade
 
 
 def _results(parser):
+    from autograder.engine.judge.platforms import FORMATS
+
     parser.add_argument(
         "--format",
-        choices=("gradescope", "prairielearn"),
+        choices=FORMATS,
         default="gradescope",
         help="which platform's results.json to write (default: gradescope)",
     )
@@ -173,20 +171,20 @@ def _limits(parser):
     parser.add_argument(
         "--time-limit",
         type=float,
-        default=sandbox.DEFAULT_TIME_LIMIT,
-        help=f"CPU seconds of student code per component, all its processes together (default {sandbox.DEFAULT_TIME_LIMIT:g})",
+        default=limits.DEFAULT_TIME_LIMIT,
+        help=f"CPU seconds of student code per component, all its processes together (default {limits.DEFAULT_TIME_LIMIT:g})",
     )
     parser.add_argument(
         "--memory-limit",
         type=float,
-        default=sandbox.DEFAULT_MEMORY_LIMIT / 2**30,
-        help=f"GiB a component's processes may use together beyond torch itself (default {sandbox.DEFAULT_MEMORY_LIMIT / 2**30:g})",
+        default=limits.DEFAULT_MEMORY_LIMIT / 2**30,
+        help=f"GiB a component's processes may use together beyond torch itself (default {limits.DEFAULT_MEMORY_LIMIT / 2**30:g})",
     )
     parser.add_argument(
         "--total-time",
         type=float,
-        default=sandbox.DEFAULT_TOTAL_TIME,
-        help=f"seconds of student code per submission, all components (default {sandbox.DEFAULT_TOTAL_TIME:g})",
+        default=limits.DEFAULT_TOTAL_TIME,
+        help=f"seconds of student code per submission, all components (default {limits.DEFAULT_TOTAL_TIME:g})",
     )
     parser.add_argument(
         "--unsafe-no-jail",
@@ -196,13 +194,14 @@ def _limits(parser):
 
 
 def _grade_args(args):
-    limits = sandbox.Limits.from_options(args.time_limit, args.memory_limit, args.total_time, args.unsafe_no_jail)
-    return dict(device=args.device, limits=limits)
+    bounds = limits.Limits.from_options(args.time_limit, args.memory_limit, args.total_time, args.unsafe_no_jail)
+    return dict(device=args.device, limits=bounds)
 
 
 def run_public(args):
     from autograder.course.public import progress
-    from autograder.engine.contract.loader import SubmissionError, candidate_files
+    from autograder.engine.contract.errors import SubmissionError
+    from autograder.engine.contract.loader import candidate_files
 
     try:
         candidate_files(Path(args.path))
@@ -254,8 +253,11 @@ def run_grade(args):
         return run_public(args)
     import time
 
-    from autograder.engine.contract.loader import SubmissionError, candidate_files
-    from autograder.engine.judge.grade import Report, grade
+    from autograder.engine.contract.errors import SubmissionError
+    from autograder.engine.contract.loader import candidate_files
+    from autograder.engine.judge.grade import grade
+    from autograder.engine.judge.platforms import results_json
+    from autograder.engine.judge.results import Report
 
     try:
         candidate_files(Path(args.path))
@@ -280,7 +282,7 @@ def run_grade(args):
         report = Report.failed(args.path, error, time.monotonic() - started)
     print(report.table())
     if args.json:
-        _write(args.json, report.results(args.format, args.visibility))
+        _write(args.json, results_json(report, args.format, args.visibility))
         print(f"results written to {args.json}")
     return 2 if report.grader_failed else not_a_submission
 
@@ -293,7 +295,8 @@ def _write(path, text):
 def run_grade_all(args):
     import csv
 
-    from autograder.engine.judge.grade import grade_each, submissions_in
+    from autograder.engine.judge.platforms import results_json
+    from autograder.engine.judge.pool import grade_each, submissions_in
     from autograder.engine.judge.progress import Progress
 
     if not Path(args.folder).is_dir():
@@ -334,7 +337,7 @@ def run_grade_all(args):
         progress.step(name)
         if args.json_dir:
             # The whole name, suffix and all: bob/, bob.evil/ and bob.ipynb each keep a report of their own.
-            _write(Path(args.json_dir) / f"{path.name}.json", report.results(args.format, args.visibility))
+            _write(Path(args.json_dir) / f"{path.name}.json", results_json(report, args.format, args.visibility))
     if args.csv:
         with open(args.csv, "w", newline="") as file:
             writer = csv.DictWriter(file, ["submission", "total", *ids, "flags", "problem"])

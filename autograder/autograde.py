@@ -29,9 +29,11 @@ from traitlets import Bool, Float, Integer, List, Unicode
 
 from autograder.course.jupyter import KitError, cell_text
 from autograder.engine.contract import loader, spec
+from autograder.engine.contract.errors import SubmissionError
 from autograder.engine.contract.protocol import visible
 from autograder.engine.judge import sandbox
 from autograder.engine.judge.jail import JailUnavailable
+from autograder.engine.judge.limits import DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, DEFAULT_TOTAL_TIME, Limits
 from autograder.engine.judge.progress import Progress
 
 # Where KitSanitize leaves its notes for KitGrades: the notebook's own metadata, which nbgrader clears after.
@@ -45,11 +47,11 @@ _RUNS = weakref.WeakKeyDictionary()
 class KitGrades(NbGraderPreprocessor):
     """Grade a notebook's test cells with the kit's jailed grader, without running the notebook."""
 
-    time_limit = Float(sandbox.DEFAULT_TIME_LIMIT, help="CPU seconds of student code per component").tag(config=True)
+    time_limit = Float(DEFAULT_TIME_LIMIT, help="CPU seconds of student code per component").tag(config=True)
     memory_limit = Float(
-        sandbox.DEFAULT_MEMORY_LIMIT / 2**30, help="GiB a component's processes may use together beyond torch itself"
+        DEFAULT_MEMORY_LIMIT / 2**30, help="GiB a component's processes may use together beyond torch itself"
     ).tag(config=True)
-    total_time = Float(sandbox.DEFAULT_TOTAL_TIME, help="seconds of student code per submission").tag(config=True)
+    total_time = Float(DEFAULT_TOTAL_TIME, help="seconds of student code per submission").tag(config=True)
     device = Unicode("cpu", help="where student code runs: cpu or cuda").tag(config=True)
     workers = Integer(0, help="submissions graded at a time (0: one per core)").tag(config=True)
     accept_flagged = List(Unicode(), help="students whose flagged code an instructor has read and accepts").tag(
@@ -59,7 +61,7 @@ class KitGrades(NbGraderPreprocessor):
 
     @property
     def limits(self):
-        return sandbox.Limits.from_options(self.time_limit, self.memory_limit, self.total_time, self.unsafe_no_jail)
+        return Limits.from_options(self.time_limit, self.memory_limit, self.total_time, self.unsafe_no_jail)
 
     def preprocess(self, nb, resources):
         ids = resources["nbgrader"]
@@ -111,7 +113,7 @@ class KitGrades(NbGraderPreprocessor):
         }
 
     def _grade(self, graded, folders, converter):
-        from autograder.engine.judge.grade import grade_each
+        from autograder.engine.judge.pool import grade_each
 
         accepted = [f for f in folders if _ids(converter, f)[1] in self.accept_flagged]
         progress = Progress(len(folders), "graded in the jail")
@@ -137,7 +139,7 @@ class KitGrades(NbGraderPreprocessor):
         ]
         try:
             answers, problem = run.sandbox.answers(cells, list(run.questions)), ""
-        except loader.SubmissionError as error:
+        except SubmissionError as error:
             answers, problem = {}, f"\nYour answer cells could not be run: {error}"
         verdicts = {q.id: bank.cell_verdict(q, answers.get(q.id)) for q in run.questions.values()}
         return {

@@ -18,11 +18,12 @@ from autograder.engine.contract import spec
 
 PACKAGE = spec.KIT_ROOT / "autograder"
 # What the notebooks import (public, pictures, notebook; breakout for the quizzes' format check), what those
-# import in turn: the public checks are the hidden suites' code (judge/suites, run, checks, diagnosis, grade's
-# results) run on the child's own code (child/server and what it loads) in the student's process, on the public
-# cases (course/public_cases, with each mistake's evidence on them, never the catalog, which quotes the
-# reference); hf for a checkpoint's pictures; the terminal quiz (offered only where the bank is). No hidden
-# case: of judge/fixtures, only the reader. Paths in the package.
+# import in turn: the public checks are the hidden suites' code (judge/suites, run, checks, diagnosis, results,
+# limits for the suites' options) run on the child's own code (child/server and what it loads) in the student's
+# process, on the public cases (course/public_cases, with each mistake's evidence on them, never the catalog,
+# which quotes the reference); hf for a checkpoint's pictures; the terminal quiz (offered only where the bank is).
+# No hidden case: of judge/fixtures, only the reader. No sandbox: nothing of the student's is jailed at home.
+# Paths in the package.
 STUDENT_MODULES = (
     "__init__.py",
     "__main__.py",
@@ -30,14 +31,17 @@ STUDENT_MODULES = (
     "pictures.py",
     "public.py",
     "engine/__init__.py",
-    *(f"engine/contract/{name}.py" for name in ("__init__", "loader", "policy", "protocol", "spec")),
+    *(
+        f"engine/contract/{name}.py"
+        for name in ("__init__", "errors", "loader", "messages", "policy", "protocol", "spec")
+    ),
     *(
         f"engine/child/{name}.py"
         for name in ("__init__", "allowed", "binding", "runtime", "scrutiny", "server", "training")
     ),
     *(
         f"engine/judge/{name}.py"
-        for name in ("__init__", "checks", "diagnosis", "grade", "hf", "run", "sandbox", "session", "tolerances")
+        for name in ("__init__", "checks", "diagnosis", "hf", "limits", "results", "run", "tolerances")
     ),
     "engine/judge/fixtures/__init__.py",
     *(

@@ -11,7 +11,8 @@ import pytest  # noqa: E402
 from helpers import TIME_LIMIT  # noqa: E402
 from xdist.scheduler import LoadScopeScheduling  # noqa: E402
 
-from autograder.engine.judge.sandbox import Limits, Sandbox  # noqa: E402
+from autograder.engine.judge.limits import Limits  # noqa: E402
+from autograder.engine.judge.sandbox import Sandbox  # noqa: E402
 
 # Modules whose tests read one expensive module-scoped fixture (a whole nbgrader course, a graded class,
 # the Gradescope package set up): run in parallel, each goes to one worker whole, so that the fixture is

@@ -4,7 +4,7 @@ import shutil
 
 from autograder.engine.contract import spec
 from autograder.engine.judge.grade import grade
-from autograder.engine.judge.sandbox import Limits
+from autograder.engine.judge.limits import Limits
 
 
 def submission(folder, edits=(), files=None, drop=()):

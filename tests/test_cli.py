@@ -185,3 +185,21 @@ def test_grade_all_refuses_an_empty_class_and_a_worker_count_below_one(tmp_path)
     for workers in ("0", "-3", "two"):
         run = cli("grade-all", tmp_path / "class", "--workers", workers)
         assert run.returncode == 2 and "is not a whole number of at least 1" in run.stderr
+
+
+def test_a_sandbox_that_does_not_start_is_the_kits_fault_in_one_line(tmp_path, monkeypatch, capsys):
+    """A zygote that exits at once (a broken install, say) is no student's zero: grade prints one line that says
+    the grader could not run, exits 2, and shows no traceback; with --json the platform still gets its results."""
+    from autograder import __main__ as main
+    from autograder.engine.judge import sandbox
+
+    monkeypatch.setattr(sandbox, "BOOT", "import sys; sys.exit(3)")
+    code = main.main(["grade", str(spec.SOLUTIONS), "--component", "masking", "--unsafe-no-jail"])
+    out = capsys.readouterr()
+    assert code == 2 and "Traceback" not in out.out + out.err
+    assert "the grader could not run: the sandbox's zygote process does not start" in out.out
+    code = main.main(
+        ["grade", str(spec.SOLUTIONS), "--component", "masking", "--unsafe-no-jail", "--json", str(tmp_path / "r.json")]
+    )
+    results = json.loads((tmp_path / "r.json").read_text())
+    assert code == 2 and results["score"] == 0 and "zygote process does not start" in json.dumps(results)

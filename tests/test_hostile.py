@@ -25,7 +25,9 @@ from helpers import TIME_LIMIT, submission
 from autograder.engine.contract import spec
 from autograder.engine.judge import jail
 from autograder.engine.judge.grade import grade
-from autograder.engine.judge.sandbox import DEFAULT_TIME_LIMIT, Limits, Sandbox
+from autograder.engine.judge.limits import DEFAULT_TIME_LIMIT, Limits
+from autograder.engine.judge.platforms import gradescope
+from autograder.engine.judge.sandbox import Sandbox
 
 KIT = str(spec.KIT_ROOT)
 SITE = next(p for p in sys.path if p.endswith("site-packages"))
@@ -407,7 +409,7 @@ def test_held_code_scores_zero_until_an_instructor_accepts_it(name, tmp_path, sa
     (result,) = report.components
     assert result.flags and result.score == 0, f"{name} was not held"
     assert "HELD" in report.table() and any(f.startswith(component) for f in report.flags)
-    assert "HELD for review (it never ran" in json.dumps(report.gradescope())
+    assert "HELD for review (it never ran" in json.dumps(gradescope(report))
     accepted = grade(path, components=[component], sandbox=sandbox, accept_flagged=True).components[0]
     assert accepted.flags and accepted.score == accepted.points and "accepted by the instructor" in accepted.feedback()
 
@@ -722,7 +724,7 @@ def test_special_files_and_links_are_skipped(tmp_path, sandbox):
     notes = "\n".join(report.notes)
     assert "attention.py was skipped: it is not a regular file" in notes
     assert "layernorm.py was skipped: it is a link to a file outside the submission" in notes
-    assert "def test_" not in json.dumps(report.gradescope())
+    assert "def test_" not in json.dumps(gradescope(report))
 
 
 def test_input_that_would_crash_a_parser_is_a_note(tmp_path):
@@ -766,7 +768,7 @@ def causal_mask(size, device=None):
     report = grade(folder, components=["masking"], sandbox=sandbox)
     (result,) = report.components
     assert result.score == 0 and "larger than allowed" in result.feedback()
-    assert len(json.dumps(report.gradescope())) < 100_000
+    assert len(json.dumps(gradescope(report))) < 100_000
 
 
 def test_a_loop_at_import_costs_one_time_limit_not_eleven(tmp_path, sandbox):
@@ -853,7 +855,7 @@ def test_without_a_jail_the_grader_refuses_unless_told(monkeypatch, tmp_path):
     finally:
         jail.check.cache_clear()
     assert report.score == 5
-    assert "WITHOUT the jail" in report.table() and "WITHOUT the jail" in report.gradescope()["output"]
+    assert "WITHOUT the jail" in report.table() and "WITHOUT the jail" in gradescope(report)["output"]
 
 
 def test_the_folder_the_grader_runs_from_is_not_in_the_jail(tmp_path):

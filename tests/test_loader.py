@@ -6,6 +6,7 @@ import pytest
 
 from autograder.engine.child import runtime
 from autograder.engine.contract import loader, spec
+from autograder.engine.contract.errors import SubmissionError
 
 
 def notebook(path, *cells):
@@ -77,7 +78,7 @@ def test_hidden_and_cache_folders_are_ignored(tmp_path):
     for folder in (".ipynb_checkpoints", "__pycache__"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "x.py").write_text("def causal_mask(): pass\n")
-    with pytest.raises(loader.SubmissionError, match="holds no notebook"):
+    with pytest.raises(SubmissionError, match="holds no notebook"):
         loader.load(tmp_path)
     (tmp_path / "mine.py").write_text("X = 1\n")
     assert [unit.label for unit in loader.load(tmp_path).units] == ["mine.py"]
@@ -92,7 +93,7 @@ def test_module_names_are_identifiers(tmp_path):
 def test_unreadable_paths_raise_submission_error(tmp_path, name):
     if name.endswith(".txt"):
         (tmp_path / name).write_text("")
-    with pytest.raises(loader.SubmissionError):
+    with pytest.raises(SubmissionError):
         loader.load(tmp_path / name)
 
 

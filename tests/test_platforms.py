@@ -22,9 +22,9 @@ from autograder.course import notebooks
 from autograder.engine.build import mistakes
 from autograder.engine.contract import spec
 from autograder.engine.judge import grade as grading
-from autograder.engine.judge import jail
+from autograder.engine.judge import jail, platforms
 from autograder.engine.judge.diagnosis import PREFIX
-from autograder.engine.judge.grade import ComponentResult, Report
+from autograder.engine.judge.results import ComponentResult, Report
 from autograder.engine.judge.run import TestResult
 
 KIT = spec.KIT_ROOT
@@ -332,8 +332,8 @@ def test_each_component_becomes_a_test_of_both_formats():
         [],
         1.0,
     )
-    assert report.gradescope("hidden")["tests"][0]["visibility"] == "hidden"
-    (test,) = report.prairielearn()["tests"]
+    assert platforms.gradescope(report, "hidden")["tests"][0]["visibility"] == "hidden"
+    (test,) = platforms.prairielearn(report)["tests"]
     assert test["points"] == 2.5 and test["max_points"] == 5 and test["message"] == "1/2 tests passed."
 
 

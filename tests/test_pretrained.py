@@ -30,4 +30,4 @@ def test_broken_encoder_fails_the_checkpoint(checkpoint, tmp_path):
 
 def test_missing_checkpoint_is_a_message(tmp_path):
     result = check_pretrained(spec.SOLUTIONS, tmp_path / "nowhere")
-    assert result.fatal and "could not be used" in result.fatal
+    assert not result.tests and "could not be used" in result.feedback()

@@ -67,8 +67,8 @@ def test_a_reply_that_is_not_an_answer_is_the_submissions_doing(reply):
     """The child runs the student's code, which can write any message to its socket."""
     from types import SimpleNamespace
 
+    from autograder.engine.contract.errors import StudentError
     from autograder.engine.judge import fixtures
-    from autograder.engine.judge.sandbox import StudentError
     from autograder.engine.judge.suites.common import run, run_training
 
     case = next(c for c in fixtures.cases("attention") if c.trained)
@@ -83,18 +83,18 @@ def test_a_reply_that_is_not_an_answer_is_the_submissions_doing(reply):
 @pytest.mark.parametrize("forged", [{"$tensor": 1}, {"$tensor": np.zeros(2)}, {"$tensor": np.zeros(2), "dtype": 3}])
 def test_a_forged_tensor_is_the_submissions_doing(forged):
     """A red team's: a child that answered {'$tensor': 1} made a test read 'the grader failed here (KeyError)'."""
-    from autograder.engine.judge import checks, sandbox
-    from autograder.engine.judge.sandbox import StudentError
+    from autograder.engine.contract.errors import StudentError
+    from autograder.engine.judge import checks, replies
 
     with pytest.raises(StudentError, match="should be a tensor, but is something that claims to be a tensor"):
-        checks.tensor(sandbox._texts(forged), "output", "case 1")
+        checks.tensor(replies.texts(forged), "output", "case 1")
 
 
 def test_a_second_answer_of_another_shape_is_the_students_fault():
     """A second red team's: a causality probe answered with a 1-D tensor, and indexing it first read 'the grader
     failed here (IndexError)'."""
+    from autograder.engine.contract.errors import StudentError
     from autograder.engine.judge import checks
-    from autograder.engine.judge.sandbox import StudentError
 
     first = {"$tensor": np.zeros((2, 3, 4)), "dtype": "float64"}
     second = {"$tensor": np.zeros(4), "dtype": "float64"}

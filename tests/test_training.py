@@ -8,7 +8,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from autograder.engine.child import training
-from autograder.engine.contract.protocol import FROZEN
+from autograder.engine.contract.messages import FROZEN
 
 P = 0.3
 

@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 
 from autograder.engine.contract import spec
+from autograder.engine.contract.errors import KitFault
 
 BANK = spec.KIT_ROOT / "breakout_questions"
 KINDS = ("choice", "numeric", "short")
@@ -28,7 +29,7 @@ FIELDS = {
 }
 
 
-class BankError(ValueError):
+class BankError(KitFault, ValueError):
     """A question file that does not follow breakout_questions/README.md; says which file and question."""
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from autograder.engine.child import runtime
 from autograder.engine.contract import loader, spec
+from autograder.engine.contract.errors import KitFault
 
 KERNEL_NAME = "transformers-kit"
 KERNEL_DISPLAY_NAME = "Python (transformers kit)"
@@ -45,7 +46,7 @@ def use_notebooks(namespace, *notebooks):
     print("using your " + ", ".join(sorted(found)) if found else "nothing found in " + ", ".join(notebooks))
 
 
-class KitError(RuntimeError):
+class KitError(KitFault, RuntimeError):
     """The kit could not grade: not the student's doing, and never to be recorded as a zero."""
 
 

@@ -4,7 +4,8 @@ student's objects, in the student's own process, with the replies the judge read
 
 from autograder.engine.child.server import Forbidden, Server, Unwatched
 from autograder.engine.contract import spec
-from autograder.engine.judge.sandbox import Fatal, Requests, StudentError
+from autograder.engine.contract.errors import Fatal, StudentError
+from autograder.engine.contract.messages import Requests
 
 
 class LocalStudent(Requests):
@@ -31,7 +32,7 @@ class LocalStudent(Requests):
         try:
             return getattr(self.server, "do_" + message["op"])(message)
         except (Forbidden, Unwatched) as error:
-            self.fatal = str(error)
+            self.fatal = str(error)  # Forbidden's and Unwatched's message is the reason
             raise Fatal(self.fatal) from None
         except Exception as error:  # noqa: BLE001 - whatever the student's code raises is feedback
             if isinstance(error, NotImplementedError) and self.not_started is None:

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from autograder.course.jupyter import KERNEL_DISPLAY_NAME, KERNEL_NAME
 from autograder.engine.contract import spec
+from autograder.engine.contract.errors import KitFault
 from autograder.engine.contract.loader import DEMO_TAG
 
 COURSE = spec.KIT_ROOT / "course"
@@ -52,7 +53,7 @@ STANDARD_IMPORTS = ("import math", "import torch", "from torch import nn", "from
 FENCE = re.compile(r"^```(\w+)?[ \t]*(.*)$")
 
 
-class PartError(ValueError):
+class PartError(KitFault, ValueError):
     """A part file that cannot become a notebook (an unknown block, a name the reference lacks, ...)."""
 
 

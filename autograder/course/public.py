@@ -20,8 +20,9 @@ from autograder.course import PUBLIC_CASES
 from autograder.course.local import LocalGrading
 from autograder.engine.child import runtime
 from autograder.engine.contract import spec
+from autograder.engine.contract.errors import StudentFault
 from autograder.engine.judge import fixtures
-from autograder.engine.judge.grade import ComponentResult
+from autograder.engine.judge.results import ComponentResult
 from autograder.engine.judge.run import run_suites
 
 # What the notebooks' worked examples build: small, round sizes.
@@ -42,11 +43,11 @@ CONFIG = dict(
 DTYPE = torch.float64
 
 
-class NotStarted(NotImplementedError):
+class NotStarted(StudentFault, NotImplementedError):
     """A name the checks need still raises NotImplementedError."""
 
 
-class Failed(AssertionError):
+class Failed(StudentFault, AssertionError):
     """Some of a component's public checks failed; likely is the "Likely mistake: ..." line, if one is named."""
 
     def __init__(self, component_id, passed, failures, likely=None):

@@ -8,12 +8,13 @@ constructors included, is copied as it is, so attribute names are fixed for the 
 import re
 
 from autograder.engine.contract import spec
+from autograder.engine.contract.errors import KitFault
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 HINT = re.compile(r"^(\s*)# Hint: (.+)$")
 
 
-class MarkerError(ValueError):
+class MarkerError(KitFault, ValueError):
     """A solution file whose markers do not pair up, or a region without its hint."""
 
 

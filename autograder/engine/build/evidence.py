@@ -27,11 +27,11 @@ import torch
 from autograder.engine.build import mistakes
 from autograder.engine.child import runtime, training
 from autograder.engine.contract import loader, spec
-from autograder.engine.contract.protocol import FROZEN
+from autograder.engine.contract.errors import StudentError
+from autograder.engine.contract.messages import CONFIG, FROZEN, TENSOR
 from autograder.engine.judge import diagnosis
 from autograder.engine.judge.diagnosis import SAMPLES, SEPARATOR, agree, dropped_out, sample
 from autograder.engine.judge.fixtures import read
-from autograder.engine.judge.sandbox import StudentError
 from autograder.engine.judge.suites.common import check_outputs
 from autograder.engine.judge.tolerances import TOLERANCES
 
@@ -137,7 +137,7 @@ def _passes(run, expected, dtype):
     )  # what check_outputs reads
     try:
         check_outputs(
-            {name: {"$tensor": array, "dtype": str(array.dtype)} for name, array in run.items()}, case, dtype, {}
+            {name: {TENSOR: array, "dtype": str(array.dtype)} for name, array in run.items()}, case, dtype, {}
         )
     except StudentError:
         return False
@@ -362,8 +362,13 @@ def _run(names, case, dtype, call):
     return target, values, args, kwargs
 
 
+def instantiate(module_class, init):
+    """module_class built from a case's init list, whose configs are {CONFIG: {...}}."""
+    return module_class(*[SimpleNamespace(**a[CONFIG]) if isinstance(a, dict) else a for a in init])
+
+
 def _built(module_class, init, params):
-    module = module_class(*[SimpleNamespace(**a["$config"]) if isinstance(a, dict) else a for a in init])
+    module = instantiate(module_class, init)
     if not params:  # a case without weights keeps the module's own (suites/common.py, build)
         return module
     try:

@@ -10,7 +10,6 @@ import json
 import math
 import zlib
 from dataclasses import dataclass
-from types import SimpleNamespace
 
 import numpy as np
 import torch
@@ -18,7 +17,7 @@ from transformers import BertForMaskedLM, BertForSequenceClassification, BertLMH
 
 from autograder.engine.build import evidence
 from autograder.engine.child import runtime, training
-from autograder.engine.contract import loader, spec
+from autograder.engine.contract import loader, messages, spec
 from autograder.engine.judge import hf
 from autograder.engine.judge.fixtures import FLOATS, HERE
 
@@ -152,7 +151,7 @@ class Builder:
 
 
 def _ref(value):
-    return {"$input": value.name} if isinstance(value, In) else value
+    return {messages.INPUT: value.name} if isinstance(value, In) else value
 
 
 def _stored(value, group):
@@ -167,12 +166,7 @@ def _is_float(value):
 
 
 def config_arg(config):
-    return {"$config": hf.spec_config(config)}
-
-
-def instantiate(module_class, init):
-    """module_class built from a case's init list, whose configs are {"$config": {...}}."""
-    return module_class(*[SimpleNamespace(**a["$config"]) if isinstance(a, dict) else a for a in init])
+    return {messages.CONFIG: hf.spec_config(config)}
 
 
 def run_reference(target, init, params, args, kwargs, inputs):
@@ -202,7 +196,7 @@ def _reference_call(target, init, params, args, kwargs, inputs):
     """The reference's target (built, with its weights, in float64) and the call's arguments in float64."""
     obj = REF[target]
     if init is not None:
-        obj = instantiate(obj, init)
+        obj = evidence.instantiate(obj, init)
         if params is not None:
             obj.load_state_dict({k: torch.as_tensor(v) for k, v in params.items()}, strict=True)
         obj = obj.double().eval()
@@ -261,7 +255,7 @@ def attention_mask(lengths, total, left=False):
 
 def random_params(module_class, init, seed):
     """Seeded O(1) parameters for a reference module, by SPEC name."""
-    module = hf.randomize(instantiate(module_class, init), seed)
+    module = hf.randomize(evidence.instantiate(module_class, init), seed)
     return {k: v.detach().clone() for k, v in module.state_dict().items()}
 
 
@@ -1046,7 +1040,7 @@ def greedy_cases(b, model, init, params, dec_config):
             f"against generate(): {about}",
             "generate",
             "greedy_decode",
-            args=[{"$object": "model"}, In("input_ids"), In("attention_mask")],
+            args=[{messages.OBJECT: "model"}, In("input_ids"), In("attention_mask")],
             kwargs=dict(bos_token_id=bos, eos_token_id=eos, pad_token_id=pad, max_new_tokens=max_new),
             outputs=["tokens"],
             inputs={"input_ids": source, "attention_mask": mask},

@@ -14,6 +14,7 @@ import torch
 from torch.overrides import get_overridable_functions
 
 from autograder.engine.contract import policy, spec
+from autograder.engine.contract.errors import StudentFault
 
 MISSING = object()
 # Where an object a module lends was defined must be a library of the list, or Python's builtins (the C halves
@@ -22,7 +23,7 @@ ROOTS = frozenset(name.split(".")[0] for name in policy.MODULES) | {"builtins"}
 VALUES = (torch.dtype, torch.layout, torch.memory_format, float, int, bool, type(None))
 
 
-class Refused(Exception):
+class Refused(StudentFault):
     """Student code reached, by a computed name, for something the policy does not lend."""
 
 

@@ -19,7 +19,8 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from autograder.engine.child import allowed, binding, runtime, scrutiny, training
-from autograder.engine.contract import loader, protocol, spec
+from autograder.engine.contract import loader, messages, protocol, spec
+from autograder.engine.contract.errors import StudentFault, SubmissionError
 
 FLOAT_DTYPES = {"float32": torch.float32, "float64": torch.float64}
 # Module names the student may not import here: the kit itself holds reference code.
@@ -27,7 +28,7 @@ BLOCKED_IMPORTS = ("autograder", "solutions")
 
 
 TRANSFORMERS_MESSAGE = (
-    "scores 0: it runs code from a transformers module; every part must be built from torch operations "
+    "it runs code from a transformers module; every part must be built from torch operations "
     "in your own code (SPEC: any transformers module anywhere scores 0)"
 )
 
@@ -54,11 +55,11 @@ CALLBACKS = frozenset(
 )
 
 
-class Forbidden(Exception):
+class Forbidden(StudentFault):
     """The student's code delegated its own subject to a library."""
 
 
-class Unwatched(Exception):
+class Unwatched(StudentFault):
     """The student's code would run where the tripwire cannot watch it: the component ends, delegation or not."""
 
 
@@ -90,17 +91,17 @@ class Tripwire(TorchFunctionMode):
             pass
         elif any(not _torchs_own(kind) for kind in types):
             self.refuse(
-                "scores 0: your code made a subclass of torch.Tensor, which hides torch calls from the grader; "
+                "your code made a subclass of torch.Tensor, which hides torch calls from the grader; "
                 "compute with plain tensors"
             )
         elif func in CALLBACKS:
             self.refuse(
-                f"scores 0: your code calls {_function_name(func)}, which runs Python code inside a torch call, "
+                f"your code calls {_function_name(func)}, which runs Python code inside a torch call, "
                 "where the grader cannot watch what it does"
             )
         elif (foreign := _foreign(args, kwargs)) is not None:
             self.refuse(
-                f"scores 0: your code passes a {foreign} to torch's {_function_name(func)}, which would run "
+                f"your code passes a {foreign} to torch's {_function_name(func)}, which would run "
                 "that object's methods inside the torch call, where the grader cannot watch them; pass "
                 "tensors, numbers and lists of them"
             )
@@ -267,14 +268,14 @@ class Server:
             except protocol.Closed:
                 return
             try:
-                reply = {"ok": True, "value": getattr(self, "do_" + request["op"])(request)}
+                reply = messages.ok(getattr(self, "do_" + request["op"])(request), self.spread)
             except Forbidden as error:
-                reply = {"ok": False, "kind": "forbidden", "message": str(error)}
+                reply = messages.failed(messages.FORBIDDEN, str(error), self.spread)
             except Unwatched as error:
-                reply = {"ok": False, "kind": "unwatched", "message": str(error)}
+                reply = messages.failed(messages.UNWATCHED, str(error), self.spread)
             except BaseException as error:  # noqa: BLE001 - whatever the student's code raises is reported
-                reply = {"ok": False, "kind": "exception", "message": self._explain(error)}
-            protocol.send(self.sock, {**reply, "spread": self.spread})
+                reply = messages.failed(messages.EXCEPTION, self._explain(error), self.spread)
+            protocol.send(self.sock, reply)
 
     def _explain(self, error):
         message = runtime.describe(error)
@@ -342,7 +343,7 @@ class Server:
                     "args": [_gradient(a) for a in leaves],
                     "kwargs": {k: _gradient(v) for k, v in named.items()},
                 },
-                "params": {name: grad if grad is protocol.FROZEN else _plain(grad) for name, grad in params.items()},
+                "params": {name: grad if grad is messages.FROZEN else _plain(grad) for name, grad in params.items()},
             }
 
         return self._guarded(dtype, train)
@@ -371,7 +372,7 @@ class Server:
             if tripwire.transformers:
                 raise Forbidden(TRANSFORMERS_MESSAGE)
             if tripwire.kernels:
-                raise Forbidden(f"scores 0: {self.reason.format(call=', '.join(sorted(set(tripwire.kernels))))}")
+                raise Forbidden(self.reason.format(call=", ".join(sorted(set(tripwire.kernels)))))
             if tripwire.refused:
                 raise Unwatched(tripwire.refused)
 
@@ -388,10 +389,10 @@ class Server:
         if isinstance(value, list):
             return [self._values(v, dtype) for v in value]
         if isinstance(value, dict):
-            if "$config" in value:
-                return types.SimpleNamespace(**value["$config"])  # a BertConfig's attributes (hf.spec_config)
-            if "$object" in value:
-                return self.objects[value["$object"]]
+            if messages.CONFIG in value:
+                return types.SimpleNamespace(**value[messages.CONFIG])  # a BertConfig's attributes (hf.spec_config)
+            if messages.OBJECT in value:
+                return self.objects[value[messages.OBJECT]]
             return {k: self._values(v, dtype) for k, v in value.items()}
         return value
 
@@ -424,7 +425,11 @@ def _plain(value):
     if kind in TENSORS:
         value = torch.Tensor.detach(value)
         array = value.cpu().float().numpy() if value.dtype == torch.bfloat16 else value.cpu().numpy()
-        return {"$tensor": array.copy(), "dtype": str(value.dtype).removeprefix("torch."), "device": value.device.type}
+        return {
+            messages.TENSOR: array.copy(),
+            "dtype": str(value.dtype).removeprefix("torch."),
+            "device": value.device.type,
+        }
     if issubclass(kind, torch.Tensor):
         raise TypeError(f"it returned a {kind.__name__}, a subclass of torch.Tensor: return a plain tensor")
     for sequence, iterate in SEQUENCES.items():
@@ -432,7 +437,7 @@ def _plain(value):
             return [_plain(v) for v in iterate(value)]
     if kind in SCALARS:
         return value
-    return {"$other": kind.__name__}
+    return {messages.OTHER: kind.__name__}
 
 
 def _confine(memory_limit, device, processes=None):
@@ -459,7 +464,7 @@ def parse(files, memory_limit):
     _confine(memory_limit, torch.device("cpu"))
     try:
         submission = loader.load_files(files["name"], files["files"], files["notes"])
-    except loader.SubmissionError as error:
+    except SubmissionError as error:
         return {"error": str(error)}
     except (RecursionError, MemoryError) as error:
         return {"error": f"it is too large or too deeply nested to read ({type(error).__name__})"}
@@ -500,7 +505,7 @@ def _answer(value):
         return value
     if isinstance(value, (list, tuple, set, frozenset)) and all(isinstance(x, str) for x in value):
         return sorted(value) if isinstance(value, (set, frozenset)) else list(value)
-    return {"$other": type(value).__name__}
+    return {messages.OTHER: type(value).__name__}
 
 
 def main(sock):

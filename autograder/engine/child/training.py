@@ -16,7 +16,7 @@ import torch
 from torch.nn import functional as F
 from torch.overrides import TorchFunctionMode
 
-from autograder.engine.contract.protocol import FROZEN
+from autograder.engine.contract.messages import FROZEN
 
 # sin(FREQUENCY * x) turns several times over attention probabilities in [0, 1]; the stand-in's slope stays
 # within 1 ± p and its curvature within p * FREQUENCY, so float32's rounding in x moves a gradient no more
@@ -116,6 +116,6 @@ def _activation(value):
 
 
 def parameter_gradients(module):
-    """{name: its gradient after backward, None where none reached it, or protocol.FROZEN where it does not
+    """{name: its gradient after backward, None where none reached it, or messages.FROZEN where it does not
     require grad}."""
     return {name: FROZEN if not p.requires_grad else p.grad for name, p in torch.nn.Module.named_parameters(module)}

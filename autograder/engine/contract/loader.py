@@ -19,6 +19,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from autograder.engine.contract.errors import SubmissionError
 from autograder.engine.contract.spec import ALL_NAMES
 
 MAGIC = re.compile(r"^\s*(%|!|\w+\s*=\s*[!%])")
@@ -57,10 +58,6 @@ LIBRARY_MODULES = (
         "typing_extensions",
     }
 )
-
-
-class SubmissionError(Exception):
-    """The path cannot be read as a submission at all."""
 
 
 @dataclass

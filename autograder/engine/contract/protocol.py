@@ -12,6 +12,8 @@ import time
 
 import numpy as np
 
+from autograder.engine.contract.errors import StudentFault
+
 ARRAY_DTYPES = frozenset(
     np.dtype(name).str for name in ("bool", "int8", "uint8", "int16", "int32", "int64", "float16", "float32", "float64")
 )
@@ -22,8 +24,6 @@ MAX_REPLY_BYTES = 64 << 20  # what the judge accepts from a child: far above any
 # The label prefix of the kit's own code that the judge sends a child: tracebacks never quote it.
 REFERENCE_LABEL = "<kit> "
 MAX_HEADER_BYTES = 16 << 20
-# What the child sends in place of a parameter's gradient when the parameter does not require grad.
-FROZEN = {"$status": "frozen"}
 
 
 # Characters a terminal, a spreadsheet or a reader acts on rather than shows: C0 and C1 controls (escape
@@ -43,15 +43,15 @@ def visible_name(name):
     return visible(name.replace("\\", "\\\\"))
 
 
-class ProtocolError(Exception):
+class ProtocolError(StudentFault):
     """The other side sent something that is not a well-formed message."""
 
 
-class Timeout(Exception):
+class Timeout(StudentFault):
     """No complete message arrived before the deadline."""
 
 
-class Closed(Exception):
+class Closed(StudentFault):
     """The other side closed the connection (in the child's case: it exited or crashed)."""
 
 

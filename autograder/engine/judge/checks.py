@@ -6,16 +6,16 @@ greatest difference and where it is. Each check raises StudentError (an Assertio
 
 import numpy as np
 
-from autograder.engine.contract.protocol import FROZEN
-from autograder.engine.judge.sandbox import StudentError
+from autograder.engine.contract.errors import StudentError
+from autograder.engine.contract.messages import FROZEN, OTHER, STATUS, TENSOR
 from autograder.engine.judge.tolerances import ANY_FLOAT, TOLERANCES
 
 
 def tensor(value, name, where):
     """The array behind a returned tensor, or a clear failure when it is not a tensor."""
-    if isinstance(value, dict) and "$tensor" in value:
-        return value["$tensor"], value["dtype"]
-    got = "None" if value is None else value.get("$other") if isinstance(value, dict) else type(value).__name__
+    if isinstance(value, dict) and TENSOR in value:
+        return value[TENSOR], value["dtype"]
+    got = "None" if value is None else value.get(OTHER) if isinstance(value, dict) else type(value).__name__
     if isinstance(value, list):
         got = f"a sequence of {len(value)} values"
     raise StudentError(f"{where}: {name} should be a tensor, but is {got}.")
@@ -180,8 +180,8 @@ def absent(value):
 
 
 def _frozen(value):
-    # Compared as text: the value came from the child, and an array under "$status" must not reach ==.
-    return isinstance(value, dict) and isinstance(value.get("$status"), str) and value == FROZEN
+    # Compared as text: the value came from the child, and an array under STATUS must not reach ==.
+    return isinstance(value, dict) and isinstance(value.get(STATUS), str) and value == FROZEN
 
 
 NO_GRAPH = (

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from autograder.engine.contract import spec
+from autograder.engine.contract.errors import KitFault
 from autograder.engine.contract.loader import inside
 from autograder.engine.judge import syscalls
 
@@ -56,7 +57,7 @@ X32_SYSCALL_BIT = 0x40000000  # x86_64's x32 ABI numbers its system calls from h
 EPERM = 1
 
 
-class JailUnavailable(Exception):
+class JailUnavailable(KitFault):
     """No jail can be built on this machine; the message says what to install or enable."""
 
 

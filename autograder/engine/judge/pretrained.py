@@ -9,10 +9,13 @@ import os
 from pathlib import Path
 
 from autograder.engine.contract import loader
+from autograder.engine.contract.errors import Fatal, StudentError, SubmissionError
+from autograder.engine.contract.messages import CONFIG, INPUT
 from autograder.engine.judge.fixtures import FLOATS, Case
-from autograder.engine.judge.grade import ComponentResult
+from autograder.engine.judge.limits import Limits
+from autograder.engine.judge.results import ComponentResult
 from autograder.engine.judge.run import TestResult
-from autograder.engine.judge.sandbox import Fatal, Limits, Sandbox, StudentError
+from autograder.engine.judge.sandbox import Sandbox
 from autograder.engine.judge.session import HELD
 from autograder.engine.judge.suites.common import check_case
 
@@ -55,9 +58,9 @@ def pretrained_case(checkpoint):
         about=f"{model.config.num_hidden_layers} layers, D={model.config.hidden_size}, on {len(SENTENCES)} padded sentences",
         kind="pretrained",
         target="TransformerEncoder",
-        init=[{"$config": config}],
-        args=[{"$input": "input_ids"}],
-        kwargs={k: {"$input": k} for k in inputs if k != "input_ids"},
+        init=[{CONFIG: config}],
+        args=[{INPUT: "input_ids"}],
+        kwargs={k: {INPUT: k} for k in inputs if k != "input_ids"},
         outputs=["output"],
         dtypes=list(FLOATS),
         params=params,
@@ -72,7 +75,7 @@ def check_pretrained(path, checkpoint, device="cpu", limits=None):
     try:
         case = pretrained_case(checkpoint)
     except (OSError, ValueError, KeyError) as error:
-        result.fatal = f"the checkpoint {checkpoint} could not be used: {error}"
+        result.notes.append(f"the checkpoint {checkpoint} could not be used: {error}")
         return result
     sandbox = Sandbox(device, limits or Limits())
     try:
@@ -87,8 +90,10 @@ def check_pretrained(path, checkpoint, device="cpu", limits=None):
                 result.tests.append(TestResult(f"{case.id}-{dtype}", False, str(error)))
         result.fatal = child.fatal
         child.close()
-    except (loader.SubmissionError, Fatal) as error:
-        result.fatal = str(error)
+    except Fatal as error:
+        result.fatal = error.reason
+    except SubmissionError as error:
+        result.fatal = f"the submission could not be read: {error}"
     finally:
         sandbox.close()
     return result

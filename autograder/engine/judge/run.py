@@ -13,15 +13,14 @@ from pathlib import Path
 
 import pytest
 
+from autograder.engine.contract.errors import GraderError, KitFault
+
 SUITES = Path(__file__).resolve().parent / "suites"
-
-
-class GraderError(Exception):
-    """The kit itself could not grade (not the submission's fault)."""
 
 
 @dataclass
 class TestResult:
+    __test__ = False  # a result, not a test class for pytest to collect where a test module imports it
     name: str
     passed: bool
     message: str = ""
@@ -33,6 +32,7 @@ class Collector:
     def __init__(self, grading):
         self.results = defaultdict(list)
         self.grading = grading
+        self.kit_fault = None  # the first KitFault a test raised: no student is scored for it
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_configure(self, config):
@@ -46,6 +46,8 @@ class Collector:
             message = ""
             if call.excinfo is not None:
                 error = call.excinfo.value
+                if isinstance(error, KitFault) and self.kit_fault is None:
+                    self.kit_fault = error
                 message = (
                     str(error)
                     if isinstance(error, AssertionError)
@@ -83,6 +85,8 @@ def run_suites(component_ids, grading, cases=None):
     args += ["--cases", str(cases)] if cases is not None else []
     with redirect_stdout(io.StringIO()) as output:
         code = pytest.main(args, plugins=[collector])
+    if collector.kit_fault is not None:
+        raise collector.kit_fault
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
         raise GraderError(f"the suites did not run (pytest exit code {int(code)}):\n{output.getvalue()}")
     return collector.results

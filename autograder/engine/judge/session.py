@@ -1,9 +1,10 @@
 """One grading run: the submission, the sandbox, and what happened to each component's child."""
 
-from autograder.engine.contract import loader
-from autograder.engine.judge.sandbox import LOADING, Fatal, Sandbox
+from autograder.engine.contract.errors import Fatal, SubmissionError
+from autograder.engine.judge.child import LOADING
+from autograder.engine.judge.sandbox import Sandbox
 
-HELD = "scores 0: held for review, it never ran (see why above)"
+HELD = "held for review, it never ran (see why above)"
 
 
 class Grading:
@@ -27,8 +28,8 @@ class Grading:
         try:
             self.parsed = self.sandbox.parse(path)
             if not self.parsed.submission.units:  # every file skipped, or none there: say why, as for an unreadable one
-                raise loader.SubmissionError("; ".join(self.parsed.submission.notes) or "it holds no code to grade")
-        except (loader.SubmissionError, OSError) as error:
+                raise SubmissionError("; ".join(self.parsed.submission.notes) or "it holds no code to grade")
+        except (SubmissionError, OSError) as error:
             self.parsed = None
             self.error = str(error)
         self.submission = self.parsed.submission if self.parsed else None
@@ -44,8 +45,7 @@ class Grading:
             elif self.load_failure or self.remaining <= 0:
                 child = self.sandbox.failed(
                     component_id,
-                    self.load_failure
-                    or f"scores 0: your code used up the {self.limits.total:g} s that one submission may run",
+                    self.load_failure or f"your code used up the {self.limits.total:g} s that one submission may run",
                 )
             else:
                 child = self.sandbox.start(component_id, self.parsed, self.remaining, self.accepted)

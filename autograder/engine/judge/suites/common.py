@@ -4,9 +4,10 @@ from functools import cache
 
 import numpy as np
 
+from autograder.engine.contract.errors import Fatal
+from autograder.engine.contract.messages import CONFIG, TENSOR
 from autograder.engine.judge import checks
 from autograder.engine.judge.diagnosis import Observation, trained
-from autograder.engine.judge.sandbox import Fatal
 
 # The hint of every suite's test on a config unlike the others (engine/build/fixtures.py, ODD_CONFIG).
 # The case differs from the others in its sizes, its eps and its three token types: what fails only here is
@@ -132,9 +133,7 @@ def _observe(student, case, dtype, passed, outputs=None, failure=None, train=Fal
     A train-mode run is its own observation, under the key diagnosis.trained(case.id)."""
     arrays = None
     if outputs is not None:
-        arrays = {
-            name: value["$tensor"] for name, value in outputs.items() if isinstance(value, dict) and "$tensor" in value
-        }
+        arrays = {name: value[TENSOR] for name, value in outputs.items() if isinstance(value, dict) and TENSOR in value}
     key, expected = (trained(case.id), case.trained) if train else (case.id, case.expected)
     student.observations.append(Observation(key, dtype, passed, arrays, expected, failure, absent or {}))
 
@@ -175,7 +174,7 @@ def run_training(student, case, dtype):
     """The case in train mode (engine/child/training.py), one backward pass from its upstream gradients.
 
     Returns {output name: value} for the outputs graded in train mode, {"NAME.grad": value} for every float
-    input and parameter (a gradient, None, or protocol.FROZEN), and the outputs that carried no graph.
+    input and parameter (a gradient, None, or messages.FROZEN), and the outputs that carried no graph.
     """
     args, kwargs = case.call_args(dtype)
     target = built(student, case, dtype) if case.init is not None else case.target
@@ -375,5 +374,5 @@ def changed_tokens(case, name, where):
     The vocabulary is the last config's: the decoder's, where a model has two.
     """
     changed = case.inputs[name].copy()
-    changed[where] = (changed[where] + 7) % case.init[-1]["$config"]["vocab_size"]
+    changed[where] = (changed[where] + 7) % case.init[-1][CONFIG]["vocab_size"]
     return changed

@@ -7,16 +7,15 @@ subject to a library is recorded in config.grading so that the grader can score 
 
 import pytest
 
-from autograder.engine.judge import fixtures, sandbox
-from autograder.engine.judge.session import Grading
+from autograder.engine.judge import fixtures, limits
 
 
 def pytest_addoption(parser):
     group = parser.getgroup("autograder")
     group.addoption("--submission", help="a notebook, a .py file or a folder of them")
     group.addoption("--device", default="cpu", help="where student code runs: cpu or cuda")
-    group.addoption("--time-limit", type=float, default=sandbox.DEFAULT_TIME_LIMIT, help="seconds per component")
-    group.addoption("--memory-limit", type=int, default=sandbox.DEFAULT_MEMORY_LIMIT, help="bytes per child")
+    group.addoption("--time-limit", type=float, default=limits.DEFAULT_TIME_LIMIT, help="seconds per component")
+    group.addoption("--memory-limit", type=int, default=limits.DEFAULT_MEMORY_LIMIT, help="bytes per child")
     group.addoption("--cases", help="the folder of cases to run on (default: the hidden suites' own)")
 
 
@@ -24,8 +23,11 @@ def pytest_configure(config):
     config.case_set = fixtures.case_set(config.getoption("--cases"))
     path = config.getoption("--submission")
     if path and not hasattr(config, "grading"):
-        limits = sandbox.Limits(config.getoption("--time-limit"), config.getoption("--memory-limit"))
-        config.grading = Grading(path, config.getoption("--device"), limits)
+        # Imported here: the public checks run these suites without a sandbox (the student bundle has none).
+        from autograder.engine.judge.session import Grading
+
+        bounds = limits.Limits(config.getoption("--time-limit"), config.getoption("--memory-limit"))
+        config.grading = Grading(path, config.getoption("--device"), bounds)
 
 
 def pytest_unconfigure(config):

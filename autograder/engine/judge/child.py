@@ -1,0 +1,132 @@
+"""The judge's handle on one component's child: the suites' requests sent, the answers awaited within the
+component's time, and whatever ends the child (a timeout, a crash, a forbidden delegation) made its reason to
+score 0 (errors.Fatal). The child's processes are counted and bounded by the sandbox's watchdog."""
+
+import select
+import time
+
+from autograder.engine.contract import loader, messages, protocol, spec
+from autograder.engine.contract.errors import Fatal, StudentError
+from autograder.engine.judge.limits import wall_limit
+from autograder.engine.judge.replies import text, texts
+from autograder.engine.judge.watchdog import WATCH_EVERY
+
+LOADING = "loading your submission"
+
+
+class Child(messages.Requests):
+    """A component's child, over sock; with no socket, one that never ran and fails every request with fatal."""
+
+    def __init__(self, watchdog, sock, component_id: str, time_limit: float, fatal: str | None = None):
+        self.watchdog = watchdog
+        self.sock = sock
+        self.component_id = component_id
+        self.time_limit = time_limit  # CPU seconds
+        self.wall_limit = wall_limit(time_limit)
+        self.wall_deadline = time.monotonic() + self.wall_limit
+        self.cpu = {}  # {(pid, start time): CPU seconds} of every process of the component seen so far
+        self.counted = time.monotonic()  # when self.cpu was last brought up to date
+        self.fatal = fatal  # why this component scores 0 (errors.Fatal's reason), once something ended it
+        self.killed = None  # why the watchdog killed its processes, if it did
+        self.delegated = False  # its tripwire saw a library kernel of its subject run
+        self.unwatched = False  # its tripwire refused code that would have run where it cannot watch
+        self.spread = False  # its code ran in other threads or processes, which the tripwire does not watch
+        self.timed_out = None  # what it was doing when its time ran out, if it did
+        self.problems = []  # what went wrong while loading the submission
+        self.observations = []  # what the component's value checks returned (diagnosis.Observation)
+        self.built = {}  # the suites' modules built in this child, by case and dtype (suites/common.built)
+        self.defined = []
+        self.closed = sock is None
+        if sock is not None:
+            watchdog.watch(self)
+
+    @property
+    def used(self) -> float:
+        """CPU seconds its processes have used, all of them together."""
+        return sum(self.cpu.values())
+
+    def ask(self, message: dict, doing: str):
+        """Send one message and return the answer; Fatal when none comes."""
+        try:
+            protocol.send(self.sock, message)
+        except OSError:
+            self._end(f"the process running your code had stopped before {doing}")
+        return self._receive(doing)
+
+    def setup(self, message: dict) -> None:
+        try:
+            hello = self.ask(message, LOADING)
+            self.problems = [text(p) for p in hello["problems"]][: loader.MAX_NOTES]
+            self.defined = [name for name in hello["defined"] if name in spec.ALL_NAMES]
+        except Fatal:
+            return  # every request will now fail with the reason
+        except (TypeError, KeyError):
+            self._fail(LOADING)
+
+    def request(self, message: dict):
+        if self.fatal:
+            raise Fatal(self.fatal)
+        doing = messages.describe(message)
+        reply = self.ask(message, doing)
+        if not messages.well_formed(reply):
+            self._fail(doing)
+        self.spread = self.spread or reply.get("spread") is True
+        if not reply["ok"]:
+            if reply.get("kind") in messages.REFUSALS:
+                self.delegated, self.unwatched = (
+                    reply["kind"] == messages.FORBIDDEN,
+                    reply["kind"] == messages.UNWATCHED,
+                )
+                self._end(text(reply["message"]))
+            raise StudentError(text(reply["message"]))
+        return texts(reply["value"])
+
+    def _receive(self, doing):
+        if self.fatal:
+            raise Fatal(self.fatal)
+        try:
+            # The component's CPU time is counted at most every WATCH_EVERY seconds, while the answer is awaited.
+            while (
+                time.monotonic() - self.counted >= WATCH_EVERY or not select.select([self.sock], [], [], WATCH_EVERY)[0]
+            ):
+                self.counted = time.monotonic()
+                self.watchdog.account(self)
+                if self.used >= self.time_limit:
+                    self.timed_out = doing
+                    self._end(f"your code ran past the time limit of {self.time_limit:g} s while {doing}")
+                if time.monotonic() >= self.wall_deadline:
+                    raise protocol.Timeout
+            return protocol.receive(self.sock, deadline=self.wall_deadline, limit=protocol.MAX_REPLY_BYTES)
+        except protocol.Timeout:
+            self.timed_out = doing
+            self._end(
+                f"your code was stopped after {self.wall_limit:g} s while {doing}, using little of "
+                f"its {self.time_limit:g} s of CPU time: it slept or waited"
+            )
+        except (protocol.Closed, OSError):
+            self._end(
+                self.killed
+                or (
+                    f"the process running your code stopped while {doing} "
+                    "(a crash, sys.exit/os._exit, or running out of memory)"
+                )
+            )
+        except protocol.ProtocolError as error:
+            self._end(
+                f"the process running your code sent the grader something it does not accept while {doing} ({error})"
+            )
+
+    def _fail(self, doing):
+        self._end(f"the process running your code sent the grader something that is not an answer while {doing}")
+
+    def _end(self, reason):
+        self.fatal = reason
+        self.close()
+        raise Fatal(reason)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.watchdog.account(self)  # what it used since last counted, before its processes die
+            self.sock.close()
+            self.watchdog.release(self)

@@ -1,0 +1,62 @@
+"""The grading platforms' results.json, written from a Report: Gradescope's and PrairieLearn's."""
+
+import json
+
+from autograder.engine.judge.results import Report
+
+FORMATS = ("gradescope", "prairielearn")
+
+
+def gradescope(report: Report, visibility: str = "visible") -> dict:
+    """Gradescope's results.json. visibility is when students see each component's score and feedback
+    (visible, after_due_date, after_published or hidden); the summary of the whole is always shown."""
+    return {
+        "score": report.score,
+        "max_score": report.max_score,
+        "execution_time": round(report.seconds, 2),
+        "output": report.summary(),
+        # What the grader prints is the instructor's log, and the tests already carry the feedback.
+        "stdout_visibility": "hidden",
+        "tests": [
+            {
+                "name": c.id,
+                "score": c.score,
+                "max_score": c.points,
+                "status": c.status,
+                "output": c.feedback(),
+                "tags": [c.tag or c.id],
+                "visibility": visibility,
+            }
+            for c in report.components
+        ],
+    }
+
+
+def prairielearn(report: Report) -> dict:
+    """PrairieLearn's external-grader results.json. A submission the grader could not grade is not
+    gradable: PrairieLearn then records no score and charges the student no attempt."""
+    tests = []
+    for c in report.components:
+        feedback = c.feedback()
+        tests.append(
+            {
+                "name": c.id,
+                "points": c.score,
+                "max_points": c.points,
+                "message": feedback.splitlines()[0],
+                "output": feedback,
+            }
+        )
+    return {
+        "gradable": not report.grader_failed,
+        "score": round(report.score / report.max_score, 4) if report.max_score else 0.0,
+        "message": report.summary(),
+        "output": report.table(),
+        "tests": tests,
+    }
+
+
+def results_json(report: Report, platform: str, visibility: str = "visible") -> str:
+    """The results.json text for platform, gradescope or prairielearn."""
+    document = gradescope(report, visibility) if platform == "gradescope" else prairielearn(report)
+    return json.dumps(document, indent=2) + "\n"

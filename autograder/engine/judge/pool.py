@@ -1,0 +1,80 @@
+"""Grading a class: every submission in a folder, on a pool of worker processes, each with its own sandbox."""
+
+import multiprocessing
+import multiprocessing.util
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+from autograder.engine.judge.grade import grade
+from autograder.engine.judge.limits import Limits
+from autograder.engine.judge.results import Report
+from autograder.engine.judge.sandbox import Sandbox
+
+
+def submissions_in(folder):
+    """Each student's submission in a class folder: its subfolders, notebooks and .py files, by name."""
+    return sorted(
+        p
+        for p in Path(folder).iterdir()
+        if not p.name.startswith((".", "_")) and (p.is_dir() or p.suffix in (".py", ".ipynb"))
+    )
+
+
+def grade_each(paths, device="cpu", limits=None, accepted=(), workers=None, components=None):
+    """Grade these submissions, on `workers` processes (default: one per core); yields (path, Report)
+    in the order they finish.
+
+    Every submission gets its report: one whose grading failed scores 0, with the reason in its notes.
+    accepted holds the paths whose held code an instructor has reviewed. Each worker has its own
+    sandbox, started once; a single worker grades in this process.
+    """
+    paths, limits = list(paths), limits or Limits()
+    workers = max(1, min(workers or os.cpu_count() or 1, len(paths)))
+    if workers == 1:
+        sandbox = Sandbox(device, limits)
+        try:
+            for path in paths:
+                yield path, _graded(path, device, limits, sandbox, path in accepted, components)
+        finally:
+            sandbox.close()
+        return
+    if limits.jail:
+        from autograder.engine.judge import jail
+
+        jail.check(device)  # what to install is said once, here, rather than by every worker
+    # spawn: a worker must not inherit the caller's threads and open files (nbgrader's, pytest's).
+    pool = ProcessPoolExecutor(workers, multiprocessing.get_context("spawn"), _start_worker, (device, limits))
+    try:
+        pending = {pool.submit(_grade_in_worker, path, path in accepted, components): path for path in paths}
+        for future in as_completed(pending):
+            path = pending[future]
+            try:
+                yield path, future.result()
+            except BrokenProcessPool as error:  # a worker was killed from outside (the machine ran out of memory)
+                yield path, Report.failed(path, error, 0.0)
+    finally:
+        pool.shutdown(cancel_futures=True)
+
+
+def _graded(path, device, limits, sandbox, accept_flagged, components):
+    started = time.monotonic()
+    try:
+        return grade(path, device, limits, components, sandbox, accept_flagged)
+    except Exception as error:  # noqa: BLE001 - one submission's failure must not cost the others their grades
+        return Report.failed(path, error, time.monotonic() - started)
+
+
+_worker = {}
+
+
+def _start_worker(device, limits):
+    _worker.update(device=device, limits=limits, sandbox=Sandbox(device, limits))
+    # A pool's worker leaves through os._exit, past atexit: this finalizer still runs, and ends the zygote.
+    multiprocessing.util.Finalize(None, _worker["sandbox"].close, exitpriority=10)
+
+
+def _grade_in_worker(path, accept_flagged, components):
+    return _graded(path, _worker["device"], _worker["limits"], _worker["sandbox"], accept_flagged, components)

@@ -1,0 +1,160 @@
+"""What grading found: each component's result (its tests, its score, why it scores 0, the likely mistake) and the
+submission's report, as the grader prints it. The platforms' results.json are written from it by platforms.py.
+
+A component scores points × (tests passed / tests run), or 0 when its child ran out of time, crashed
+or delegated its subject to a library. The integration check is reported and never scored.
+"""
+
+from dataclasses import dataclass, field
+
+from autograder.engine.contract import spec
+from autograder.engine.contract.errors import ZERO
+from autograder.engine.contract.protocol import visible, visible_name
+
+SHOWN_FAILURES = 3  # per component in the printed table; the JSON report has them all
+
+
+@dataclass
+class ComponentResult:
+    id: str
+    points: float  # what it is worth; 0 for the integration check
+    tests: list = field(default_factory=list)
+    fatal: str | None = None  # why it scores 0 (errors.Fatal's reason), if something ended it
+    notes: list = field(default_factory=list)
+    tag: str | None = None  # the component id it reports under, when it is not its own id
+    flags: list = field(default_factory=list)  # why the static check held its code for review (child/scrutiny.py)
+    diagnosis: str | None = None  # "Likely mistake: ...", when its outputs are a cataloged mistake's
+    accepted: bool = False  # an instructor read the held code and let it run and be scored
+
+    @property
+    def held(self):
+        """Held for review, and not yet accepted: it never ran, and scores 0 until an instructor has looked."""
+        return bool(self.flags) and not self.accepted
+
+    @property
+    def passed(self):
+        return sum(t.passed for t in self.tests)
+
+    @property
+    def score(self):
+        if self.fatal or self.held or not self.tests:
+            return 0.0
+        return round(self.points * self.passed / len(self.tests), 2)
+
+    @property
+    def status(self):
+        return (
+            "passed" if self.tests and self.passed == len(self.tests) and not self.fatal and not self.held else "failed"
+        )
+
+    def flag_line(self):
+        if not self.flags:
+            return None
+        verdict = (
+            "accepted by the instructor after review, so it ran"
+            if self.accepted
+            else "it never ran, and scores 0 until an instructor has read it"
+        )
+        return f"HELD for review ({verdict}): your code uses what grading does not run: " + "; ".join(self.flags)
+
+    def zero_line(self):
+        return ZERO + self.fatal if self.fatal else None
+
+    def checks(self):
+        """{test function: [its TestResults]}, in order: each test runs on several cases."""
+        groups = {}
+        for test in self.tests:
+            groups.setdefault(test.name.split("[")[0], []).append(test)
+        return groups
+
+    def failing(self):
+        """One line per failing test function, with its first failure: the same mistake fails every case of a
+        test (both dtypes, every shape), and one example says it. A message already shown is not repeated."""
+        lines, shown = [], set()
+        for name, tests in self.checks().items():
+            failed = [t for t in tests if not t.passed]
+            if failed:
+                first = failed[0].message
+                detail = (
+                    "the same way as above" if first in shown or first == self.zero_line() else f"the first: {first}"
+                )
+                shown.add(first)
+                lines.append(f"{name}: {len(failed)} of {len(tests)} cases fail; {detail}")
+        return lines
+
+    def feedback(self, limit=None):
+        lines = [f"{self.passed}/{len(self.tests)} tests passed."]
+        if not self.points:  # the integration check: a platform shows it failed, so say first what it is worth
+            lines[0] += (
+                " Not scored: your whole stack against Hugging Face BERT, for your information; it "
+                "changes no points (each component above is graded on its own)."
+            )
+        if self.diagnosis:
+            lines.append(self.diagnosis)
+        if self.flags:
+            lines.append(self.flag_line())
+        if self.fatal and not self.held:
+            lines.append(self.zero_line())
+        lines += self.notes
+        failing = self.failing()
+        lines += [f"- {line}" for line in failing[:limit]]
+        if limit is not None and len(failing) > limit:
+            more = len(failing) - limit
+            lines.append(
+                f"- and {more} more failing test{'s' if more > 1 else ''} (grade with --json FILE to see every one)"
+            )
+        # Every part of it came through _text or a suite's message; this is the last line of defence.
+        return visible("\n".join(lines), newlines=True)
+
+
+@dataclass
+class Report:
+    submission: str
+    components: list
+    notes: list
+    seconds: float
+    problem: str | None = None  # why it could not be graded at all, if it could not
+    grader_failed: bool = False  # the grader itself raised: never the submission's doing
+
+    @property
+    def scored(self):
+        return [c for c in self.components if c.id in spec.BY_ID]
+
+    @property
+    def score(self):
+        return round(sum(c.score for c in self.scored), 2)
+
+    @property
+    def max_score(self):
+        return sum(c.points for c in self.scored)
+
+    @property
+    def flags(self):
+        """One line per held component, for the CSV: "multihead: reason; ..."."""
+        return [f"{c.id}: {'; '.join(c.flags)}" for c in self.components if c.flags]
+
+    def summary(self):
+        """What concerns the whole submission: its notes, and each held component."""
+        return visible("\n".join(self.notes + [f"HELD for review: {flag}" for flag in self.flags]), newlines=True)
+
+    def table(self):
+        lines = [f"Grading {visible_name(self.submission)}", ""]
+        lines.append(f"{'component':<13} {'score':>15}   tests")
+        for c in self.components:
+            score = f"{c.score:6.2f} / {c.points:<3g}" if c.id in spec.BY_ID else "not scored"
+            mark = "HELD" if c.flags else "ok" if c.status == "passed" else "FAILED" if c.fatal or not c.passed else ""
+            lines.append(f"{c.id:<13} {score:>15}   {c.passed:>3}/{len(c.tests):<3} {mark}")
+        lines.append(f"{'total':<13} {f'{self.score:6.2f} / {self.max_score:<3g}':>15}")
+        lines += [f"note: {note}" for note in self.notes]
+        for c in self.components:
+            if c.status != "passed" or c.flags or c.notes:
+                lines += ["", f"[{c.id}] " + c.feedback(SHOWN_FAILURES).replace("\n", "\n  ")]
+        lines += ["", f"graded in {self.seconds:.1f} s"]
+        return visible("\n".join(lines), newlines=True)
+
+    @classmethod
+    def failed(cls, path, error, seconds):
+        """The report of a grading that raised: 0 for every component, and the reason."""
+        components = [ComponentResult(c.id, c.points) for c in spec.COMPONENTS]
+        reason = f"grading failed ({type(error).__name__}: {visible(str(error)[:500])}); the score is 0"
+        return cls(str(path), components, [reason], seconds, reason, grader_failed=True)

@@ -1,0 +1,159 @@
+"""The processes student code runs in, as /proc shows them: found, counted, bounded and killed.
+
+The judge never trusts a child to report on itself. A thread looks at the running component's processes every
+WATCH_EVERY seconds and kills them all once, together, they hold more memory, processes or threads than the
+limits allow; the component's CPU time is summed over every process it ever ran.
+"""
+
+import os
+import signal
+import threading
+import time
+
+WATCH_EVERY = 0.25  # seconds between the watchdog's looks at a component's processes
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+class Watchdog:
+    """Watches the processes below root (the zygote's outer pid) other than the kit's own (kit: their pids inside
+    the jail), one component at a time (watch, release)."""
+
+    def __init__(self, limits, root: int, kit: set[str]):
+        self.limits = limits
+        self.root = root
+        self.kit = kit
+        self.zygote: int | None = None  # the zygote's own pid as /proc shows it, once it has started
+        self.baseline = 0  # what the zygote alone holds, which a component is not charged
+        self._watched = None  # the child whose processes are bounded now
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def students(self) -> list[int]:
+        """The outer pids of every process student code runs in now."""
+        return list(self._threads())
+
+    def _threads(self) -> dict[int, int]:
+        """{outer pid: its number of threads} for every process student code runs in now (one read of /proc)."""
+        parents, inner, threads = {}, {}, {}
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                found = status(int(entry.name))
+                if found:
+                    parents[int(entry.name)], inner[int(entry.name)], threads[int(entry.name)] = found
+        found = {}
+        for pid in parents:
+            ancestor, steps = parents[pid], 0
+            while ancestor != self.root and ancestor in parents and steps < 1000:
+                ancestor, steps = parents[ancestor], steps + 1
+            if ancestor == self.root and inner[pid][-1] not in self.kit:
+                found[pid] = threads[pid]
+        return found
+
+    def kill_students(self) -> None:
+        """Kill every student process, again and again until none is left (a fork bomb races the first round)."""
+        for _ in range(200):
+            found = self.students()
+            if not found:
+                return
+            for pid in found:
+                kill(pid)
+            time.sleep(0.005)
+
+    def _watch(self):
+        """Bound the memory and the number of processes of the running component, all of them together."""
+        while not self._closing.wait(WATCH_EVERY):
+            child = self._watched
+            if child is None:
+                continue
+            with self._lock:
+                found = self._threads() if child is self._watched else {}
+                child.spread = child.spread or len(found) > 1 or any(threads > 1 for threads in found.values())
+                used = sum(map(shared_bytes, found)) + shared_bytes(self.zygote) - self.baseline if found else 0
+                if used > self.limits.memory:
+                    child.killed = (
+                        f"your code's processes used {used / 2**30:.1f} GiB together, more than "
+                        f"the limit of {self.limits.memory / 2**30:g} GiB"
+                    )
+                elif len(found) > self.limits.processes:
+                    child.killed = f"your code started more than {self.limits.processes} processes"
+                elif sum(found.values()) > self.limits.tasks:
+                    child.killed = f"your code ran more than {self.limits.tasks} threads and processes at once"
+                else:
+                    continue
+                self.kill_students()  # again and again: a process may fork while the first round kills it
+
+    def account(self, child) -> None:
+        """Add what the component's processes have used of the CPU since last counted (child.cpu)."""
+        with self._lock:
+            if child is not self._watched:
+                return
+            for pid in self._threads():
+                found = cpu_seconds(pid)
+                if found is not None:
+                    key, seconds = found
+                    child.cpu[key] = max(child.cpu.get(key, 0.0), seconds)
+
+    def watch(self, child) -> None:
+        with self._lock:
+            self._watched = child
+
+    def release(self, child) -> None:
+        """The child is done: it and every process it started are killed, before anything else starts."""
+        with self._lock:
+            if self._watched is child:
+                self._watched = None
+        self.kill_students()
+
+    def close(self) -> None:
+        self._closing.set()
+
+
+def status(pid: int) -> tuple[int, list[str], int] | None:
+    """(parent pid, [pid in each namespace], threads) from /proc, or None once the process is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as file:
+            lines = file.read().splitlines()
+    except OSError:
+        return None
+    fields = dict(line.split(":", 1) for line in lines if ":" in line)
+    return int(fields["PPid"]), fields.get("NSpid", str(pid)).split(), int(fields.get("Threads", "1"))
+
+
+def kill(pid: int) -> None:
+    """SIGKILL through a pidfd: a pid that was reused since it was listed is never hit."""
+    try:
+        handle = os.pidfd_open(pid)
+    except OSError:
+        return
+    try:
+        signal.pidfd_send_signal(handle, signal.SIGKILL)
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
+
+
+def cpu_seconds(pid: int) -> tuple[tuple[int, str], float] | None:
+    """((pid, start time), user + system CPU seconds) of a process, or None once it is gone. Its children's
+    times are not included: each is counted as a process of its own while it lives."""
+    try:
+        with open(f"/proc/{pid}/stat") as file:
+            fields = file.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (pid, fields[19]), (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def shared_bytes(pid: int | None) -> int:
+    """A process's proportional share of memory (PSS): its own pages, and each page it shares divided among the
+    processes that share it. Summed over processes, memory they share (with the zygote, torch's pages, or with
+    each other, MAP_SHARED) counts once."""
+    if pid is None:
+        return 0
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as file:
+            fields = dict(line.split(":", 1) for line in file.read().splitlines()[1:] if ":" in line)
+    except OSError:
+        return 0
+    return sum(int(fields.get(key, "0 kB").split()[0]) for key in ("Pss", "SwapPss")) * 1024
