@@ -6,6 +6,7 @@ import re
 import subprocess
 import sys
 
+import pytest
 from helpers import submission
 
 from autograder.engine.build import mistakes
@@ -156,7 +157,10 @@ def test_grade_all_refuses_a_missing_folder(tmp_path):
     assert run.returncode == 2 and "is not a folder" in run.stdout and "Traceback" not in run.stderr
 
 
-def test_grade_says_in_one_sentence_what_is_not_a_submission(tmp_path):
+def test_grade_says_in_one_sentence_what_is_not_a_submission(tmp_path, capsys):
+    """In this process (a subprocess per case cost 2 s each): main's exit status and what it prints."""
+    from autograder import __main__ as main
+
     (tmp_path / "empty").mkdir()
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "todo.txt").write_text("write attention")
@@ -168,23 +172,25 @@ def test_grade_says_in_one_sentence_what_is_not_a_submission(tmp_path):
         ("notes.txt", "is not a notebook"),
     ]:
         for command in (["grade"], ["grade", "--public"]):
-            run = cli(*command, tmp_path / path)
-            assert run.returncode == 2 and says in run.stdout and len(run.stdout.splitlines()) == 1, (
-                run.stdout + run.stderr
-            )
+            code = main.main([*command, str(tmp_path / path)])
+            out = capsys.readouterr()
+            assert code == 2 and says in out.out and len(out.out.splitlines()) == 1, out.out + out.err
     # On a platform the results are still written, 0 and the reason: the student uploaded nothing to grade.
     run = cli("grade", tmp_path / "empty", "--json", tmp_path / "results.json", "--component", "masking")
     results = json.loads((tmp_path / "results.json").read_text())
     assert run.returncode == 2 and results["score"] == 0 and "holds no notebook" in results["output"]
 
 
-def test_grade_all_refuses_an_empty_class_and_a_worker_count_below_one(tmp_path):
+def test_grade_all_refuses_an_empty_class_and_a_worker_count_below_one(tmp_path, capsys):
+    from autograder import __main__ as main
+
     (tmp_path / "class").mkdir()
     run = cli("grade-all", tmp_path / "class")
     assert run.returncode == 2 and "holds no submission" in run.stdout and "total" not in run.stdout
     for workers in ("0", "-3", "two"):
-        run = cli("grade-all", tmp_path / "class", "--workers", workers)
-        assert run.returncode == 2 and "is not a whole number of at least 1" in run.stderr
+        with pytest.raises(SystemExit) as exited:  # argparse's refusal, in this process
+            main.main(["grade-all", str(tmp_path / "class"), "--workers", workers])
+        assert exited.value.code == 2 and "is not a whole number of at least 1" in capsys.readouterr().err
 
 
 def test_a_sandbox_that_does_not_start_is_the_kits_fault_in_one_line(tmp_path, monkeypatch, capsys):

@@ -40,8 +40,9 @@ FLAGGED = (
     "    ### BEGIN SOLUTION\n    scores = query @",
     "    ### BEGIN SOLUTION\n    import ctypes\n    scores = query @",
 )
-# The time limit for the pipeline: gina's loop costs it once, and the others need a small part of it.
-TIME_LIMIT = 20
+# The time limit for the pipeline: gina's loop costs it once, and the others need a small part of it (a
+# component's CPU seconds, which a busy machine does not raise: 12 rather than 20 keeps the set-up 8 s shorter).
+TIME_LIMIT = 12
 DUE, LATE = "2026-01-10 12:00:00 UTC", "2026-01-11 12:00:00.000000 UTC"
 # A perfect score by every route that runs code outside the kit's grader: the hidden cell's function,
 # a notebook's view of the kit, the command the hidden cell ran.

@@ -16,6 +16,7 @@ import os
 import re
 import stat
 import sys
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -74,7 +75,7 @@ class Submission:
     owners: dict[str, str]  # SPEC name -> module that defines it
     notes: list[str] = field(default_factory=list)  # things the student should know, found while parsing
 
-    def as_message(self):
+    def as_message(self) -> dict:
         return {"units": [vars(u) for u in self.units], "owners": self.owners}
 
 
@@ -86,12 +87,12 @@ MAX_ENTRIES = 10_000  # folder entries walked
 MAX_NOTES = 50
 
 
-def load(path):
+def load(path: str | Path) -> Submission:
     """The submission at path, read and parsed in this process: for the kit's own files and the student's own loop."""
     return load_files(*read_files(path))
 
 
-def read_files(path):
+def read_files(path: str | Path) -> tuple[str, list[tuple[str, str]], list[str]]:
     """(name, [(relative path, text)], notes): the submission's .py and .ipynb files, read without trusting them.
 
     Regular files only, each read once through a descriptor that cannot block or follow a link: a FIFO,
@@ -111,7 +112,7 @@ def read_files(path):
     return str(path), files, notes
 
 
-def candidate_files(root):
+def candidate_files(root: Path) -> tuple[list[tuple[str, Path]], list[str]]:
     """([(relative path, path)], notes): the files of the submission at root that the grader would read;
     SubmissionError, in one sentence, where root is no submission at all (missing, another kind of file, a
     folder without a notebook or a Python file)."""
@@ -170,13 +171,13 @@ def _read(file, root, budget):
     return data.decode("utf-8", errors="replace"), None
 
 
-def inside(path, folder):
+def inside(path: str | Path, folder: str | Path) -> bool:
     """True when path, links resolved, is folder or lies under it."""
     path, folder = Path(path).resolve(), Path(folder).resolve()
     return path == folder or folder in path.parents
 
 
-def load_files(name, files, notes=()):
+def load_files(name: str, files: Iterable[Sequence[str]], notes: Iterable[str] = ()) -> Submission:
     """The Submission that these (relative path, text) files make; nothing here runs them."""
     files = [(PurePosixPath(relative), text) for relative, text in files]
     units, notes = [], list(notes)
@@ -201,7 +202,7 @@ def load_files(name, files, notes=()):
     return Submission(units, owners, distinct(notes))
 
 
-def distinct(notes, limit=MAX_NOTES):
+def distinct(notes: Iterable[str], limit: int = MAX_NOTES) -> list[str]:
     """The notes without repeats, in order, at most limit of them (linear time, whatever their number)."""
     kept = list(dict.fromkeys(notes))
     if len(kept) > limit:
@@ -313,7 +314,7 @@ def _bound_names(statement):
     return names
 
 
-def without_magics(source):
+def without_magics(source: str) -> str | None:
     """The cell's Python with every IPython-only line replaced by `pass`; None for a non-Python cell."""
     lines = source.splitlines()
     if lines and lines[0].lstrip().startswith("%%"):

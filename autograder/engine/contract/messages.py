@@ -6,6 +6,8 @@ A request is {"op": one of OPS, ...} (Requests builds them). The child answers {
 in other threads or processes. In values, a dict with one of the keys below stands for what JSON cannot carry.
 """
 
+from collections.abc import Iterable
+
 NEW, LOAD, CALL, TRAIN = "new", "load", "call", "train"
 OPS = (NEW, LOAD, CALL, TRAIN)
 
@@ -23,7 +25,7 @@ EXCEPTION = "exception"  # the code raised: this test fails, with the message
 REFUSALS = (FORBIDDEN, UNWATCHED)
 
 
-def ok(value, spread: bool) -> dict:
+def ok(value: object, spread: bool) -> dict:
     return {"ok": True, "value": value, "spread": spread}
 
 
@@ -31,7 +33,7 @@ def failed(kind: str, message: str, spread: bool) -> dict:
     return {"ok": False, "kind": kind, "message": message, "spread": spread}
 
 
-def well_formed(reply) -> bool:
+def well_formed(reply: object) -> bool:
     """A reply the judge can read: ok is a bool, with the value or the message it promises."""
     return (
         isinstance(reply, dict)
@@ -44,13 +46,15 @@ class Requests:
     """What the suites ask of a student's code, as messages to request(): a child's (over its socket), or the
     public checks' stand-in's (course/local.py, in the student's own process)."""
 
-    def new(self, target: str, *args, **kwargs) -> dict:
+    def new(self, target: str, *args: object, **kwargs: object) -> dict:
         return {OBJECT: self.request({"op": NEW, "target": target, "args": list(args), "kwargs": kwargs})}
 
     def load(self, obj: dict, params: dict) -> None:
         self.request({"op": LOAD, "object": obj[OBJECT], "params": params})
 
-    def call(self, target, *args, dtype: str | None = None, return_inputs: bool = False, **kwargs):
+    def call(
+        self, target: str | dict, *args: object, dtype: str | None = None, return_inputs: bool = False, **kwargs: object
+    ) -> object:
         return self.request(
             {
                 "op": CALL,
@@ -62,7 +66,14 @@ class Requests:
             }
         )
 
-    def train(self, target, *args, dtype: str | None = None, upstream=(), **kwargs):
+    def train(
+        self,
+        target: str | dict,
+        *args: object,
+        dtype: str | None = None,
+        upstream: Iterable[object] = (),
+        **kwargs: object,
+    ) -> object:
         """The call in train mode, then one backward pass from upstream (a gradient per output, or None)."""
         return self.request(
             {
@@ -75,7 +86,7 @@ class Requests:
             }
         )
 
-    def request(self, message: dict):
+    def request(self, message: dict) -> object:
         raise NotImplementedError
 
 

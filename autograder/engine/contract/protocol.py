@@ -7,6 +7,7 @@ lists, dicts and numeric arrays of a fixed set of dtypes. Nothing is ever unpick
 import json
 import math
 import re
+import socket
 import struct
 import time
 
@@ -31,13 +32,13 @@ MAX_HEADER_BYTES = 16 << 20
 INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
 
 
-def visible(text, newlines=False):
+def visible(text: str, newlines: bool = False) -> str:
     """text with each character of INVISIBLE written as its Python escape (ESC as \\x1b), newlines kept only
     where asked: whatever a student wrote is shown, and can neither move the cursor nor start a line."""
     return INVISIBLE.sub(lambda m: m.group() if newlines and m.group() == "\n" else repr(m.group())[1:-1], text)
 
 
-def visible_name(name):
+def visible_name(name: str) -> str:
     """A file or folder name as shown and stored: visible(), with backslashes doubled so that it reads back
     to one name only."""
     return visible(name.replace("\\", "\\\\"))
@@ -55,7 +56,7 @@ class Closed(StudentFault):
     """The other side closed the connection (in the child's case: it exited or crashed)."""
 
 
-def encode(value, arrays):
+def encode(value: object, arrays: list[np.ndarray]) -> object:
     """Replace every array in a nested value by a {"$array": index} reference appended to arrays."""
     if isinstance(value, np.ndarray):
         if value.dtype.str not in ARRAY_DTYPES:
@@ -69,7 +70,7 @@ def encode(value, arrays):
     return value
 
 
-def decode(value, arrays):
+def decode(value: object, arrays: list[np.ndarray]) -> object:
     if isinstance(value, list):
         return [decode(v, arrays) for v in value]
     if isinstance(value, dict):
@@ -79,7 +80,7 @@ def decode(value, arrays):
     return value
 
 
-def send(sock, message):
+def send(sock: socket.socket, message: object) -> None:
     arrays = []
     header = encode(message, arrays)
     body = json.dumps({"message": header, "arrays": [[a.dtype.str, a.shape] for a in arrays]}).encode()
@@ -87,7 +88,7 @@ def send(sock, message):
     sock.sendall(PREFIX.pack(len(body), sum(map(len, payload))) + body + b"".join(payload))
 
 
-def receive(sock, deadline=None, limit=MAX_MESSAGE_BYTES):
+def receive(sock: socket.socket, deadline: float | None = None, limit: int = MAX_MESSAGE_BYTES) -> object:
     """The next message; deadline is a time.monotonic() value, or None to wait for ever.
 
     Whatever the other side sends, this returns plain data or raises one of this module's errors: sizes
@@ -118,7 +119,7 @@ def receive(sock, deadline=None, limit=MAX_MESSAGE_BYTES):
         raise ProtocolError(f"a malformed message ({type(error).__name__})") from None
 
 
-def read(sock, size, deadline):
+def read(sock: socket.socket, size: int, deadline: float | None) -> bytes:
     """Exactly size bytes, or Timeout at the deadline, or Closed when the other side has gone."""
     chunks, remaining = [], size
     while remaining:

@@ -32,21 +32,21 @@ class Component:
     forbidden_reason: str = ""
 
     @property
-    def kernels(self):
+    def kernels(self) -> tuple[str, ...]:
         """Every kind of library code this component may not delegate to: its own kinds, and transformers."""
         return (*self.kinds, TRANSFORMERS)
 
     @property
-    def forbidden(self):
+    def forbidden(self) -> tuple[str, ...]:
         """The substrings of torch's function names that its tripwire watches for."""
         return tuple(pattern for kind in self.kinds for pattern in KERNELS[kind])
 
     @property
-    def reference(self):
+    def reference(self) -> Path:
         return SOLUTIONS / f"{self.id}.py"
 
     @property
-    def stub(self):
+    def stub(self) -> Path:
         return ASSIGNMENTS / f"{self.id}.py"
 
 
@@ -94,7 +94,7 @@ INTEGRATION = "integration"
 
 
 @cache
-def dependencies(component_id):
+def dependencies(component_id: str) -> frozenset[str]:
     """Ids of the components whose names the reference of component_id uses, transitively.
 
     Read from the reference's own imports, so the graph cannot drift from the code.
@@ -104,7 +104,7 @@ def dependencies(component_id):
     return frozenset(direct.union(*(dependencies(d) for d in direct)))
 
 
-def references_for(component_id):
+def references_for(component_id: str) -> tuple[Component, ...]:
     """Components whose reference a child grading component_id may hold: everything that does not
     contain component_id's reference, so that the child never holds it.
 

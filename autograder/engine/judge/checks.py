@@ -4,6 +4,8 @@ Shape and dtype are checked before values; a value mismatch reports how many ele
 greatest difference and where it is. Each check raises StudentError (an AssertionError) on failure.
 """
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from autograder.engine.contract.errors import StudentError
@@ -11,7 +13,7 @@ from autograder.engine.contract.messages import FROZEN, OTHER, STATUS, TENSOR
 from autograder.engine.judge.tolerances import ANY_FLOAT, TOLERANCES
 
 
-def tensor(value, name, where):
+def tensor(value: object, name: str, where: str) -> tuple[np.ndarray, str]:
     """The array behind a returned tensor, or a clear failure when it is not a tensor."""
     if isinstance(value, dict) and TENSOR in value:
         return value[TENSOR], value["dtype"]
@@ -21,7 +23,7 @@ def tensor(value, name, where):
     raise StudentError(f"{where}: {name} should be a tensor, but is {got}.")
 
 
-def outputs(result, names, target, where):
+def outputs(result: object, names: Sequence[str], target: str, where: str) -> dict[str, object]:
     """Split a returned value into named outputs: one name for a tensor, several for a tuple."""
     if len(names) == 1:
         return {names[0]: result}
@@ -30,12 +32,20 @@ def outputs(result, names, target, where):
     return dict(zip(names, result))
 
 
-def close(value, expected, name, where, dtype, hint=""):
+def close(value: object, expected: np.ndarray, name: str, where: str, dtype: str | None, hint: str = "") -> np.ndarray:
     """A float tensor of the expected shape, in the run's dtype, within the tolerance of expected."""
     return compare(*tensor(value, name, where), expected, name, where, dtype, hint)
 
 
-def same(value, reference, name, where, dtype, hint="", select=()):
+def same(
+    value: object,
+    reference: object,
+    name: str,
+    where: str,
+    dtype: str | None,
+    hint: str = "",
+    select: tuple[slice, ...] | np.ndarray = (),
+) -> np.ndarray:
     """Two results of the student's own code agree at the selected elements (a property, not a value check)."""
     first, _ = tensor(reference, name, where)
     actual, actual_dtype = tensor(value, name, where)
@@ -43,7 +53,15 @@ def same(value, reference, name, where, dtype, hint="", select=()):
     return compare(actual[select], actual_dtype, first[select].astype(np.float64), name, where, dtype, hint)
 
 
-def compare(actual, actual_dtype, expected, name, where, dtype, hint=""):
+def compare(
+    actual: np.ndarray,
+    actual_dtype: str,
+    expected: np.ndarray,
+    name: str,
+    where: str,
+    dtype: str | None,
+    hint: str = "",
+) -> np.ndarray:
     """An array (with the dtype name the student's tensor had) within dtype's tolerance of expected."""
     _shape(actual, expected, name, where)
     if dtype is not None and actual_dtype != dtype:
@@ -92,7 +110,7 @@ def _within(difference, expected, tolerance):
     return difference <= tolerance.slack(expected)
 
 
-def equal(value, expected, name, where, hint=""):
+def equal(value: object, expected: np.ndarray, name: str, where: str, hint: str = "") -> np.ndarray:
     """A tensor equal to expected element for element, with expected's dtype kind (bool or integer)."""
     actual, actual_dtype = tensor(value, name, where)
     _shape(actual, expected, name, where)
@@ -137,7 +155,7 @@ def _distinct(actual, expected):
     return got, want
 
 
-def no_gradients(names, why, where, every):
+def no_gradients(names: Sequence[str], why: str, where: str, every: Sequence[str]) -> str:
     """The failure for gradients that never came: names are "NAME.grad" among every one expected, why "none"
     or "frozen" (absent()). A module whose every parameter lacks one is named once, as "module.*"."""
     what = ", ".join(_covering([n.removesuffix(".grad") for n in names], [n.removesuffix(".grad") for n in every]))
@@ -172,7 +190,7 @@ def _covering(names, every):
     return chosen
 
 
-def absent(value):
+def absent(value: object) -> str | None:
     """Why a gradient did not come ("frozen" or "none"), or None where it did."""
     if value is None:
         return "none"

@@ -3,13 +3,14 @@ component's time, and whatever ends the child (a timeout, a crash, a forbidden d
 score 0 (errors.Fatal). The child's processes are counted and bounded by the sandbox's watchdog."""
 
 import select
+import socket
 import time
 
 from autograder.engine.contract import loader, messages, protocol, spec
 from autograder.engine.contract.errors import Fatal, StudentError
 from autograder.engine.judge.limits import wall_limit
 from autograder.engine.judge.replies import text, texts
-from autograder.engine.judge.watchdog import WATCH_EVERY
+from autograder.engine.judge.watchdog import WATCH_EVERY, Watchdog
 
 LOADING = "loading your submission"
 
@@ -17,7 +18,14 @@ LOADING = "loading your submission"
 class Child(messages.Requests):
     """A component's child, over sock; with no socket, one that never ran and fails every request with fatal."""
 
-    def __init__(self, watchdog, sock, component_id: str, time_limit: float, fatal: str | None = None):
+    def __init__(
+        self,
+        watchdog: Watchdog,
+        sock: socket.socket | None,
+        component_id: str,
+        time_limit: float,
+        fatal: str | None = None,
+    ) -> None:
         self.watchdog = watchdog
         self.sock = sock
         self.component_id = component_id
@@ -45,7 +53,7 @@ class Child(messages.Requests):
         """CPU seconds its processes have used, all of them together."""
         return sum(self.cpu.values())
 
-    def ask(self, message: dict, doing: str):
+    def ask(self, message: dict, doing: str) -> object:
         """Send one message and return the answer; Fatal when none comes."""
         try:
             protocol.send(self.sock, message)
@@ -63,7 +71,7 @@ class Child(messages.Requests):
         except (TypeError, KeyError):
             self._fail(LOADING)
 
-    def request(self, message: dict):
+    def request(self, message: dict) -> object:
         if self.fatal:
             raise Fatal(self.fatal)
         doing = messages.describe(message)

@@ -24,19 +24,20 @@ the public checks', course/public_cases/<component>.mistakes.*, ship with the st
 
 import json
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from autograder.engine.judge.tolerances import ANY_FLOAT, TOLERANCES
+from autograder.engine.judge.tolerances import ANY_FLOAT, TOLERANCES, Tolerance
 
 PREFIX = "Likely mistake: "
 SEPARATOR = "|"
 SAMPLES = 32
 
 
-def trained(key):
+def trained(key: str) -> str:
     """The key of a case's train-mode observation: its outputs and gradients (suites/common.check_training)."""
     return f"{key}{SEPARATOR}train"
 
@@ -59,20 +60,20 @@ class Observation:
 class Evidence:
     """Every entry's evidence for one set of cases, as the builder wrote it (a .json and a .npz file)."""
 
-    def __init__(self, path):
+    def __init__(self, path: str | Path) -> None:
         document = json.loads(Path(f"{path}.json").read_text())
         self.says = document["says"]
         self.entries = document["entries"]  # entry id -> {"component", "parts", "evidence": {key: {...}}}
         with np.load(f"{path}.npz", allow_pickle=False) as arrays:
             self.arrays = dict(arrays)
 
-    def line(self, entry_id):
+    def line(self, entry_id: str) -> str:
         parts = self.entries[entry_id]["parts"]
         if len(parts) == 1:
             return PREFIX + self.says[parts[0]]
         return PREFIX + "two at once: " + " ".join(f"({n}) {self.says[p]}" for n, p in enumerate(parts, 1))
 
-    def diagnose(self, component, observations):
+    def diagnose(self, component: str, observations: Sequence[Observation]) -> str | None:
         """The "Likely mistake: ..." line for these observations of component's code, or None."""
         if all(o.passed for o in observations):
             return None
@@ -163,7 +164,7 @@ class Evidence:
         return index, self.arrays[entry_id][about["offset"] : about["offset"] + index.size]
 
 
-def sample(stem, size, extra=None):
+def sample(stem: str, size: int, extra: int | None = None) -> np.ndarray:
     """The elements of an output of this size that evidence keeps: all of a small one, else SAMPLES chosen
     by a generator seeded with the stem (legacy RandomState: the same on every numpy), and extra."""
     if size <= SAMPLES:
@@ -172,7 +173,7 @@ def sample(stem, size, extra=None):
     return np.unique(index if extra is None else np.append(index, extra))
 
 
-def agree(actual, values, tolerance, exact=False):
+def agree(actual: np.ndarray, values: np.ndarray, tolerance: Tolerance, exact: bool = False) -> bool:
     """Elementwise: equal for exact values (masks, tokens); within tolerance for floats, NaN with NaN and
     inf with inf."""
     actual = actual.astype(np.float64)
@@ -184,7 +185,7 @@ def agree(actual, values, tolerance, exact=False):
     return bool(np.all(near | same))
 
 
-def dropped_out(actual, expected, tolerance):
+def dropped_out(actual: np.ndarray, expected: np.ndarray, tolerance: Tolerance) -> bool:
     """actual is expected with some elements zeroed and all the others multiplied by one factor above 1,
     as dropout leaves it; at least one element shows it (zeroed where expected is not 0, or scaled)."""
     if actual.shape != expected.shape or actual.dtype.kind != "f":

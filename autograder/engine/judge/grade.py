@@ -3,15 +3,26 @@
 """
 
 import time
+from collections.abc import Sequence
+from pathlib import Path
 
 from autograder.engine.contract import loader, spec
 from autograder.engine.judge import fixtures
+from autograder.engine.judge.limits import Limits
 from autograder.engine.judge.results import ComponentResult, Report
 from autograder.engine.judge.run import run_suites
+from autograder.engine.judge.sandbox import Sandbox
 from autograder.engine.judge.session import Grading
 
 
-def grade(path, device="cpu", limits=None, components=None, sandbox=None, accept_flagged=False):
+def grade(
+    path: str | Path,
+    device: str = "cpu",
+    limits: Limits | None = None,
+    components: Sequence[str] | None = None,
+    sandbox: Sandbox | None = None,
+    accept_flagged: bool = False,
+) -> Report:
     """Grade one submission; components limits the run to those ids (the integration check included).
 
     A sandbox may be shared between submissions (grade_each does): its zygote is started once.

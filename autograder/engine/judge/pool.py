@@ -4,17 +4,21 @@ import multiprocessing
 import multiprocessing.util
 import os
 import time
+from collections.abc import Container, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from typing import TypeVar
 
 from autograder.engine.judge.grade import grade
 from autograder.engine.judge.limits import Limits
 from autograder.engine.judge.results import Report
 from autograder.engine.judge.sandbox import Sandbox
 
+_PathT = TypeVar("_PathT", bound=str | Path)
 
-def submissions_in(folder):
+
+def submissions_in(folder: str | Path) -> list[Path]:
     """Each student's submission in a class folder: its subfolders, notebooks and .py files, by name."""
     return sorted(
         p
@@ -23,7 +27,14 @@ def submissions_in(folder):
     )
 
 
-def grade_each(paths, device="cpu", limits=None, accepted=(), workers=None, components=None):
+def grade_each(
+    paths: Iterable[_PathT],
+    device: str = "cpu",
+    limits: Limits | None = None,
+    accepted: Container[_PathT] = (),
+    workers: int | None = None,
+    components: Sequence[str] | None = None,
+) -> Iterator[tuple[_PathT, Report]]:
     """Grade these submissions, on `workers` processes (default: one per core); yields (path, Report)
     in the order they finish.
 

@@ -27,7 +27,7 @@ SENTENCES = (
 HINT = "the encoder passes every synthetic test but not this one: look for what small configs do not show (eps, large D, many layers)."
 
 
-def pretrained_case(checkpoint):
+def pretrained_case(checkpoint: str | Path) -> Case:
     """A case for TransformerEncoder with the checkpoint's weights; expected from BertModel in float64."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import torch
@@ -69,7 +69,9 @@ def pretrained_case(checkpoint):
     )
 
 
-def check_pretrained(path, checkpoint, device="cpu", limits=None):
+def check_pretrained(
+    path: str | Path, checkpoint: str | Path, device: str = "cpu", limits: Limits | None = None
+) -> ComponentResult:
     """A ComponentResult (0 points, tagged encoder) for the student's encoder on the checkpoint."""
     result = ComponentResult("pretrained", 0, tag="encoder")
     try:

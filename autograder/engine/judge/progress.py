@@ -3,24 +3,25 @@ and one plain line per step anywhere else (a log file, CI), where a redrawn line
 
 import sys
 import time
+from typing import TextIO
 
 WIDTH = 30
 
 
 class Progress:
-    def __init__(self, total, what="graded", stream=None):
+    def __init__(self, total: int, what: str = "graded", stream: TextIO | None = None) -> None:
         self.total, self.what, self.done = total, what, 0
         self.stream = stream or sys.stderr
         self.started = time.monotonic()
         self.live = self.stream.isatty()
 
-    def clear(self):
+    def clear(self) -> None:
         """Erase the bar, so that a line printed next starts clean; the next step draws it again."""
         if self.live and self.done:
             self.stream.write("\r\033[K")
             self.stream.flush()
 
-    def step(self, name):
+    def step(self, name: str) -> None:
         """One more is done: name says which."""
         self.done += 1
         elapsed = time.monotonic() - self.started

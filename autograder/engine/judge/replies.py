@@ -13,7 +13,7 @@ MAX_TEXT = 2000  # characters of any one message from a child that the judge kee
 MAX_OPTIONS = 26  # letters in one choice answer of a quiz, at most
 
 
-def answer(value):
+def answer(value: object) -> object:
     """A quiz answer as the child sent it, checked."""
     if isinstance(value, dict) and isinstance(value.get(messages.OTHER), str):
         return type(text(value[messages.OTHER], 50), (), {})()
@@ -26,7 +26,7 @@ def answer(value):
     return value if value is None or isinstance(value, (bool, int, float)) else object()
 
 
-def places(value) -> list[list[int]]:
+def places(value: object) -> list[list[int]]:
     """The [line, column] pairs of statements not to run, as the parse child sent them, checked."""
     if not isinstance(value, list):
         return []
@@ -37,7 +37,7 @@ def places(value) -> list[list[int]]:
     ]
 
 
-def by_component(table, most: int = 5) -> dict[str, list[str]]:
+def by_component(table: object, most: int = 5) -> dict[str, list[str]]:
     """{component id: [text, ...]} as the parse child sent it, checked and bounded."""
     if not isinstance(table, dict):
         return {}
@@ -48,7 +48,7 @@ def by_component(table, most: int = 5) -> dict[str, list[str]]:
     }
 
 
-def text(value, limit: int | None = MAX_TEXT) -> str:
+def text(value: object, limit: int | None = MAX_TEXT) -> str:
     """A child's string as the judge keeps it: a string, visible (protocol.visible), and no longer than limit."""
     found = value if isinstance(value, str) else str(value)
     found = (
@@ -59,7 +59,7 @@ def text(value, limit: int | None = MAX_TEXT) -> str:
     return protocol.visible(found)
 
 
-def texts(value):
+def texts(value: object) -> object:
     """A child's reply with every string in it made text: the suites quote its type names and dtypes. A
     tensor is an array with its dtype's name; anything else that says it is one is the submission's forgery."""
     if isinstance(value, str):

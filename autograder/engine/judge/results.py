@@ -6,10 +6,15 @@ or delegated its subject to a library. The integration check is reported and nev
 """
 
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Self
 
 from autograder.engine.contract import spec
 from autograder.engine.contract.errors import ZERO
 from autograder.engine.contract.protocol import visible, visible_name
+
+if TYPE_CHECKING:
+    from autograder.engine.judge.run import TestResult
 
 SHOWN_FAILURES = 3  # per component in the printed table; the JSON report has them all
 
@@ -27,27 +32,27 @@ class ComponentResult:
     accepted: bool = False  # an instructor read the held code and let it run and be scored
 
     @property
-    def held(self):
+    def held(self) -> bool:
         """Held for review, and not yet accepted: it never ran, and scores 0 until an instructor has looked."""
         return bool(self.flags) and not self.accepted
 
     @property
-    def passed(self):
+    def passed(self) -> int:
         return sum(t.passed for t in self.tests)
 
     @property
-    def score(self):
+    def score(self) -> float:
         if self.fatal or self.held or not self.tests:
             return 0.0
         return round(self.points * self.passed / len(self.tests), 2)
 
     @property
-    def status(self):
+    def status(self) -> str:
         return (
             "passed" if self.tests and self.passed == len(self.tests) and not self.fatal and not self.held else "failed"
         )
 
-    def flag_line(self):
+    def flag_line(self) -> str | None:
         if not self.flags:
             return None
         verdict = (
@@ -57,17 +62,17 @@ class ComponentResult:
         )
         return f"HELD for review ({verdict}): your code uses what grading does not run: " + "; ".join(self.flags)
 
-    def zero_line(self):
+    def zero_line(self) -> str | None:
         return ZERO + self.fatal if self.fatal else None
 
-    def checks(self):
+    def checks(self) -> "dict[str, list[TestResult]]":
         """{test function: [its TestResults]}, in order: each test runs on several cases."""
         groups = {}
         for test in self.tests:
             groups.setdefault(test.name.split("[")[0], []).append(test)
         return groups
 
-    def failing(self):
+    def failing(self) -> list[str]:
         """One line per failing test function, with its first failure: the same mistake fails every case of a
         test (both dtypes, every shape), and one example says it. A message already shown is not repeated."""
         lines, shown = [], set()
@@ -82,7 +87,7 @@ class ComponentResult:
                 lines.append(f"{name}: {len(failed)} of {len(tests)} cases fail; {detail}")
         return lines
 
-    def feedback(self, limit=None):
+    def feedback(self, limit: int | None = None) -> str:
         lines = [f"{self.passed}/{len(self.tests)} tests passed."]
         if not self.points:  # the integration check: a platform shows it failed, so say first what it is worth
             lines[0] += (
@@ -117,27 +122,27 @@ class Report:
     grader_failed: bool = False  # the grader itself raised: never the submission's doing
 
     @property
-    def scored(self):
+    def scored(self) -> list[ComponentResult]:
         return [c for c in self.components if c.id in spec.BY_ID]
 
     @property
-    def score(self):
+    def score(self) -> float:
         return round(sum(c.score for c in self.scored), 2)
 
     @property
-    def max_score(self):
+    def max_score(self) -> float:
         return sum(c.points for c in self.scored)
 
     @property
-    def flags(self):
+    def flags(self) -> list[str]:
         """One line per held component, for the CSV: "multihead: reason; ..."."""
         return [f"{c.id}: {'; '.join(c.flags)}" for c in self.components if c.flags]
 
-    def summary(self):
+    def summary(self) -> str:
         """What concerns the whole submission: its notes, and each held component."""
         return visible("\n".join(self.notes + [f"HELD for review: {flag}" for flag in self.flags]), newlines=True)
 
-    def table(self):
+    def table(self) -> str:
         lines = [f"Grading {visible_name(self.submission)}", ""]
         lines.append(f"{'component':<13} {'score':>15}   tests")
         for c in self.components:
@@ -153,7 +158,7 @@ class Report:
         return visible("\n".join(lines), newlines=True)
 
     @classmethod
-    def failed(cls, path, error, seconds):
+    def failed(cls, path: str | Path, error: BaseException, seconds: float) -> Self:
         """The report of a grading that raised: 0 for every component, and the reason."""
         components = [ComponentResult(c.id, c.points) for c in spec.COMPONENTS]
         reason = f"grading failed ({type(error).__name__}: {visible(str(error)[:500])}); the score is 0"

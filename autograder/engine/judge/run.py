@@ -7,6 +7,7 @@ public checks run the same suites on the public cases, the student an object of 
 
 import io
 from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from contextlib import redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,17 +30,17 @@ class TestResult:
 class Collector:
     """Pytest plugin that records each test's outcome and the message a student should read."""
 
-    def __init__(self, grading):
+    def __init__(self, grading: object) -> None:
         self.results = defaultdict(list)
         self.grading = grading
         self.kit_fault = None  # the first KitFault a test raised: no student is scored for it
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_configure(self, config):
+    def pytest_configure(self, config: pytest.Config) -> None:
         config.grading = self.grading
 
     @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(self, item, call):
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
         outcome = yield
         report = outcome.get_result()
         if report.when == "call" or (report.when == "setup" and report.failed):
@@ -56,7 +57,9 @@ class Collector:
             self.results[item.module.COMPONENT].append(TestResult(item.name, report.passed, message))
 
 
-def run_suites(component_ids, grading, cases=None):
+def run_suites(
+    component_ids: Iterable[str], grading: object, cases: str | Path | None = None
+) -> defaultdict[str, list[TestResult]]:
     """{component id: [TestResult, ...]} of these components' suites, run on grading's students (grading.child
     and grading.release), on the cases in the folder cases (default: the hidden suites' own)."""
     collector = Collector(grading)

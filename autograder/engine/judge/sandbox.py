@@ -19,7 +19,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -52,7 +54,7 @@ class Sandbox:
     Raises jail.JailUnavailable, with what to install, when the limits ask for a jail and none can be built.
     """
 
-    def __init__(self, device="cpu", limits=None):
+    def __init__(self, device: str = "cpu", limits: Limits | None = None) -> None:
         self.device = device
         self.limits = limits or Limits()
         if self.limits.jail:
@@ -128,7 +130,7 @@ class Sandbox:
     def _read_pid(self, seconds):
         return PID.unpack(protocol.read(self._control, PID.size, time.monotonic() + seconds))[0]
 
-    def parse(self, path):
+    def parse(self, path: str | Path) -> Parsed:
         """The Submission at path and the static check's verdict (flags, kernels), parsed in the jail from a
         bounded read by a child that runs none of it."""
         name, files, notes = loader.read_files(path)
@@ -149,7 +151,7 @@ class Sandbox:
         missing = reply.get("missing") if isinstance(reply.get("missing"), dict) else {}
         return Parsed(submission, held, kernels, {text(k, 100): text(v) for k, v in list(missing.items())[:1000]})
 
-    def answers(self, cells, names):
+    def answers(self, cells: list[str], names: list[str]) -> dict[str, object]:
         """{name: value} of a quiz sheet's answers, from its code cells run in order in the jail.
 
         A value that is not plain data (a number, text, a list of text) comes back as an object of a
@@ -172,7 +174,7 @@ class Sandbox:
         finally:
             child.close()
 
-    def start(self, component_id, parsed, seconds=None, accepted=False):
+    def start(self, component_id: str, parsed: Parsed, seconds: float | None = None, accepted: bool = False) -> Child:
         """A Child serving component_id, or one whose every request fails with the reason it could not start.
 
         The statements the static check held or skipped do not run, unless an instructor accepted them."""
@@ -180,7 +182,7 @@ class Sandbox:
         child.setup(self._setup(component_id, parsed, accepted))
         return child
 
-    def failed(self, component_id, reason):
+    def failed(self, component_id: str, reason: str) -> Child:
         """A Child that never ran: every request fails with the reason."""
         return Child(self.watchdog, None, component_id, 0, fatal=reason)
 
@@ -205,7 +207,7 @@ class Sandbox:
             "missing": {} if accepted else parsed.missing,
         }
 
-    def students(self):
+    def students(self) -> list[int]:
         """The outer pids of every process student code runs in now: the zygote's tree less the kit's own."""
         return self.watchdog.students()
 
@@ -219,7 +221,7 @@ class Sandbox:
                 return int(entry.name)
         return None
 
-    def close(self):
+    def close(self) -> None:
         self.watchdog.close()
         self._stop()
         self._log.close()
@@ -233,7 +235,7 @@ class _Tail:
 
     SIZE = 2000
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._read, self.fd = os.pipe()
         self._data = b""
         threading.Thread(target=self._drain, daemon=True).start()
@@ -243,14 +245,14 @@ class _Tail:
             self._data = (self._data + chunk)[-self.SIZE :]
         os.close(self._read)
 
-    def text(self):
+    def text(self) -> str:
         return self._data.decode(errors="replace").strip() or "(it wrote nothing)"
 
-    def close(self):
+    def close(self) -> None:
         os.close(self.fd)  # the drain ends once every writer in the jail has gone too
 
 
-def reference_source(components):
+def reference_source(components: Collection[spec.Component]) -> dict:
     """The reference for just these components, as the child loads it: compiled code, never its text (no line,
     docstring or comment of solutions/ enters the child, where a student's code could look for it)."""
     return {

@@ -1,7 +1,10 @@
 """One grading run: the submission, the sandbox, and what happened to each component's child."""
 
+from pathlib import Path
+
 from autograder.engine.contract.errors import Fatal, SubmissionError
-from autograder.engine.judge.child import LOADING
+from autograder.engine.judge.child import LOADING, Child
+from autograder.engine.judge.limits import Limits
 from autograder.engine.judge.sandbox import Sandbox
 
 HELD = "held for review, it never ran (see why above)"
@@ -15,7 +18,14 @@ class Grading:
     would too, and fails at once with the same reason.
     """
 
-    def __init__(self, path, device, limits, sandbox=None, accepted=False):
+    def __init__(
+        self,
+        path: str | Path,
+        device: str,
+        limits: Limits | None,
+        sandbox: Sandbox | None = None,
+        accepted: bool = False,
+    ) -> None:
         self.error = None
         self.accepted = accepted  # an instructor has read the held code: it runs
         self.owns_sandbox = sandbox is None
@@ -36,7 +46,7 @@ class Grading:
         self.held = self.parsed.held if self.parsed else {}
         self.kernels = self.parsed.kernels if self.parsed else {}
 
-    def child(self, component_id):
+    def child(self, component_id: str) -> Child:
         if self.error:
             raise Fatal(f"the submission could not be read: {self.error}")
         if component_id not in self.children:
@@ -54,12 +64,12 @@ class Grading:
             self.children[component_id] = child
         return self.children[component_id]
 
-    def release(self, child):
+    def release(self, child: Child) -> None:
         """The component is done: its processes die, and its time counts against the submission's."""
         child.close()
         self.remaining -= child.used
 
-    def close(self):
+    def close(self) -> None:
         for child in self.children.values():
             child.close()
         if self.owns_sandbox:

@@ -15,6 +15,10 @@ prints each component's worst error as a share of what is allowed):
 """
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -22,10 +26,10 @@ class Tolerance:
     rtol: float
     atol: float
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"|difference| <= {self.atol:g} + {self.rtol:g}·|expected|"
 
-    def slack(self, expected):
+    def slack(self, expected: "float | np.ndarray") -> "float | np.ndarray":
         """The difference allowed at each element of expected (a number or an array)."""
         return self.atol + self.rtol * abs(expected)
 

@@ -9,6 +9,12 @@ import os
 import signal
 import threading
 import time
+from typing import TYPE_CHECKING
+
+from autograder.engine.judge.limits import Limits
+
+if TYPE_CHECKING:
+    from autograder.engine.judge.child import Child
 
 WATCH_EVERY = 0.25  # seconds between the watchdog's looks at a component's processes
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -18,7 +24,7 @@ class Watchdog:
     """Watches the processes below root (the zygote's outer pid) other than the kit's own (kit: their pids inside
     the jail), one component at a time (watch, release)."""
 
-    def __init__(self, limits, root: int, kit: set[str]):
+    def __init__(self, limits: Limits, root: int, kit: set[str]) -> None:
         self.limits = limits
         self.root = root
         self.kit = kit
@@ -83,7 +89,7 @@ class Watchdog:
                     continue
                 self.kill_students()  # again and again: a process may fork while the first round kills it
 
-    def account(self, child) -> None:
+    def account(self, child: "Child") -> None:
         """Add what the component's processes have used of the CPU since last counted (child.cpu)."""
         with self._lock:
             if child is not self._watched:
@@ -94,11 +100,11 @@ class Watchdog:
                     key, seconds = found
                     child.cpu[key] = max(child.cpu.get(key, 0.0), seconds)
 
-    def watch(self, child) -> None:
+    def watch(self, child: "Child") -> None:
         with self._lock:
             self._watched = child
 
-    def release(self, child) -> None:
+    def release(self, child: "Child") -> None:
         """The child is done: it and every process it started are killed, before anything else starts."""
         with self._lock:
             if self._watched is child:
