@@ -41,7 +41,7 @@ STUDENT_MODULES = (
     ),
     *(
         f"engine/judge/{name}.py"
-        for name in ("__init__", "checks", "diagnosis", "hf", "limits", "results", "run", "tolerances")
+        for name in ("__init__", "checks", "diagnosis", "hf", "hints", "limits", "results", "run", "tolerances")
     ),
     "engine/judge/fixtures/__init__.py",
     *(

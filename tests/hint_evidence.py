@@ -7,26 +7,14 @@ grades each and calls check_hints with its feedback, so this costs no grading of
 grades EXTRA and checks the rest.
 """
 
-import importlib
-import pkgutil
-
-import autograder.engine.judge.suites as suites
-from autograder.engine.judge import checks
+from autograder.engine.judge.hints import HINTS as TABLE
 
 HINT = "Hint: "
 
 
 def every_hint():
-    """{name: text} of each hint the suites define: their constants named *HINT or *HINTS (a dict of them by
-    output or target), and the checks' own two (float32 only, eval mode first)."""
-    found = {"checks.FLOAT32_ONLY": checks.FLOAT32_ONLY, "checks.EVAL_FIRST": checks.EVAL_FIRST}
-    for info in pkgutil.iter_modules(suites.__path__):
-        module = importlib.import_module(f"{suites.__name__}.{info.name}")
-        for name, value in vars(module).items():
-            if name.endswith(("HINT", "HINTS")):
-                for key, text in value.items() if isinstance(value, dict) else [(None, value)]:
-                    found.setdefault(f"{info.name}.{name}" + (f"[{key}]" if key else ""), text)
-    return found
+    """{"component.topic": text} of each hint in the table the suites read (engine/judge/hints.py)."""
+    return {f"{component}.{topic}": text for component, topics in TABLE.items() for topic, text in topics.items()}
 
 
 HINTS = every_hint()
@@ -42,76 +30,76 @@ def shown(feedback):
 # The ids are the catalog's, or "outside:COMPONENT:NAME" and "training:COMPONENT:NAME" for mutations.OUTSIDE and
 # mutations.TRAINING_OUTSIDE; EXTRA below, graded here, for what those do not reach.
 EVIDENCE = {
-    "checks.FLOAT32_ONLY": ("layernorm/variance-computed-in-float32", "layernorm/unbiased-variance"),
-    "common.CONFIG_HINT": ("feedforward/intermediate-size-hard-coded", "feedforward/tanh-approximation-of-gelu"),
-    "common.GRADIENT_HINT": ("multihead/keys-detached", "multihead/output-projection-forgotten"),
-    "checks.EVAL_FIRST": ("multihead/output-projection-forgotten", "multihead/dropout-on-the-output"),
-    "test_attention.HINTS[weights]": ("attention/mask-ignored", "attention/output-from-the-scores"),
-    "test_attention.HINTS[output]": (
+    "any.float32-only": ("layernorm/variance-computed-in-float32", "layernorm/unbiased-variance"),
+    "any.config": ("feedforward/intermediate-size-hard-coded", "feedforward/tanh-approximation-of-gelu"),
+    "any.gradient": ("multihead/keys-detached", "multihead/output-projection-forgotten"),
+    "any.eval-first": ("multihead/output-projection-forgotten", "multihead/dropout-on-the-output"),
+    "attention.weights": ("attention/mask-ignored", "attention/output-from-the-scores"),
+    "attention.output": (
         "attention/output-from-the-scores",
         "attention/scores-returned-instead-of-weights",
     ),
-    "test_masking.CAUSAL_HINT": ("masking/causal-mask-without-its-diagonal", "masking/padding-mask-inverted"),
-    "test_masking.PADDING_HINT": ("masking/padding-mask-inverted", "masking/causal-mask-upper-triangular"),
-    "test_layernorm.HINT": ("layernorm/unbiased-variance", "layernorm/weight-frozen"),
-    "test_layernorm.EPS_HINT": ("layernorm/eps-outside-the-square-root", "layernorm/unbiased-variance"),
-    "test_layernorm.FRESH_HINT": ("extra:layernorm:weight initialised to zeros", "layernorm/eps-hard-coded"),
-    "test_multihead.HINTS[weights]": (
+    "masking.causal": ("masking/causal-mask-without-its-diagonal", "masking/padding-mask-inverted"),
+    "masking.padding": ("masking/padding-mask-inverted", "masking/causal-mask-upper-triangular"),
+    "layernorm.output": ("layernorm/unbiased-variance", "layernorm/weight-frozen"),
+    "layernorm.eps": ("layernorm/eps-outside-the-square-root", "layernorm/unbiased-variance"),
+    "layernorm.fresh": ("extra:layernorm:weight initialised to zeros", "layernorm/eps-hard-coded"),
+    "multihead.weights": (
         "multihead/heads-split-without-transposing",
         "multihead/output-projection-forgotten",
     ),
-    "test_multihead.HINTS[output]": ("multihead/output-projection-forgotten", "multihead/dropout-on-the-output"),
-    "test_multihead.TRAIN_HINT[output]": ("multihead/dropout-on-the-output", "multihead/output-projection-forgotten"),
-    "test_feedforward.HINT": ("feedforward/tanh-approximation-of-gelu", "feedforward/dropout-missing"),
-    "test_feedforward.TRAIN_HINT": ("feedforward/dropout-missing", "feedforward/tanh-approximation-of-gelu"),
-    "test_embeddings.HINT": ("embeddings/positions-counted-from-1", "embeddings/dropout-missing"),
-    "test_embeddings.TRAIN_HINT": ("embeddings/dropout-missing", "embeddings/positions-counted-from-1"),
-    "test_embeddings.TABLE_HINT": ("embeddings/sin-and-cos-swapped", "embeddings/positions-counted-from-1"),
-    "test_encoder.LAYER_HINT": ("encoder/pre-ln-instead-of-post-ln", "encoder/attention-output-not-dropped-out"),
-    "test_encoder.MODEL_HINT": (
+    "multihead.output": ("multihead/output-projection-forgotten", "multihead/dropout-on-the-output"),
+    "multihead.train": ("multihead/dropout-on-the-output", "multihead/output-projection-forgotten"),
+    "feedforward.output": ("feedforward/tanh-approximation-of-gelu", "feedforward/dropout-missing"),
+    "feedforward.train": ("feedforward/dropout-missing", "feedforward/tanh-approximation-of-gelu"),
+    "embeddings.output": ("embeddings/positions-counted-from-1", "embeddings/dropout-missing"),
+    "embeddings.train": ("embeddings/dropout-missing", "embeddings/positions-counted-from-1"),
+    "embeddings.table": ("embeddings/sin-and-cos-swapped", "embeddings/positions-counted-from-1"),
+    "encoder.layer": ("encoder/pre-ln-instead-of-post-ln", "encoder/attention-output-not-dropped-out"),
+    "encoder.model": (
         "encoder/padding-mask-not-passed-to-the-layers",
         "encoder/attention-output-not-dropped-out",
     ),
-    "test_encoder.TRAIN_HINT": ("encoder/attention-output-not-dropped-out", "encoder/pre-ln-instead-of-post-ln"),
-    "test_decoder.LAYER_HINT": (
+    "encoder.train": ("encoder/attention-output-not-dropped-out", "encoder/pre-ln-instead-of-post-ln"),
+    "decoder.layer": (
         "decoder/cross-attention-before-self-attention",
         "decoder/cross-attention-output-not-dropped-out",
     ),
-    "test_decoder.MODEL_HINT": ("decoder/no-causal-mask", "decoder/cross-attention-output-not-dropped-out"),
-    "test_decoder.TRAIN_HINT": ("decoder/cross-attention-output-not-dropped-out", "decoder/no-causal-mask"),
-    "test_heads.HINTS[LanguageModelHead]": (
+    "decoder.model": ("decoder/no-causal-mask", "decoder/cross-attention-output-not-dropped-out"),
+    "decoder.train": ("decoder/cross-attention-output-not-dropped-out", "decoder/no-causal-mask"),
+    "heads.LanguageModelHead": (
         "heads/log-softmax-applied-to-the-logits",
         "heads/classifier-reads-the-last-position",
     ),
-    "test_heads.HINTS[SequenceClassificationHead]": (
+    "heads.SequenceClassificationHead": (
         "heads/classifier-reads-the-last-position",
         "heads/log-softmax-applied-to-the-logits",
     ),
-    "test_heads.HINTS[TransformerForSequenceClassification]": (
+    "heads.TransformerForSequenceClassification": (
         "heads/classifier-reads-the-last-position",
         "heads/dropout-after-the-classifier",
     ),
-    "test_heads.TRAIN_HINTS[LanguageModelHead]": (
+    "heads.train LanguageModelHead": (
         "extra:heads:dropout in the LM head",
         "heads/log-softmax-applied-to-the-logits",
     ),
-    "test_heads.TRAIN_HINTS[SequenceClassificationHead]": (
+    "heads.train SequenceClassificationHead": (
         "heads/dropout-after-the-classifier",
         "heads/classifier-reads-the-last-position",
     ),
-    "test_heads.TRAIN_HINTS[TransformerForSequenceClassification]": (
+    "heads.train TransformerForSequenceClassification": (
         "extra:heads:dropout on the encoder's output",
         "heads/classifier-reads-the-last-position",
     ),
-    "test_seq2seq.MODEL_HINT": (
+    "seq2seq.model": (
         "seq2seq/source-padding-not-passed-to-cross-attention",
         "seq2seq/finished-rows-not-padded",
     ),
-    "test_seq2seq.TRAIN_HINT": (
+    "seq2seq.train": (
         "extra:seq2seq:dropout on the logits",
         "seq2seq/source-padding-not-passed-to-cross-attention",
     ),
-    "test_seq2seq.DECODE_HINT": (
+    "seq2seq.decode": (
         "seq2seq/finished-rows-not-padded",
         "seq2seq/source-padding-not-passed-to-cross-attention",
     ),
@@ -150,21 +138,23 @@ EXTRA = {
         ],
     ),
 }
+# The check against a real checkpoint's hint, said and unsaid in test_pretrained.py.
+CHECKPOINT_HINTS = {"encoder.pretrained"}
 # The property tests' hints, and the whole-stack check's, checked by test_hints.py on the suites' functions.
 PROPERTY_HINTS = {
-    "common.DETERMINISTIC_HINT",
-    "test_encoder.PADDING_HINT",
-    "test_decoder.CAUSAL_HINT",
-    "test_seq2seq.CAUSAL_HINT",
-    "test_integration.HINT",
+    "any.deterministic",
+    "encoder.padding",
+    "decoder.causal",
+    "seq2seq.causal",
+    "integration.output",
 }
 
 
 def check_hints(case_id, feedback):
     """The hints of EVIDENCE for this graded mistake: said where it is their evidence, unsaid where it is not."""
     said = shown(feedback)
-    # A hint written inline in a suite, with no name here, would escape every check of this table.
-    assert said <= set(HINTS), f"{case_id}: hints no table knows: {sorted(said - set(HINTS))}"
+    # A hint written inline in a suite, outside the table, would escape every check of this file.
+    assert said <= set(HINTS), f"{case_id}: hints the table does not hold: {sorted(said - set(HINTS))}"
     for name, (right, wrong) in EVIDENCE.items():
         if case_id == right:
             assert name in said, f"{name} should be said for {case_id}:\n{feedback}"

@@ -10,8 +10,7 @@ import pytest
 from helpers import full_marks_except, scores, submission
 
 from autograder.engine.contract import spec
-from autograder.engine.judge import checks
-from autograder.engine.judge.suites.common import CONFIG_HINT
+from autograder.engine.judge.hints import HINTS
 
 
 def graded(tmp_path, edits=(), files=None, drop=(), **kwargs):
@@ -469,7 +468,7 @@ def test_a_float64_only_mistake_shows_the_digits_that_differ_and_its_usual_cause
     assert all(test.name.endswith("float64]") for test in results["attention"].tests if not test.passed)
     got, expected = re.search(r"got (\S+), expected (\S+)\.", feedback).groups()
     assert got != expected, "the printed values must show the difference"
-    assert checks.FLOAT32_ONLY in feedback and "Hint: weights = softmax" not in feedback
+    assert HINTS["any"]["float32-only"] in feedback and "Hint: weights = softmax" not in feedback
 
 
 # Each hint says only what the numbers support (issue 27): where it was wrong, a student was sent the wrong way.
@@ -485,7 +484,7 @@ HINT_CASES = {
                 "self.attention_norm = nn.LayerNorm(config.hidden_size)",
             )
         ],
-        [checks.FLOAT32_ONLY, "nn.LayerNorm's default is 1e-5"],
+        [HINTS["any"]["float32-only"], "nn.LayerNorm's default is 1e-5"],
         ["Hint: weights"],
     ),
     # log_softmax on the logits: the hint once said "read only the first position", which the code did.
@@ -499,7 +498,7 @@ HINT_CASES = {
             )
         ],
         ["no softmax or log_softmax"],
-        [checks.FLOAT32_ONLY],
+        [HINTS["any"]["float32-only"]],
     ),
     # token types dropped: the hint once named sizes alone. A usual case with token types fails too, so the odd
     # config's hint (sizes, eps, token types) is not said; the usual case's own hint names the token types.
@@ -513,14 +512,14 @@ HINT_CASES = {
             )
         ],
         ["pass token_type_ids on to the embeddings"],
-        [checks.FLOAT32_ONLY, CONFIG_HINT],
+        [HINTS["any"]["float32-only"], HINTS["any"]["config"]],
     ),
     # far off in both dtypes: nothing about float32 precision may be said.
     "scores divided by Dh": (
         "attention",
         [("attention", "/ math.sqrt(query.size(-1))", "/ query.size(-1)")],
         ["Hint: weights = softmax"],
-        [checks.FLOAT32_ONLY],
+        [HINTS["any"]["float32-only"]],
     ),
 }
 

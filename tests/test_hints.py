@@ -13,7 +13,7 @@ import mutations
 import numpy as np
 import pytest
 from helpers import scores, submission
-from hint_evidence import BY_TEXT, EVIDENCE, EXTRA, HINTS, PROPERTY_HINTS, check_hints, shown
+from hint_evidence import BY_TEXT, CHECKPOINT_HINTS, EVIDENCE, EXTRA, HINTS, PROPERTY_HINTS, check_hints, shown
 
 import autograder.engine.judge.suites as suites
 from autograder.engine.build import mistakes
@@ -23,7 +23,7 @@ from autograder.engine.judge.suites import common
 
 
 def test_every_hint_has_its_evidence_and_its_counter_evidence():
-    assert set(EVIDENCE) | PROPERTY_HINTS == set(HINTS)
+    assert set(EVIDENCE) | PROPERTY_HINTS | CHECKPOINT_HINTS == set(HINTS)
     known = {m.id: m.component for m in mistakes.CATALOG}
     known |= {f"outside:{c}:{name}": c for c, name, _ in mutations.OUTSIDE}
     known |= {f"training:{c}:{name}": c for group in mutations.TRAINING_OUTSIDE for c, name, _ in group}
@@ -101,11 +101,11 @@ def _suite(name):
 
 
 PROPERTY_TESTS = [
-    ("test_encoder.PADDING_HINT", "test_encoder", "test_encoder_ignores_padding_tokens", "hf", _differs),
-    ("test_decoder.CAUSAL_HINT", "test_decoder", "test_decoder_is_causal", "hf", _differs),
-    ("test_seq2seq.CAUSAL_HINT", "test_seq2seq", "test_seq2seq_is_causal_in_the_target", "hf", _differs),
+    ("encoder.padding", "test_encoder", "test_encoder_ignores_padding_tokens", "hf", _differs),
+    ("decoder.causal", "test_decoder", "test_decoder_is_causal", "hf", _differs),
+    ("seq2seq.causal", "test_seq2seq", "test_seq2seq_is_causal_in_the_target", "hf", _differs),
     (
-        "common.DETERMINISTIC_HINT",
+        "any.deterministic",
         "test_encoder",
         "test_encoder_is_deterministic_in_eval_mode",
         "hf",
@@ -132,5 +132,5 @@ def test_the_whole_stack_hint_is_said_where_the_stack_is_wrong_and_not_where_it_
     case = of_kind("heads", "hf-model")[0]
     with pytest.raises(checks.StudentError) as failure:
         suite.test_whole_stack_matches_hf(Answering(case, lambda args, kwargs: True), case)
-    assert shown(str(failure.value)) == {"test_integration.HINT"}
+    assert shown(str(failure.value)) == {"integration.output"}
     suite.test_whole_stack_matches_hf(Answering(case, lambda args, kwargs: False), case)

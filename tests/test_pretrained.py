@@ -2,6 +2,7 @@
 
 import pytest
 from helpers import submission, tiny_checkpoint
+from hint_evidence import shown
 
 from autograder.engine.contract import spec
 from autograder.engine.judge.pretrained import SENTENCES, check_pretrained
@@ -15,6 +16,7 @@ def checkpoint(tmp_path_factory):
 def test_reference_encoder_matches_the_checkpoint(checkpoint):
     result = check_pretrained(spec.SOLUTIONS, checkpoint)
     assert [t.passed for t in result.tests] == [True, True], result.feedback()
+    assert shown(result.feedback()) == set()
     assert (result.points, result.tag) == (0, "encoder")
 
 
@@ -26,6 +28,7 @@ def test_broken_encoder_fails_the_checkpoint(checkpoint, tmp_path):
     result = check_pretrained(path, checkpoint)
     assert not any(t.passed for t in result.tests)
     assert "differ from the expected values" in result.feedback()
+    assert shown(result.feedback()) == {"encoder.pretrained"}
 
 
 def test_missing_checkpoint_is_a_message(tmp_path):

@@ -16,8 +16,8 @@ from test_variants import STYLES
 from autograder.course import jupyter, pictures, public
 from autograder.engine.build import mistakes
 from autograder.engine.contract import spec
-from autograder.engine.judge import checks
 from autograder.engine.judge.diagnosis import PREFIX
+from autograder.engine.judge.hints import HINTS
 
 CORRECT = [spec.SOLUTIONS, *(spec.KIT_ROOT / "tests" / "submissions" / name for name in STYLES)]
 
@@ -85,7 +85,11 @@ def test_a_train_mode_hint_is_said_only_where_the_values_are_right(tmp_path, mis
     goes sent a student with a wrong GELU to move their dropout: the suites say to fix eval mode first."""
     failures = failed(tmp_path, mistakes.BY_ID[mistake].component, mutations.edits(mistakes.BY_ID[mistake])).failures
     trained = next(f for f in failures if "_train" in f.split(":")[0])
-    assert ("Hint: " in trained and checks.EVAL_FIRST not in trained) if said else checks.EVAL_FIRST in trained, trained
+    assert (
+        ("Hint: " in trained and HINTS["any"]["eval-first"] not in trained)
+        if said
+        else HINTS["any"]["eval-first"] in trained
+    ), trained
 
 
 def test_public_checks_name_most_of_the_catalog():

@@ -10,6 +10,7 @@ import numpy as np
 
 from autograder.engine.contract.errors import StudentError
 from autograder.engine.contract.messages import FROZEN, OTHER, STATUS, TENSOR
+from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.tolerances import ANY_FLOAT, TOLERANCES
 
 
@@ -78,32 +79,13 @@ def compare(
     if bad.any():
         index = _worst(difference, bad)
         if dtype == "float64" and _within(difference, expected, TOLERANCES["float32"]).all():
-            hint = FLOAT32_ONLY
+            hint = HINTS["any"]["float32-only"]
         raise StudentError(
             f"{where}: {name}: {bad.sum()} of {bad.size} elements differ from the expected values "
             f"(allowed: {tolerance}). {_where_worst(actual, expected, difference, index)}"
             + (f"\nHint: {hint}" if hint else "")
         )
     return actual
-
-
-# The numbers say only that the values are near: both causes that make them so are named, neither asserted.
-FLOAT32_ONLY = (
-    "the values agree with the expected ones to float32 precision, but not to float64's: something in your code "
-    "is slightly off. Usual causes: a computation in float32 when the inputs are float64 (a constant or buffer "
-    "made in float32, torch.tensor(x) or torch.ones(...) without dtype=, a registered 1/sqrt(Dh) scale, a "
-    ".float() call, a number rounded to float32 precision), or a small constant other than the config's (a layer "
-    "norm's eps: nn.LayerNorm's default is 1e-5, where config.layer_norm_eps is 1e-12). Make new tensors with "
-    "dtype=input.dtype, use Python floats (math.sqrt), and read every constant from the config."
-)
-
-
-# What a check of train mode says where the same values are wrong in eval mode too: dropout's place cannot be
-# told from outputs that are wrong without it (the hidden suites and the public checks both say it).
-EVAL_FIRST = (
-    "the values are wrong in eval mode too, where dropout is off: fix those first; where dropout goes can be "
-    "told only once they are right."
-)
 
 
 def _within(difference, expected, tolerance):

@@ -12,6 +12,7 @@ from autograder.engine.contract import loader
 from autograder.engine.contract.errors import Fatal, StudentError, SubmissionError
 from autograder.engine.contract.messages import CONFIG, INPUT
 from autograder.engine.judge.fixtures import FLOATS, Case
+from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.limits import Limits
 from autograder.engine.judge.results import ComponentResult
 from autograder.engine.judge.run import TestResult
@@ -24,7 +25,6 @@ SENTENCES = (
     "Fruit flies like a banana.",
     "The quick brown fox jumps over the lazy dog, and then it rests.",
 )
-HINT = "the encoder passes every synthetic test but not this one: look for what small configs do not show (eps, large D, many layers)."
 
 
 def pretrained_case(checkpoint: str | Path) -> Case:
@@ -86,7 +86,7 @@ def check_pretrained(
         child = sandbox.failed("encoder", HELD) if result.flags else sandbox.start("encoder", parsed)
         for dtype in case.dtypes:
             try:
-                check_case(child, case, dtype, {"output": HINT})
+                check_case(child, case, dtype, {"output": HINTS["encoder"]["pretrained"]})
                 result.tests.append(TestResult(f"{case.id}-{dtype}", True))
             except StudentError as error:
                 result.tests.append(TestResult(f"{case.id}-{dtype}", False, str(error)))

@@ -8,17 +8,7 @@ from autograder.engine.contract.errors import Fatal
 from autograder.engine.contract.messages import CONFIG, TENSOR
 from autograder.engine.judge import checks
 from autograder.engine.judge.diagnosis import Observation, trained
-
-# The hint of every suite's test on a config unlike the others (engine/build/fixtures.py, ODD_CONFIG).
-# The case differs from the others in its sizes, its eps and its three token types: what fails only here is
-# one of those, and the hint names each rather than guessing which.
-CONFIG_HINT = (
-    "this config differs from the others in its sizes, its eps (0.05) and its token types (three): read every "
-    "size from the config you are given, none hard-coded (num_attention_heads and Dh = hidden_size // "
-    "num_attention_heads, intermediate_size, max_position_embeddings, type_vocab_size, num_hidden_layers, "
-    "num_labels), pass eps=config.layer_norm_eps to every LayerNorm, and pass token_type_ids on wherever they "
-    "are given."
-)
+from autograder.engine.judge.hints import HINTS
 
 
 def cases(*kinds, component=None, trained=False, pick=slice(None)):
@@ -160,16 +150,6 @@ def check_outputs(outputs, case, dtype, hints):
         raise checks.StudentError("\n".join(failures))
 
 
-# The kinds of case that differ from their target's usual ones in one respect (engine/build/fixtures.py).
-UNUSUAL = ("config", "large-eps", "fresh")
-# What a gradient test says when the values are right but a gradient is not.
-GRADIENT_HINT = (
-    "the outputs are right but this gradient is not: part of the computation is cut from the graph (.detach(), "
-    ".data, torch.no_grad(), a value rebuilt from .item() or .tolist()), or a custom autograd Function computes "
-    "its own backward wrongly."
-)
-
-
 def run_training(student, case, dtype):
     """The case in train mode (engine/child/training.py), one backward pass from its upstream gradients.
 
@@ -223,14 +203,14 @@ def check_training(student, case, dtype, hints):
 
 def _train_hints(student, case, dtype, hints):
     """hint(name) for a train-mode output that differs: the hint on where dropout goes where the case's eval-mode
-    outputs are right (dropout is what differs, so the hint is about it), checks.EVAL_FIRST where they are wrong
-    too. The eval-mode run is made once, and only for an output that differs."""
+    outputs are right (dropout is what differs, so the hint is about it), the "eval-first" hint where they are
+    wrong too. The eval-mode run is made once, and only for an output that differs."""
 
     @cache
     def eval_right():
         return right(student, case, dtype)
 
-    return lambda name: hints.get(name, "") if eval_right() else checks.EVAL_FIRST
+    return lambda name: hints.get(name, "") if eval_right() else HINTS["any"]["eval-first"]
 
 
 def _differences(values, expected, dtype, where, hint):
@@ -267,7 +247,7 @@ def _gradient_failures(gradients, case, dtype, where):
         if name not in gradients
     ]
     present = {name: gradients[name] for name in expected if name in gradients and name not in absent}
-    differ = _differences(present, case.trained, dtype, where, lambda name: GRADIENT_HINT)
+    differ = _differences(present, case.trained, dtype, where, lambda name: HINTS["any"]["gradient"])
     if differ:
         messages.append(differ[0] + (f"\n... and {len(differ) - 1} more gradients differ." if len(differ) > 1 else ""))
     return absent, messages, len(differ) + len(absent)
@@ -275,7 +255,11 @@ def _gradient_failures(gradients, case, dtype, where):
 
 def check_follows_config(student, case, dtype):
     """A case built from engine/build/fixtures.py's ODD_CONFIG, with the hint that names every size to read."""
-    check_case_beside_the_usual(student, case, dtype, CONFIG_HINT)
+    check_case_beside_the_usual(student, case, dtype, HINTS["any"]["config"])
+
+
+# The kinds of case that differ from their target's usual ones in one respect (engine/build/fixtures.py).
+UNUSUAL = ("config", "large-eps", "fresh")
 
 
 def check_case_beside_the_usual(student, case, dtype, hint):
@@ -291,7 +275,7 @@ def check_case_beside_the_usual(student, case, dtype, hint):
             for c in case.source.cases(case.component)
             if c.target == case.target and c.kind not in UNUSUAL and dtype in c.dtypes
         ]
-        if not usual or checks.FLOAT32_ONLY in str(error) or not all(right(student, c, dtype) for c in usual):
+        if not usual or HINTS["any"]["float32-only"] in str(error) or not all(right(student, c, dtype) for c in usual):
             raise
         raise checks.StudentError(f"{error}\nHint: {hint}") from None
 
@@ -335,15 +319,6 @@ def check_inputs_unchanged(student, case, dtype="float32"):
                 )
 
 
-# Shown only where the first call's values are right: so it is not dropout left on in eval mode (that makes
-# them wrong), but something that changes between calls.
-DETERMINISTIC_HINT = (
-    "the first call gave the right values and the second call other ones: in eval() mode nothing may change "
-    "between calls. Look for state that a call changes (a counter, a cached tensor, a weight or buffer updated "
-    "in place) or randomness that does not follow eval() (F.dropout with training=True, torch.rand)."
-)
-
-
 def check_deterministic(student, case, dtype="float32"):
     first = run_right(student, case, dtype)
     second = run(student, case, dtype)
@@ -354,7 +329,7 @@ def check_deterministic(student, case, dtype="float32"):
             name,
             f"{case.describe(dtype)}, called twice in eval mode",
             dtype,
-            DETERMINISTIC_HINT,
+            HINTS["any"]["deterministic"],
         )
 
 

@@ -1,24 +1,21 @@
 """Hidden suite for `attention`: scaled_dot_product_attention against the float64 reference."""
 
+from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.suites.common import cases, check_case, check_inputs_unchanged, check_training
 
 COMPONENT = "attention"
-HINTS = {
-    "weights": "weights = softmax(query @ key.transpose(-2, -1) / sqrt(Dh)) over the LAST dimension (S), "
-    "with Dh = query.size(-1); blocked positions (mask False) must be filled with -inf before the softmax.",
-    "output": "output = weights @ value.",
-}
+HINT = HINTS[COMPONENT]
 
 
 @cases("reference")
 def test_attention_matches_reference(student, case, dtype):
-    check_case(student, case, dtype, HINTS)
+    check_case(student, case, dtype, {"weights": HINT["weights"], "output": HINT["output"]})
 
 
 @cases("reference", trained=True)
 def test_attention_trains_like_reference(student, case, dtype):
     """Attention has no dropout of its own: train mode is eval mode, and query, key and value get gradients."""
-    check_training(student, case, dtype, HINTS)
+    check_training(student, case, dtype, {"weights": HINT["weights"], "output": HINT["output"]})
 
 
 @cases("reference", pick=slice(-2, None))

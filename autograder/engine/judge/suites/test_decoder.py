@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.suites.common import (
     cases,
     changed_tokens,
@@ -14,44 +15,28 @@ from autograder.engine.judge.suites.common import (
 )
 
 COMPONENT = "decoder"
-LAYER_HINT = (
-    "three post-LN sub-blocks in this order: masked self-attention (self_mask), cross-attention "
-    "(queries from the decoder, keys and values from encoder_hidden_states, cross_mask), feed-forward; "
-    "each as norm(x + dropout(sublayer(x)))."
-)
-MODEL_HINT = (
-    "self-attention mask = causal_mask(T) & padding_mask(attention_mask) when a mask is given; "
-    "cross-attention mask = padding_mask(encoder_attention_mask)."
-)
-TRAIN_HINT = (
-    "in train mode each attention's output goes through self.dropout before its residual sum: "
-    "norm(x + dropout(attention(...))) for the self-attention and the cross-attention alike; the feed-forward "
-    "block ends in its own dropout, so output_norm(x + feed_forward(x)) adds none."
-)
-CAUSAL_HINT = (
-    "position i may only attend to positions 0..i, whatever tokens come later: causal_mask(T) in every self-attention."
-)
+HINT = HINTS[COMPONENT]
 CUT = 3  # positions before this one must not see the tokens after it
 
 
 @cases("reference")
 def test_decoder_layer_matches_reference(student, case, dtype):
-    check_case(student, case, dtype, {"output": LAYER_HINT})
+    check_case(student, case, dtype, {"output": HINT["layer"]})
 
 
 @cases("hf")
 def test_decoder_matches_hf_bert_decoder(student, case, dtype):
-    check_case(student, case, dtype, {"output": MODEL_HINT})
+    check_case(student, case, dtype, {"output": HINT["model"]})
 
 
 @cases("reference", "config", trained=True)
 def test_decoder_trains_like_reference(student, case, dtype):
-    check_training(student, case, dtype, {"output": TRAIN_HINT})
+    check_training(student, case, dtype, {"output": HINT["train"]})
 
 
 @cases("hf", trained=True)
 def test_decoder_trains_like_hf_bert_decoder(student, case, dtype):
-    check_training(student, case, dtype, {"output": TRAIN_HINT})
+    check_training(student, case, dtype, {"output": HINT["train"]})
 
 
 @cases("hf", pick=slice(None, 2))
@@ -65,7 +50,7 @@ def test_decoder_is_causal(student, case):
         "output",
         np.s_[:, :CUT],
         f"other tokens from position {CUT} on, output before it",
-        CAUSAL_HINT,
+        HINT["causal"],
     )
 
 

@@ -1,5 +1,6 @@
 """Hidden suite for `encoder`: one post-LN layer against the reference; the stack against BertModel."""
 
+from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.suites.common import (
     cases,
     changed_tokens,
@@ -12,43 +13,27 @@ from autograder.engine.judge.suites.common import (
 )
 
 COMPONENT = "encoder"
-LAYER_HINT = (
-    "BERT is post-LN: x = attention_norm(x + dropout(attention(x, mask))); "
-    "x = output_norm(x + feed_forward(x)). The residual is added before each layer norm, not after."
-)
-MODEL_HINT = (
-    "embeddings, then every layer in order with padding_mask(attention_mask) (None when no mask is "
-    "given); pass token_type_ids on to the embeddings."
-)
-TRAIN_HINT = (
-    "in train mode the attention's output goes through self.dropout before the residual sum: "
-    "attention_norm(x + dropout(attention(x))); the feed-forward block ends in its own dropout, so "
-    "output_norm(x + feed_forward(x)) adds none; nothing else is dropped out."
-)
-PADDING_HINT = (
-    "padded keys must be blocked in every layer, whatever tokens they hold: no real position's output may depend "
-    "on a padded position's token."
-)
+HINT = HINTS[COMPONENT]
 
 
 @cases("reference")
 def test_encoder_layer_matches_reference(student, case, dtype):
-    check_case(student, case, dtype, {"output": LAYER_HINT})
+    check_case(student, case, dtype, {"output": HINT["layer"]})
 
 
 @cases("hf")
 def test_encoder_matches_hf_bert(student, case, dtype):
-    check_case(student, case, dtype, {"output": MODEL_HINT})
+    check_case(student, case, dtype, {"output": HINT["model"]})
 
 
 @cases("reference", "config", trained=True)
 def test_encoder_trains_like_reference(student, case, dtype):
-    check_training(student, case, dtype, {"output": TRAIN_HINT})
+    check_training(student, case, dtype, {"output": HINT["train"]})
 
 
 @cases("hf", trained=True)
 def test_encoder_trains_like_hf_bert(student, case, dtype):
-    check_training(student, case, dtype, {"output": TRAIN_HINT})
+    check_training(student, case, dtype, {"output": HINT["train"]})
 
 
 @cases("hf", pick=slice(None, 2))
@@ -64,7 +49,7 @@ def test_encoder_ignores_padding_tokens(student, case):
         "output",
         ~padded,
         "other tokens at the padded positions, output at the real ones",
-        PADDING_HINT,
+        HINT["padding"],
     )
 
 

@@ -1,5 +1,6 @@
 """Hidden suite for `feedforward`: the GELU block, on inputs large enough to tell GELU approximations apart."""
 
+from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.suites.common import (
     cases,
     check_case,
@@ -10,24 +11,17 @@ from autograder.engine.judge.suites.common import (
 )
 
 COMPONENT = "feedforward"
-HINT = (
-    "dropout(linear2(gelu(linear1(x)))) with the exact GELU, 0.5·x·(1 + erf(x / sqrt(2))) "
-    "(F.gelu's default), not the tanh approximation and not ReLU."
-)
-TRAIN_HINT = (
-    "in train mode dropout (p = hidden_dropout_prob) comes last, after linear2: dropout(linear2(gelu(linear1(x)))); "
-    "not between the two linears, not on the input."
-)
+HINT = HINTS[COMPONENT]
 
 
 @cases("reference")
 def test_feedforward_matches_reference(student, case, dtype):
-    check_case(student, case, dtype, {"output": HINT})
+    check_case(student, case, dtype, {"output": HINT["output"]})
 
 
 @cases("reference", "config", trained=True)
 def test_feedforward_trains_like_reference(student, case, dtype):
-    check_training(student, case, dtype, {"output": TRAIN_HINT})
+    check_training(student, case, dtype, {"output": HINT["train"]})
 
 
 @cases("reference", pick=slice(None, 1))

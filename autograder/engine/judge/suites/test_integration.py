@@ -1,13 +1,14 @@
 """The student's whole stack, with no reference part at all, against Hugging Face. Reported, never scored."""
 
+from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.suites.common import cases, check_case
 
 COMPONENT = "integration"
-HINT = "every part is yours here: the component whose own tests fail is the one to fix first."
+HINT = HINTS[COMPONENT]
 
 
 @cases("hf-model", component="heads", pick=slice(None, 1))
 @cases("hf", component="seq2seq", pick=slice(None, 1))
 @cases("generate", component="seq2seq", pick=slice(None, 1))
 def test_whole_stack_matches_hf(student, case):
-    check_case(student, case, "float32", dict.fromkeys(case.outputs, HINT))
+    check_case(student, case, "float32", dict.fromkeys(case.outputs, HINT["output"]))

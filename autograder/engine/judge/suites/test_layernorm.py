@@ -1,5 +1,6 @@
 """Hidden suite for `layernorm`: BERT's LayerNorm, including an eps large enough to see where it goes."""
 
+from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.suites.common import (
     cases,
     check_case,
@@ -9,33 +10,28 @@ from autograder.engine.judge.suites.common import (
 )
 
 COMPONENT = "layernorm"
-HINT = (
-    "normalise over the last dimension only: mean and BIASED variance (divide by D: unbiased=False), "
-    "then weight * (x - mean) / sqrt(var + eps) + bias."
-)
-EPS_HINT = "with eps=0.5 the answer shows where eps goes: sqrt(var + eps), not sqrt(var) + eps; and use self.eps, not a constant."
-FRESH_HINT = "a new LayerNorm must start with weight = ones and bias = zeros, before any weights are loaded."
+HINT = HINTS[COMPONENT]
 
 
 @cases("reference")
 def test_layernorm_matches_reference(student, case, dtype):
-    check_case(student, case, dtype, {"output": HINT})
+    check_case(student, case, dtype, {"output": HINT["output"]})
 
 
 @cases("large-eps")
 def test_layernorm_puts_eps_inside_sqrt(student, case, dtype):
-    check_case_beside_the_usual(student, case, dtype, EPS_HINT)
+    check_case_beside_the_usual(student, case, dtype, HINT["eps"])
 
 
 @cases("fresh")
 def test_layernorm_starts_as_plain_normalisation(student, case, dtype):
-    check_case_beside_the_usual(student, case, dtype, FRESH_HINT)
+    check_case_beside_the_usual(student, case, dtype, HINT["fresh"])
 
 
 @cases("reference", "large-eps", "fresh", trained=True)
 def test_layernorm_trains_like_reference(student, case, dtype):
     """The input, weight and bias all get their gradients."""
-    check_training(student, case, dtype, {"output": HINT})
+    check_training(student, case, dtype, {"output": HINT["output"]})
 
 
 @cases("reference", pick=slice(None, 1))

@@ -1,5 +1,6 @@
 """Hidden suite for `multihead`: MultiHeadAttention against the reference and against BertModel's layer 0."""
 
+from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.suites.common import (
     cases,
     check_case,
@@ -10,38 +11,28 @@ from autograder.engine.judge.suites.common import (
 )
 
 COMPONENT = "multihead"
-HINTS = {
-    "weights": "weights are (B, H, T, S), one (T, S) map per head: each projection split into heads as "
-    ".view(B, T, H, Dh).transpose(1, 2) gives them; queries from hidden_states, keys and values from "
-    "key_value_states when it is given.",
-    "output": "merge the heads back with .transpose(1, 2).reshape(B, T, D), in head order, then apply the "
-    "output projection (if weights pass, the mistake is after the attention).",
-}
-TRAIN_HINT = {
-    "output": "in train mode dropout (self.dropout, p = attention_probs_dropout_prob) applies to the attention "
-    "probabilities, after the softmax and before they weight the values: context = dropout(weights) @ v; nowhere else.",
-}
+HINT = HINTS[COMPONENT]
 
 
 @cases("reference")
 def test_multihead_matches_reference(student, case, dtype):
-    check_case(student, case, dtype, HINTS)
+    check_case(student, case, dtype, {"weights": HINT["weights"], "output": HINT["output"]})
 
 
 @cases("hf")
 def test_multihead_matches_hf_bert_attention(student, case, dtype):
-    check_case(student, case, dtype, HINTS)
+    check_case(student, case, dtype, {"weights": HINT["weights"], "output": HINT["output"]})
 
 
 @cases("reference", "config", trained=True)
 def test_multihead_trains_like_reference(student, case, dtype):
     """Graded on the output alone in train mode: BERT returns its weights after dropout, the reference before."""
-    check_training(student, case, dtype, TRAIN_HINT)
+    check_training(student, case, dtype, {"output": HINT["train"]})
 
 
 @cases("hf", trained=True)
 def test_multihead_trains_like_hf_bert_attention(student, case, dtype):
-    check_training(student, case, dtype, TRAIN_HINT)
+    check_training(student, case, dtype, {"output": HINT["train"]})
 
 
 @cases("reference", pick=slice(3, 5))
