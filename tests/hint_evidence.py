@@ -34,6 +34,7 @@ EVIDENCE = {
     "any.config": ("feedforward/intermediate-size-hard-coded", "feedforward/tanh-approximation-of-gelu"),
     "any.gradient": ("multihead/keys-detached", "multihead/output-projection-forgotten"),
     "any.eval-first": ("multihead/output-projection-forgotten", "multihead/dropout-on-the-output"),
+    "any.changing": ("feedforward/dropout-active-in-eval-mode", "feedforward/tanh-approximation-of-gelu"),
     "attention.weights": ("attention/mask-ignored", "attention/output-from-the-scores"),
     "attention.output": (
         "attention/output-from-the-scores",
@@ -50,7 +51,7 @@ EVIDENCE = {
     ),
     "multihead.output": ("multihead/output-projection-forgotten", "multihead/dropout-on-the-output"),
     "multihead.train": ("multihead/dropout-on-the-output", "multihead/output-projection-forgotten"),
-    "feedforward.output": ("feedforward/tanh-approximation-of-gelu", "feedforward/dropout-missing"),
+    "feedforward.output": ("feedforward/tanh-approximation-of-gelu", "feedforward/dropout-active-in-eval-mode"),
     "feedforward.train": ("feedforward/dropout-missing", "feedforward/tanh-approximation-of-gelu"),
     "embeddings.output": ("embeddings/positions-counted-from-1", "embeddings/dropout-missing"),
     "embeddings.train": ("embeddings/dropout-missing", "embeddings/positions-counted-from-1"),

@@ -18,6 +18,7 @@ from hint_evidence import BY_TEXT, CHECKPOINT_HINTS, EVIDENCE, EXTRA, HINTS, PRO
 import autograder.engine.judge.suites as suites
 from autograder.engine.build import mistakes
 from autograder.engine.judge import checks
+from autograder.engine.judge.diagnosis import PREFIX
 from autograder.engine.judge.fixtures import of_kind
 from autograder.engine.judge.suites import common
 
@@ -47,6 +48,19 @@ def test_mistakes_outside_the_mutations_say_their_hints(tmp_path, sandbox, case_
     own = results[component]
     assert own.score < own.points, own.feedback()
     check_hints(case_id, own.feedback())
+
+
+def test_a_bias_registered_as_a_buffer_reads_only_that_it_is_not_a_parameter(tmp_path, sandbox):
+    """Its values would be right: no hint and no likely mistake may guess at a formula (issue 35's new student)."""
+    edits = [
+        ("self.bias = nn.Parameter(torch.zeros(hidden_size))", 'self.register_buffer("bias", torch.zeros(hidden_size))')
+    ]
+    results, _ = scores(
+        submission(tmp_path / "s", [("layernorm", *e) for e in edits]), sandbox=sandbox, components=["layernorm"]
+    )
+    feedback = results["layernorm"].feedback()
+    assert "LayerNorm has no parameter bias" in feedback and shown(feedback) == set(), feedback
+    assert PREFIX not in feedback, feedback
 
 
 # --- the property tests, on a stand-in for the student's process ------------------------------------------

@@ -353,7 +353,7 @@ def layernorm(b):
         ("4d", "x (2, 3, 4, 16)", (2, 3, 4, 16), [16], "reference"),
         (
             "large-eps",
-            "eps=0.5, where eps outside the square root gives another answer",
+            "eps=0.5, large enough that which eps is used, and where, shows in the answer",
             (2, 5, 32),
             [32, 0.5],
             "large-eps",

@@ -41,6 +41,13 @@ HINTS: dict[str, dict[str, str]] = {
             "(.detach(), .data, torch.no_grad(), a value rebuilt from .item() or .tolist()), or a custom autograd "
             "Function computes its own backward wrongly."
         ),
+        # Where the values are wrong and a second call on the same input gives other ones: what the values are
+        # cannot be judged while they change, and a hint on the formula would name a cause they do not show.
+        "changing": (
+            "two calls on the same input in eval() mode gave different values: something changes between calls, "
+            "such as dropout that does not follow eval() (F.dropout(x, p) without training=self.training), "
+            "torch.rand, or state that a call updates. The values can be judged once they repeat."
+        ),
         # Only where the first call's values are right: so it is not dropout left on in eval mode (that makes them
         # wrong), but something that changes between calls.
         "deterministic": (
@@ -62,8 +69,8 @@ HINTS: dict[str, dict[str, str]] = {
     "layernorm": {
         "output": "normalise over the last dimension only: mean and BIASED variance (divide by D: unbiased=False), "
         "then weight * (x - mean) / sqrt(var + eps) + bias.",
-        "eps": "with eps=0.5 the answer shows where eps goes: sqrt(var + eps), not sqrt(var) + eps; and use "
-        "self.eps, not a constant.",
+        "eps": "with eps=0.5 the answer shows which eps is used and where it goes: (x - mean) / sqrt(var + self.eps), "
+        "with the eps the module was built with (self.eps, never a constant), added to the variance under the root.",
         "fresh": "a new LayerNorm must start with weight = ones and bias = zeros, before any weights are loaded.",
     },
     "multihead": {

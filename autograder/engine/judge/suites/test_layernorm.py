@@ -19,7 +19,7 @@ def test_layernorm_matches_reference(student, case, dtype):
 
 
 @cases("large-eps")
-def test_layernorm_puts_eps_inside_sqrt(student, case, dtype):
+def test_layernorm_matches_reference_with_a_large_eps(student, case, dtype):
     check_case_beside_the_usual(student, case, dtype, HINT["eps"])
 
 
