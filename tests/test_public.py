@@ -10,6 +10,7 @@ import mutations
 import pytest
 import torch
 from helpers import lazy_submission, submission, tiny_checkpoint
+from hint_evidence import EVIDENCE, shown
 from mutations import OUTSIDE, VARIANTS
 from test_variants import STYLES
 
@@ -65,10 +66,14 @@ def publicly_named(mistake):
 
 @pytest.mark.parametrize("mistake", mistakes.CATALOG, ids=lambda m: m.id)
 def test_public_checks_catch_the_mistake_and_name_it(tmp_path, mistake):
-    """On the public checks' own cases: a mistake whose evidence is shipped is named, and no other is."""
+    """On the public checks' own cases: a mistake whose evidence is shipped is named, and no other is; and no hint
+    is said that the hidden suites' table holds unsupported by this mistake's numbers (hint_evidence.py)."""
     failure = failed(tmp_path, mistake.component, mutations.edits(mistake))
     assert failure.likely == (PREFIX + mistake.says if publicly_named(mistake) else None)
     assert (failure.likely or "") in str(failure)
+    unsupported = {name for name, (_, wrong) in EVIDENCE.items() if wrong == mistake.id}
+    said = shown("\n".join(failure.failures))
+    assert not said & unsupported, failure.failures
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,7 @@ HINTS: dict[str, dict[str, str]] = {
             "the values are wrong in eval mode too, where dropout is off: fix those first; where dropout goes can be "
             "told only once they are right."
         ),
-        # The case on a config unlike the others (engine/build/fixtures.py, ODD_CONFIG) differs in its sizes, its
+        # The case on a config unlike the others (engine/build/builder.py, ODD_CONFIG) differs in its sizes, its
         # eps and its three token types: what fails only there is one of those, and the hint names each.
         "config": (
             "this config differs from the others in its sizes, its eps (0.05) and its token types (three): read "

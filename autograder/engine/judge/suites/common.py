@@ -270,11 +270,11 @@ def _gradient_failures(gradients, case, dtype, where):
 
 
 def check_follows_config(student, case, dtype):
-    """A case built from engine/build/fixtures.py's ODD_CONFIG, with the hint that names every size to read."""
+    """A case built from engine/build/builder.py's ODD_CONFIG, with the hint that names every size to read."""
     check_case_beside_the_usual(student, case, dtype, HINTS["any"]["config"])
 
 
-# The kinds of case that differ from their target's usual ones in one respect (engine/build/fixtures.py).
+# The kinds of case that differ from their target's usual ones in one respect (engine/build/cases/).
 UNUSUAL = ("config", "large-eps", "fresh")
 
 
