@@ -14,22 +14,28 @@ from autograder.engine.judge import limits
 # there, `grade` runs the public checks and nothing else exists.
 FULL_KIT = (Path(__file__).resolve().parent / "engine" / "judge" / "jail.py").is_file()
 BANK_HERE = (Path(__file__).resolve().parent.parent / "breakout_questions").is_dir()
+STUDENT_DOC = (
+    "python -m autograder: check your work with the public checks, install the course's kernel, quiz yourself."
+)
+NO_BANK = (
+    "the breakout questions are not in this bundle: your instructor grades them in the breakout notebooks "
+    "(breakout/), which hold every question; answer them there"
+)
 
 
 def parser():
     """The command line: in the student bundle, its commands alone."""
-    parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__ if FULL_KIT else STUDENT_DOC)
     commands = parser.add_subparsers(dest="command", required=True)
 
     grade = commands.add_parser("grade", help="grade one submission (a notebook, a .py file or a folder)")
     grade.add_argument("path")
     kernel = commands.add_parser("kernel", help="install the Jupyter kernel the course notebooks ask for")
     kernel.add_argument("--user", action="store_true", help="for this user (default: this environment)")
-    if FULL_KIT or BANK_HERE:  # a student bundle has the question bank only when the instructor chose to include it
-        quiz = commands.add_parser("quiz", help="the breakout questions, for self-study in a terminal")
-        quiz.add_argument(
-            "part", nargs="?", help="a part's number or name, such as 2 or multihead (default: every part)"
-        )
+    # Offered everywhere: a student bundle has the question bank only where the instructor chose to include it,
+    # and says so where it has not.
+    quiz = commands.add_parser("quiz", help="the breakout questions, for self-study in a terminal")
+    quiz.add_argument("part", nargs="?", help="a part's number or name, such as 2 or multihead (default: every part)")
     if not FULL_KIT:
         return parser
 
@@ -84,6 +90,18 @@ def parser():
     _results(batch)
     _limits(batch)
 
+    batch.add_argument(
+        "--report",
+        metavar="FILE",
+        help="also write the class report here: one HTML page of scores, components, named mistakes and problems",
+    )
+
+    report = commands.add_parser(
+        "report", help="the class report of a folder of results.json files (grade-all's --json-dir)"
+    )
+    report.add_argument("folder")
+    report.add_argument("--out", default="class-report.html", metavar="FILE", help="default: class-report.html")
+
     package = commands.add_parser("gradescope", help="write a Gradescope autograder package (a .zip to upload)")
     package.add_argument("out", help="the package to write, a path ending in .zip")
     _visibility(package)
@@ -124,6 +142,7 @@ def main(argv=None):
         "kernel": run_kernel,
         "quiz": run_quiz,
         "gradescope": run_gradescope,
+        "report": run_report,
     }
     try:
         return commands[args.command](args)
@@ -233,6 +252,9 @@ def run_bundle(args):
 def run_quiz(args):
     from autograder.breakout import bank, quiz
 
+    if not (FULL_KIT or BANK_HERE):
+        print(NO_BANK)
+        return 2
     try:
         parts = bank.load()
         if args.part:
@@ -295,7 +317,7 @@ def _write(path, text):
 def run_grade_all(args):
     import csv
 
-    from autograder.engine.judge.platforms import results_json
+    from autograder.engine.judge.platforms import gradescope, results_json
     from autograder.engine.judge.pool import grade_each, submissions_in
     from autograder.engine.judge.progress import Progress
 
@@ -319,6 +341,7 @@ def run_grade_all(args):
     print(f"{'submission':<24} {'total':>7}  " + " ".join(f"{i:>{widths[i]}}" for i in ids))
     accepted = [path for path in paths if {path.name, students[path]} & set(args.accept_flagged)]
     progress = Progress(len(paths))
+    graded = []  # (student, Gradescope results), for the class report
     # Rows are printed as submissions finish, and written to the CSV in name order.
     for path, report in grade_each(paths, accepted=accepted, workers=args.workers, **_grade_args(args)):
         scores = {c.id: c.score for c in report.scored}
@@ -335,6 +358,8 @@ def run_grade_all(args):
             flush=True,
         )
         progress.step(name)
+        if args.report:
+            graded.append((students[path], gradescope(report)))
         if args.json_dir:
             # The whole name, suffix and all: bob/, bob.evil/ and bob.ipynb each keep a report of their own.
             _write(Path(args.json_dir) / f"{path.name}.json", results_json(report, args.format, args.visibility))
@@ -347,6 +372,27 @@ def run_grade_all(args):
                 for row in sorted(rows, key=lambda row: row["submission"])
             )
         print(f"grades of {len(rows)} submissions written to {args.csv}")
+    if args.report:
+        from autograder import class_report
+
+        students = sorted((class_report.student(name, results) for name, results in graded), key=lambda s: s.name)
+        _write(args.report, class_report.render(students, f"Class report: {Path(args.folder).name}"))
+        print(f"class report written to {args.report}")
+    return 0
+
+
+def run_report(args):
+    from autograder import class_report
+
+    if not Path(args.folder).is_dir():
+        print(f"{args.folder} is not a folder: report takes a folder of results.json files (grade-all's --json-dir)")
+        return 2
+    students = class_report.read_folder(args.folder)
+    if not students:
+        print(f"nothing to report: {visible(args.folder)} holds no .json file")
+        return 2
+    _write(args.out, class_report.render(students, f"Class report: {Path(args.folder).name}"))
+    print(f"class report of {len(students)} submissions written to {args.out}")
     return 0
 
 
@@ -399,25 +445,28 @@ def run_check(args):
     # The course notebooks hold the same exercises: their source must score full marks, their release zero.
     source_notebooks = grade(notebooks.SOURCE, **_grade_args(args))
     release_notebooks = grade(notebooks.RELEASE, **_grade_args(args))
-    print(solutions.table(), "", release.table(), sep="\n")
     problems = []
     for name, report in (("reference", solutions), ("source notebooks", source_notebooks)):
         problems += [f"{name} {c.id}: {c.score:g}/{c.points:g}" for c in report.components if c.status != "passed"]
     for name, report in (("release", release), ("release notebooks", release_notebooks)):
         problems += [f"{name} {c.id}: {c.score:g} points, expected 0" for c in report.scored if c.score]
     problems += _bank_problems()
-    print()
+    # The verdict first; then the reference's table. The untouched release fails every test by design: its
+    # table (a FAILED line per test) is shown only where it scored something.
     if problems:
         print("check-solutions FAILED: " + "; ".join(problems))
-        return 1
-    print(
-        f"check-solutions passed: reference {solutions.score:g}/{solutions.max_score:g} "
-        f"(integration check passing), untouched release {release.score:g}/{release.max_score:g}; "
-        f"course notebooks: source {source_notebooks.score:g}/{source_notebooks.max_score:g}, "
-        f"release {release_notebooks.score:g}/{release_notebooks.max_score:g}; "
-        f"breakout questions: every key graded correct"
-    )
-    return 0
+    else:
+        print(
+            f"check-solutions passed: reference {solutions.score:g}/{solutions.max_score:g} "
+            f"(integration check passing), untouched release {release.score:g}/{release.max_score:g}; "
+            f"course notebooks: source {source_notebooks.score:g}/{source_notebooks.max_score:g}, "
+            f"release {release_notebooks.score:g}/{release_notebooks.max_score:g}; "
+            f"breakout questions: every key graded correct"
+        )
+    print("", solutions.table(), sep="\n")
+    if release.score or release_notebooks.score:
+        print("", release.table(), "", release_notebooks.table(), sep="\n")
+    return 1 if problems else 0
 
 
 def _bank_problems():

@@ -16,6 +16,8 @@ partial credit as the cell's result, zero as text on stderr.
 """
 
 import copy
+import csv
+import html
 import os
 import re
 import uuid
@@ -23,8 +25,10 @@ import weakref
 
 import nbformat
 from nbformat.v4 import new_output
+from nbgrader.api import MissingEntry
 from nbgrader.converters import Autograde
-from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.plugins import CsvExportPlugin
+from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
 from traitlets import Bool, Float, Integer, List, Unicode
 
 from autograder.course.jupyter import KitError, cell_text
@@ -32,6 +36,8 @@ from autograder.engine.contract import loader, spec
 from autograder.engine.contract.errors import SubmissionError
 from autograder.engine.contract.protocol import visible
 from autograder.engine.judge import sandbox
+from autograder.engine.judge.diagnosis import PREFIX as LIKELY
+from autograder.engine.judge.hints import PREFIX as HINT
 from autograder.engine.judge.jail import JailUnavailable
 from autograder.engine.judge.limits import DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, DEFAULT_TOTAL_TIME, Limits
 from autograder.engine.judge.progress import Progress
@@ -207,18 +213,57 @@ def _unhide(cell, source):
         cell.source = source.source
 
 
+# nbconvert's HTML exporter configures display_data_priority for every NbConvertBase, preprocessors included;
+# nbgrader's preprocessors hold the trait without making it configurable, and traitlets then warned "Config option
+# display_data_priority not recognized" once per step and notebook of every student's feedback. These take it.
+DISPLAY_DATA_PRIORITY = List(
+    ["text/html", "application/pdf", "text/latex", "image/svg+xml", "image/png", "image/jpeg", "text/plain"]
+).tag(config=True)
+
+
+class KitClearHiddenTests(ClearHiddenTests):
+    """nbgrader's ClearHiddenTests, as generate_feedback runs it, taking nbconvert's display_data_priority."""
+
+    display_data_priority = DISPLAY_DATA_PRIORITY
+
+
 class KitFeedback(NbGraderPreprocessor):
     """Last of generate_feedback's steps: a test cell shows the kit's feedback and nbgrader's score header,
-    not the bare number that gave nbgrader its partial credit (an `Out[ ]: 5` under the text); and long
-    lines of feedback wrap instead of running off the page."""
+    not the bare number that gave nbgrader its partial credit (an `Out[ ]: 5` under the text). The feedback
+    is set as HTML: long lines wrap at spaces, never inside a number or a word (5e-05 once broke as 5e-0 / 5),
+    and the "Likely mistake" line and the hints stand apart from the monospace text around them."""
 
-    CSS = "div.output_subarea pre { white-space: pre-wrap; overflow-wrap: anywhere; }"
+    # Above the page's own rules for output text (div.output_subarea pre, word-break: break-all): more specific.
+    CSS = (
+        "div.output_subarea pre.kit-feedback { white-space: pre-wrap; word-break: normal; overflow-wrap: normal; }\n"
+        "div.output_subarea pre.kit-feedback .kit-likely { display: block; font-weight: bold; background: #fff3cd;"
+        " border-left: 4px solid #d39e00; padding: 2px 6px; margin: 4px 0; }\n"
+        "div.output_subarea pre.kit-feedback .kit-hint { display: block; color: #0b5394; margin: 2px 0; }"
+    )
+    display_data_priority = DISPLAY_DATA_PRIORITY
 
     def preprocess(self, nb, resources):
         for cell in filter(_is_test_cell, nb.cells):
-            cell.outputs = [output for output in cell.outputs if output.output_type != "execute_result"]
+            cell.outputs = [
+                _as_html(output) if output.output_type == "stream" else output
+                for output in cell.outputs
+                if output.output_type != "execute_result"
+            ]
         resources.setdefault("inlining", {}).setdefault("css", []).append(self.CSS)
         return nb, resources
+
+
+def _as_html(output):
+    """A test cell's feedback text as escaped HTML, its likely-mistake and hint lines marked; the text kept."""
+    lines = []
+    for line in output.text.rstrip("\n").split("\n"):
+        escaped = html.escape(line, quote=False)
+        kind = "kit-likely" if line.startswith(LIKELY) else "kit-hint" if line.lstrip("- ").startswith(HINT) else None
+        lines.append(f'<span class="{kind}">{escaped}</span>' if kind else escaped)
+    body = "\n".join(lines)
+    return new_output(
+        "display_data", data={"text/html": f'<pre class="kit-feedback">{body}</pre>', "text/plain": output.text}
+    )
 
 
 def _is_test_cell(cell):
@@ -287,3 +332,30 @@ def _ids(converter, folder):
     )
     match = re.match(pattern, folder)
     return match["assignment_id"], match["student_id"]
+
+
+class KitCsvExport(CsvExportPlugin):
+    """nbgrader's grades.csv, with a column nbgrader leaves out: awaiting_manual_grading, the points of the
+    cells still to be graded by hand (the breakout's short answers). Without it a complete answer sheet read
+    70 of 93 with no sign that 23 points were not yet graded."""
+
+    COLUMN = "awaiting_manual_grading"
+
+    def export(self, gradebook):
+        super().export(gradebook)
+        path = self.to or "grades.csv"
+        with open(path, newline="") as file:
+            reader = csv.DictReader(file)
+            fields, rows = [*reader.fieldnames, self.COLUMN], list(reader)
+        for row in rows:
+            try:
+                submission = gradebook.find_submission(row["assignment"], row["student_id"])
+            except MissingEntry:  # nothing handed in: nothing waits
+                waiting = 0.0
+            else:
+                waiting = sum(g.max_score for n in submission.notebooks for g in n.grades if g.needs_manual_grade)
+            row[self.COLUMN] = str(float(waiting))
+        with open(path, "w", newline="") as file:
+            writer = csv.DictWriter(file, fields, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)

@@ -9,7 +9,7 @@ Reports:
   per submission amortised, against `python -c "import torch"`: target at most 1x;
 - the kit's own test suite (`make test` runs exactly this): target under 10 minutes on 2 cores.
 
-Usage: python benchmarks/grading_speed.py [--repeat N] [--class-size N] [--skip-tests]
+Usage: python benchmarks/grading_speed.py [--repeat N] [--class-size N] [--skip-tests] [--report FILE]
 """
 
 import argparse
@@ -78,6 +78,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=3, help="runs of each single timing; the median is reported")
     parser.add_argument("--class-size", type=int, default=200, help="submissions graded by grade-all")
     parser.add_argument("--skip-tests", action="store_true", help="do not time the test suite")
+    parser.add_argument("--report", metavar="FILE", help="also write the class's report (grade-all --report) here")
     args = parser.parse_args()
 
     torch_import, grading, unjailed = [], [], []
@@ -99,7 +100,10 @@ def main():
         folder.mkdir()
         kinds = make_class(folder, args.class_size)
         before = seconds([sys.executable, "-c", "import torch"])
-        batch = seconds([sys.executable, "-m", "autograder", "grade-all", folder, "--json-dir", results])
+        report_option = ["--report", Path(args.report).resolve()] if args.report else []
+        batch = seconds(
+            [sys.executable, "-m", "autograder", "grade-all", folder, "--json-dir", results, *report_option]
+        )
         after = seconds([sys.executable, "-c", "import torch"])
         per_kind, scores = defaultdict(list), defaultdict(list)
         for name, kind in kinds.items():

@@ -4,7 +4,7 @@ import warnings
 
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.converters import Autograde
-from nbgrader.preprocessors import ClearHiddenTests, Execute, GetGrades
+from nbgrader.preprocessors import Execute, GetGrades
 
 c = get_config()  # noqa: F821 - nbgrader provides it
 
@@ -30,7 +30,9 @@ c.Autograde.sanitize_preprocessors = [
 ]
 c.GenerateFeedback.preprocessors = [
     GetGrades,
-    ClearHiddenTests,
+    "autograder.autograde.KitClearHiddenTests",
     CSSHTMLHeaderPreprocessor,
     "autograder.autograde.KitFeedback",
 ]
+# grades.csv as nbgrader writes it, and a column of the points still to be graded by hand.
+c.ExportApp.plugin_class = "autograder.autograde.KitCsvExport"

@@ -8,8 +8,7 @@ grades EXTRA and checks the rest.
 """
 
 from autograder.engine.judge.hints import HINTS as TABLE
-
-HINT = "Hint: "
+from autograder.engine.judge.hints import PREFIX as HINT
 
 
 def every_hint():

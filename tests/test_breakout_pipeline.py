@@ -86,14 +86,15 @@ def grade_by_hand(root, student, score):
             if not question.autograded:
                 grade = gradebook.find_grade(f"answer-{question.id}", question.part, ASSIGNMENT, student)
                 grade.manual_score = score(question)
+                grade.needs_manual_grade = False  # as formgrader's save does once a score is entered
         gradebook.db.commit()
 
 
-def exported(root, env):
+def exported(root, env, column="score"):
     run = nbgrader(root, env, "export")
     assert run.returncode == 0, run.stdout + run.stderr
     with open(root / "grades.csv") as file:
-        return {row["student_id"]: float(row["score"]) for row in csv.DictReader(file)}
+        return {row["student_id"]: float(row[column]) for row in csv.DictReader(file)}
 
 
 def test_every_question_has_one_grade_worth_its_points(pipeline):
@@ -151,10 +152,15 @@ def test_a_sheet_that_never_stops_scores_zero_in_its_part_with_the_reason(pipeli
 
 def test_export_after_hand_grading_gives_full_marks_zero_and_one_loss(pipeline):
     root, env = pipeline
+    # Before: the short answers' points are said to wait for a person, not silently missing from the score.
+    short = sum(q.points for q in QUESTIONS if not q.autograded)
+    waiting = exported(root, env, "awaiting_manual_grading")
+    assert short > 0 and waiting["ada"] == short, waiting
     grade_by_hand(root, "ada", lambda q: q.points)
     grade_by_hand(root, "cy", lambda q: q.points)
     scores = exported(root, env)
     assert {k: scores[k] for k in ("ada", "ben", "cy")} == {"ada": TOTAL, "ben": 0, "cy": TOTAL - WRONG.points}
+    assert exported(root, env, "awaiting_manual_grading")["ada"] == 0
 
 
 def test_feedback_explains_without_showing_hidden_tests(pipeline):

@@ -54,6 +54,14 @@ def test_bundle_holds_the_release_the_student_modules_a_readme_and_requirements(
     assert (
         "torch==" in (built / "requirements.txt").read_text() and "pytest==" in (built / "requirements.txt").read_text()
     )
+    # What it says about torch is true on a student's machine: the CPU index, as the bundle's README gives it.
+    (index,) = re.findall(
+        r"^pip install torch==\S+ (--index-url \S+)$", (built / "README.md").read_text(), re.MULTILINE
+    )
+    requirements = (built / "requirements.txt").read_text()
+    assert index in requirements and " here" not in requirements
+    # A comment is no requirement: what reads the pins (Gradescope's package, the tests) splits lines at "==".
+    assert all("==" not in line for line in requirements.splitlines() if line.startswith("#"))
 
 
 SHIPPED_CASES = {f"autograder/course/{PUBLIC_CASES.name}/{path.name}" for path in PUBLIC_CASES.glob("*.*")}
@@ -127,7 +135,26 @@ def test_bundle_holds_no_quiz_answer(built):
             assert not first_line or first_line not in texts, f"{question.id}: {first_line}"
         if question.autograded:
             assert f"{question.id} = {question.written_answer()!r}" not in texts, question.id
-    assert "invalid choice: 'quiz'" in student_cli(built, "quiz").stderr  # no bank, so no quiz command
+    # No bank, so no quiz: the command says where the questions are, rather than that it does not exist.
+    run = student_cli(built, "quiz")
+    assert run.returncode == 2 and "not in this bundle" in run.stdout and "breakout/" in run.stdout, run.stdout
+    assert "invalid choice" not in run.stderr
+    usage = student_cli(built, "--help").stdout
+    assert "regenerat" not in usage and "check your work" in usage, usage
+
+
+def test_the_bundles_readme_names_only_commands_the_bundle_has(built):
+    """Every command the students' README has them run is one the bundle installs: it once said `nbgrader
+    validate` runs the checks, and the bundle installs no nbgrader (`command not found`)."""
+    readme = (built / "README.md").read_text()
+    commands = re.findall(r"`((?:nbgrader|jupyter|pip|python -m \S+) [^`]*)`", readme)
+    commands += re.findall(r"^((?:nbgrader|jupyter|pip|python -m \S+) .*)$", readme, re.MULTILINE)
+    installed = {line.split("==")[0] for line in (built / "requirements.txt").read_text().splitlines() if "==" in line}
+    assert all(command.split()[0] != "nbgrader" or "nbgrader" in installed for command in commands), commands
+    subcommands = {command.split()[3] for command in commands if command.startswith("python -m autograder ")}
+    assert subcommands, commands
+    for subcommand in sorted(subcommands):
+        assert student_cli(built, subcommand, "--help").returncode == 0, subcommand
 
 
 def test_students_grade_their_folder_with_the_public_checks(built, tmp_path):
@@ -169,7 +196,8 @@ def test_bundle_with_the_quiz_runs_it_alone(tmp_path):
         input=f"{part.questions[0].written_answer()}\nquit\n",
         env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
     )
-    assert run.returncode == 0 and "Correct." in run.stdout and "Score: 1 of 1 points" in run.stdout, (
+    reached = sum(q.points for q in part.questions[:2] if q.autograded)  # quit at the second question, shown
+    assert run.returncode == 0 and "Correct." in run.stdout and f"Score: 1 of {reached:g} points" in run.stdout, (
         run.stdout + run.stderr
     )
 

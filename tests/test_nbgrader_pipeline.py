@@ -147,6 +147,8 @@ def test_pipeline_commands_succeed_and_grade_the_class_in_one_batch(pipeline):
     # No noise for the instructor to read past: every untouched hidden test cell once logged a changed
     # checksum, and every student three warnings of nbgrader's gradebook under SQLAlchemy 2.
     assert "Attribute 'checksum'" not in log and "SAWarning" not in log, log
+    feedback = runs[("generate_feedback", notebooks.ASSIGNMENT)].stderr
+    assert "not recognized" not in feedback, feedback
 
 
 def test_export_gives_full_marks_zero_and_one_bugs_loss(pipeline):
@@ -208,11 +210,13 @@ def test_feedback_shows_the_graders_words_but_no_hidden_test_source(pipeline, st
     html = (root / "feedback" / student / notebooks.ASSIGNMENT / "03_feedforward_layernorm.html").read_text()
     assert "BEGIN HIDDEN TESTS" not in html and "grade_here" not in html
     assert "layernorm" in html and points in html, "the hidden cell's feedback should reach the student"
-    if student == "carol":  # her bug is in the catalog, so her feedback names it
-        assert html_escape(PREFIX + mistakes.BY_ID["layernorm/eps-outside-the-square-root"].says, quote=False) in html
+    if student == "carol":  # her bug is in the catalog, so her feedback names it, set apart from the text around
+        likely = html_escape(PREFIX + mistakes.BY_ID["layernorm/eps-outside-the-square-root"].says, quote=False)
+        assert f'<span class="kit-likely">{likely}</span>' in html
     # The partial-credit number is nbgrader's, not the student's to read under the text (the header shows the
-    # score); long feedback lines wrap.
-    assert "Out[" not in html and "white-space: pre-wrap" in html
+    # score); long feedback lines wrap at spaces, never inside a number or a word.
+    assert "Out[" not in html and '<pre class="kit-feedback">' in html
+    assert "white-space: pre-wrap; word-break: normal; overflow-wrap: normal;" in html
 
 
 def test_flagged_code_scores_zero_with_the_reasons_until_the_instructor_accepts_it(pipeline):
@@ -251,3 +255,17 @@ def test_a_student_added_after_the_first_run_is_graded_alone(pipeline):
     assert "The kit grades 1 submission(s)" in run.stderr and "graded in the jail 1/1: jack" in run.stderr
     assert sum(cell_scores(root, "jack").values()) == spec.TOTAL_POINTS
     assert sum(cell_scores(root, "alice").values()) == spec.TOTAL_POINTS
+
+
+def test_feedback_html_escapes_what_a_student_wrote_and_marks_the_likely_mistake():
+    from nbformat.v4 import new_output
+
+    from autograder import autograde
+
+    text = "3/5 tests passed.\nLikely mistake: <b>x</b>\n- test_y: 1 of 2 cases fail; <script>\nHint: use <i>z</i>\n"
+    shown = autograde._as_html(new_output("stream", name="stdout", text=text))
+    page = shown.data["text/html"]
+    assert "<b>" not in page and "<script>" not in page and "&lt;script&gt;" in page
+    assert '<span class="kit-likely">Likely mistake: &lt;b&gt;x&lt;/b&gt;</span>' in page
+    assert '<span class="kit-hint">Hint: use &lt;i&gt;z&lt;/i&gt;</span>' in page
+    assert shown.data["text/plain"] == text

@@ -3,7 +3,9 @@ every correct solution, catch and name the cataloged mistakes their cases show, 
 Plus the notebooks' helpers: earlier parts, pictures, the kernelspec."""
 
 import json
+import os
 import re
+import subprocess
 import sys
 
 import mutations
@@ -150,11 +152,12 @@ def test_progress_lists_every_component(tmp_path):
     )
 
 
-def test_use_notebooks_binds_names_across_notebooks(tmp_path):
+def test_use_notebooks_binds_names_across_notebooks(tmp_path, capsys):
     from autograder.course import notebooks
 
     namespace = {}
     jupyter.use_notebooks(namespace, *(str(p) for p in sorted(notebooks.SOURCE.glob("0[1-4]*.ipynb"))))
+    assert capsys.readouterr().out.startswith("using your ")
     config = public.config()
     output, weights = namespace["MultiHeadAttention"](config)(
         torch.randn(1, 3, config.hidden_size)
@@ -191,8 +194,25 @@ def test_attention_maps_with_a_checkpoint_match_hugging_face(tmp_path):
 
 def test_kernelspec_runs_this_python_with_the_kit_importable(tmp_path):
     kernel = json.loads((jupyter.kernelspec(tmp_path) / "kernel.json").read_text())
-    assert kernel["argv"][:3] == [sys.executable, "-m", "ipykernel_launcher"]
+    assert kernel["argv"][:3] == [sys.executable, "-c", jupyter.LAUNCH]
     assert kernel["env"]["PYTHONPATH"] == str(spec.KIT_ROOT)
+
+
+@pytest.mark.parametrize("where", ["first", "second", "outside"])
+def test_the_kernel_uses_the_kit_of_the_notebooks_own_folder(tmp_path, where):
+    """Two copies of the bundle, the kernel installed from the first: a notebook in the second once ran the
+    first one's code. Each now finds the kit above its own folder; one outside any finds the installing copy."""
+    for copy in ("first", "second"):
+        (tmp_path / copy / "autograder").mkdir(parents=True)
+        (tmp_path / copy / "autograder" / "public.py").write_text("")
+        (tmp_path / copy / "autograder" / "__init__.py").write_text(f"WHICH = {copy!r}\n")
+        (tmp_path / copy / "transformer").mkdir()
+    (tmp_path / "outside").mkdir()
+    folder = tmp_path / where / "transformer" if where != "outside" else tmp_path / "outside"
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "first"))
+    code = jupyter.FIND_KIT + "; import autograder; print(autograder.WHICH)"
+    run = subprocess.run([sys.executable, "-c", code], cwd=folder, env=env, capture_output=True, text=True)
+    assert run.stdout.strip() == ("first" if where == "outside" else where), run.stdout + run.stderr
 
 
 def test_progress_says_which_earlier_part_a_failure_may_come_from(tmp_path):
@@ -220,3 +240,30 @@ def test_progress_blames_a_stub_on_the_part_whose_stub_it_is(tmp_path):
         "not started" in rows["encoder"]
         and "(it runs your layernorm, embeddings, which do not pass their own checks yet" in rows["encoder"]
     )
+
+
+def test_use_notebooks_says_which_names_are_still_stubs(capsys):
+    """An untouched notebook's classes are found, but not as the student's work: it once said "using your
+    MultiHeadAttention" for a notebook nobody had opened."""
+    from autograder.course import notebooks
+
+    jupyter.use_notebooks({}, str(notebooks.RELEASE / "02_multihead.ipynb"))
+    said = capsys.readouterr().out
+    assert "using your" not in said and "not written yet: MultiHeadAttention" in said, said
+
+
+def test_an_untouched_stub_is_reported_where_the_student_writes_it():
+    """Jupyter numbers no cell, and markdown cells counted too: 'cell 8' could not be found, and seq2seq's row
+    pointed at the encoder's notebook. Each row names the component's own notebook, its code cell counted among
+    the code cells, and the cell's first line."""
+    from autograder.course import notebooks
+
+    rows = {line.split()[0]: line for line in public.progress(notebooks.RELEASE).splitlines()[3:13]}
+    for component, notebook, first in [
+        ("seq2seq", "07_seq2seq.ipynb", "class Seq2SeqTransformer(nn.Module):"),
+        ("multihead", "02_multihead.ipynb", "class MultiHeadAttention(nn.Module):"),
+    ]:
+        cells = [c for c in json.loads((notebooks.RELEASE / notebook).read_text())["cells"] if c["cell_type"] == "code"]
+        number = next(i for i, c in enumerate(cells, start=1) if "".join(c["source"]).startswith(first))
+        assert f"not started: write {spec.BY_ID[component].names[0]}" in rows[component], rows[component]
+        assert f'in {notebook}, code cell {number} ("{first}")' in rows[component], rows[component]

@@ -19,6 +19,11 @@ def typed(question):
     return str(question.answer) if question.kind == "numeric" else "Heads are a view of the features, then a transpose."
 
 
+def reached(part, count):
+    """The points of a part's first count questions that the quiz scores: shown, they count as possible."""
+    return sum(q.points for q in part.questions[:count] if q.autograded)
+
+
 def quiz(*args, lines=()):
     return subprocess.run(
         [sys.executable, "-m", "autograder", "quiz", *args],
@@ -51,7 +56,7 @@ def test_bad_answers_are_explained_and_asked_again():
     assert f"There is no option Z: the options are {', '.join(second.options)}" in run.stdout
     assert "Only one option is correct here" in run.stdout
     assert f"Skipped. The answer: {second.key()}" in run.stdout
-    assert "Stopped. Score: 1 of 2 points on the questions you reached." in run.stdout
+    assert f"Stopped. Score: 1 of {reached(MULTIHEAD, 3):g} points on the questions you reached." in run.stdout
 
 
 def test_a_wrong_answer_gets_the_key_and_no_points():
@@ -59,14 +64,16 @@ def test_a_wrong_answer_gets_the_key_and_no_points():
     wrong = next(letter for letter in question.options if letter not in question.answer)
     run = quiz("2", lines=[typed(MULTIHEAD.questions[0]), wrong])
     assert f"Not correct: the answer is {question.key()}." in run.stdout
-    assert "Stopped. Score: 1 of 2 points" in run.stdout
+    assert f"Stopped. Score: 1 of {reached(MULTIHEAD, 3):g} points" in run.stdout
 
 
 def test_end_of_input_stops_cleanly_with_the_score_so_far():
+    """The first question was shown: its points are possible, and unscored (it once said 0 of 0)."""
     run = quiz(lines=[])
     assert run.returncode == 0 and run.stderr == ""
     assert f"{sum(len(p.questions) for p in PARTS)} questions." in run.stdout
-    assert "Stopped. Score: 0 of 0 points" in run.stdout
+    assert reached(PARTS[0], 1) > 0
+    assert f"Stopped. Score: 0 of {reached(PARTS[0], 1):g} points" in run.stdout
 
 
 @pytest.mark.parametrize("part, message", [("12", "no part '12'; the parts are 01_attention"), ("e", "could be")])
@@ -105,4 +112,7 @@ def test_ctrl_c_scores_what_was_answered_and_exits_as_interrupted(monkeypatch, c
 
     monkeypatch.setattr("builtins.input", read)
     assert main(["quiz", "2"]) == 130
-    assert "Stopped. Score: 1 of 1 points on the questions you reached." in capsys.readouterr().out
+    assert (
+        f"Stopped. Score: 1 of {reached(MULTIHEAD, 2):g} points on the questions you reached."
+        in capsys.readouterr().out
+    )

@@ -43,8 +43,9 @@ def run(parts, read=None, write=print, width=None):
         for part in parts:
             write(f"\n{RULE}\nBreakout {part.number}: {part.title}\n{RULE}")
             for question in part.questions:
-                scored += _ask(question, read, write)
+                # Counted once the question is shown: stopping at it leaves its points unscored, not unasked.
                 possible += question.points if question.autograded else 0
+                scored += _ask(question, read, write)
     except Quit as stop:
         stopped, interrupted = True, isinstance(stop, Interrupted)
     write(

@@ -4,6 +4,7 @@ Nothing here is secret: the hidden cell runs the kit's grader in a separate proc
 hidden suites only where the full kit is installed (the instructor's machine).
 """
 
+import inspect
 import json
 import os
 import subprocess
@@ -17,6 +18,17 @@ from autograder.engine.contract.errors import KitFault
 
 KERNEL_NAME = "transformers-kit"
 KERNEL_DISPLAY_NAME = "Python (transformers kit)"
+# The kernel's first lines, before anything is imported: the kit is the one in the notebook's own folder or the
+# nearest above it (a bundle's autograder/ beside transformer/), so that a second copy of the bundle grades with
+# its own code; the installing copy (the kernelspec's PYTHONPATH) is the fallback for a notebook outside any. The
+# working directory leaves sys.path while the kernel loads, as ipykernel_launcher does.
+FIND_KIT = (
+    "import sys; from pathlib import Path; here = Path.cwd(); "
+    "sys.path[:] = [p for p in sys.path if p not in ('', str(here))]; "
+    "kits = [p for p in (here, *here.parents) if (p / 'autograder' / 'public.py').is_file()]; "
+    "sys.path[:0] = [str(kits[0])] if kits else []"
+)
+LAUNCH = FIND_KIT + "; from ipykernel import kernelapp; kernelapp.launch_new_instance()"
 
 
 def load_names(*paths):
@@ -43,7 +55,24 @@ def use_notebooks(namespace, *notebooks):
     for problem in problems:
         print(f"note: {problem}")
     namespace.update(found)
-    print("using your " + ", ".join(sorted(found)) if found else "nothing found in " + ", ".join(notebooks))
+    stubs = sorted(name for name, obj in found.items() if unwritten_at(obj))
+    written = sorted(set(found) - set(stubs))
+    said = (["using your " + ", ".join(written)] if written else []) + (
+        [f"not written yet: {', '.join(stubs)} (still the stub that raises NotImplementedError)"] if stubs else []
+    )
+    print("; ".join(said) or "nothing found in " + ", ".join(notebooks))
+
+
+def unwritten_at(obj):
+    """Where obj is still the release's stub (a function, or a class with a method, that raises
+    NotImplementedError: the stub's own body; the course's finished code never raises it): the notebook and
+    cell it came from, or None once it is written."""
+    if inspect.isclass(obj):
+        functions = [value for value in vars(obj).values() if inspect.isfunction(value)]
+    else:
+        functions = [obj] if inspect.isfunction(obj) else []
+    stub = next((f for f in functions if "NotImplementedError" in f.__code__.co_names), None)
+    return stub.__code__.co_filename if stub else None
 
 
 class KitError(KitFault, RuntimeError):
@@ -135,7 +164,7 @@ def kernelspec(directory, python=sys.executable, kit_root=spec.KIT_ROOT):
     (folder / "kernel.json").write_text(
         json.dumps(
             {
-                "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "argv": [str(python), "-c", LAUNCH, "-f", "{connection_file}"],
                 "display_name": KERNEL_DISPLAY_NAME,
                 "language": "python",
                 "env": {"PYTHONPATH": str(kit_root)},

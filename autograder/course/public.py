@@ -242,8 +242,15 @@ def progress(path):
         try:
             passed = check(component.id, {n: names[n] for n in component.names}, quiet=True)
         except NotStarted as error:
+            # Where the student must write: the component's own stubs, in their notebook, before an earlier part's.
+            places = {}
+            for name in component.names:
+                if at := jupyter.unwritten_at(names[name]):
+                    places.setdefault(at, []).append(name)
+            stubs = [f"{', '.join(stubbed)} in {at}" for at, stubbed in places.items()]
             own = _raised_in_own_code(error, [names[n] for n in component.names])
-            lines.append(f"{component.id:<13} not started: {str(error).split(': ', 1)[-1]}{'' if own else through}")
+            said = f"write {'; '.join(stubs)}" if stubs else str(error).split(": ", 1)[-1] + ("" if own else through)
+            lines.append(f"{component.id:<13} not started: {said}")
         except Failed as failure:
             lines.append(f"{component.id:<13} {failure.passed}/{failure.total}   FAILED{through}")
             details.append(

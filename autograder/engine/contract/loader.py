@@ -64,7 +64,7 @@ LIBRARY_MODULES = (
 @dataclass
 class Unit:
     module: str  # the module it executes in; cells of one notebook share one
-    label: str  # where it came from, for messages: "02_multihead.ipynb, cell 4"
+    label: str  # where it came from, for messages: '02_multihead.ipynb, code cell 3 ("class MultiHeadAttention(nn.Module):")'
     code: str
     skip: list = field(default_factory=list)  # [line, column] of each top-level statement that must not run (scrutiny)
 
@@ -228,17 +228,24 @@ def _notebook_units(file, text, module, notes):
     if isinstance(metadata, dict) and QUIZ_METADATA in metadata:
         return []  # a breakout quiz holds answers, not code to grade
     units = []
-    for number, cell in enumerate(cells, start=1):
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
-            continue
+    code_cells = (cell for cell in cells if isinstance(cell, dict) and cell.get("cell_type") == "code")
+    for number, cell in enumerate(code_cells, start=1):
         source = cell.get("source", "")
         source = "".join(map(str, source)) if isinstance(source, list) else str(source)
         if _is_test_cell(cell):
             continue
         code = _without_kit(without_magics(source))
         if code is not None:
-            units.append(Unit(module, f"{file.name}, cell {number}", code))
+            units.append(Unit(module, cell_label(file.name, number, source), code))
     return units
+
+
+def cell_label(notebook, number, source, width=48):
+    """Where a cell is, as a student finds it in Jupyter, which numbers no cell: the notebook, the code cell's
+    place among the code cells (markdown is not counted), and its first line."""
+    first = next((line.strip() for line in source.splitlines() if line.strip()), "")
+    first = first if len(first) <= width else first[: width - 3] + "..."
+    return f'{notebook}, code cell {number} ("{first}")' if first else f"{notebook}, code cell {number}"
 
 
 def _with_runs(units):

@@ -11,6 +11,7 @@ import numpy as np
 from autograder.engine.contract.errors import StudentError
 from autograder.engine.contract.messages import FROZEN, OTHER, STATUS, TENSOR
 from autograder.engine.judge.hints import HINTS
+from autograder.engine.judge.hints import PREFIX as HINT
 from autograder.engine.judge.tolerances import ANY_FLOAT, TOLERANCES
 
 
@@ -83,7 +84,7 @@ def compare(
         raise StudentError(
             f"{where}: {name}: {bad.sum()} of {bad.size} elements differ from the expected values "
             f"(allowed: {tolerance}). {_where_worst(actual, expected, difference, index)}"
-            + (f"\nHint: {hint}" if hint else "")
+            + (f"\n{HINT}{hint}" if hint else "")
         )
     return actual
 
@@ -104,7 +105,7 @@ def equal(value: object, expected: np.ndarray, name: str, where: str, hint: str 
         index = tuple(int(i) for i in np.argwhere(bad)[0])
         raise StudentError(
             f"{where}: {name}: {bad.sum()} of {bad.size} elements differ; the first at {list(index)}: "
-            f"got {actual[index]}, expected {expected[index]}." + (f"\nHint: {hint}" if hint else "")
+            f"got {actual[index]}, expected {expected[index]}." + (f"\n{HINT}{hint}" if hint else "")
         )
     return actual
 

@@ -7,6 +7,8 @@ the student likely did wrong is the diagnosis's "Likely mistake" line, whose sen
 (engine/build/mistakes.py). Why a component scores 0 is errors.Fatal's reason, said where it happens.
 """
 
+PREFIX = "Hint: "  # the line a hint begins, under the failure it explains
+
 HINTS: dict[str, dict[str, str]] = {
     # Any component's: what checks.py and suites/common.py say under failures of their own kind.
     "any": {

@@ -9,6 +9,7 @@ from autograder.engine.contract.messages import CONFIG, TENSOR
 from autograder.engine.judge import checks
 from autograder.engine.judge.diagnosis import Observation, trained
 from autograder.engine.judge.hints import HINTS
+from autograder.engine.judge.hints import PREFIX as HINT
 
 
 def cases(*kinds, component=None, trained=False, pick=slice(None)):
@@ -293,7 +294,7 @@ def check_case_beside_the_usual(student, case, dtype, hint):
         ]
         if not usual or HINTS["any"]["float32-only"] in str(error) or not all(right(student, c, dtype) for c in usual):
             raise
-        raise checks.StudentError(f"{error}\nHint: {hint}") from None
+        raise checks.StudentError(f"{error}\n{HINT}{hint}") from None
 
 
 def right(student, case, dtype):
