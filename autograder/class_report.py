@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.engine.judge.diagnosis import PREFIX as LIKELY
+from autograder.engine.judge.results import LOADING_NOTE
 
 HELD = "HELD for review"
 # What the grader says when a component ran out of time (child.py's reasons): CPU time, or the wall-clock backstop.
@@ -59,6 +60,8 @@ def student(name: str, results: dict) -> Student:
     for line in summary.splitlines():
         if any(marker in line for marker in UNREADABLE):
             found.problems.append(("unreadable", line))
+        elif line.startswith(LOADING_NOTE):  # a syntax error, a cell that raised: the rest of the code may have loaded
+            found.problems.append(("did not load", line.removeprefix(LOADING_NOTE)))
     return found
 
 
@@ -92,7 +95,7 @@ def render(students: list[Student], title: str = "Class report") -> str:
         _student_table(students, ids),
         "<h2>Likely mistakes, most common first</h2>",
         _mistakes(students),
-        "<h2>Held for review, timed out, unreadable</h2>",
+        "<h2>Held for review, timed out, unreadable, did not load</h2>",
         _problems(students),
         "<h2>Each student's feedback</h2>",
         *(_feedback(s, ids) for s in students),
@@ -236,7 +239,8 @@ def _components_plot(students, ids):
 
 
 def _heatmap(students, ids):
-    pyplot, (figure, axes) = _figure(8, max(2.5, 0.22 * len(students) + 1))
+    # A row per student up to 40 of them; a class beyond that fits one screen, its rows thinner.
+    pyplot, (figure, axes) = _figure(8, min(max(2.5, 0.22 * len(students) + 1), 10))
     grid = [[s.components[c][0] / s.components[c][1] if c in s.components else 0.0 for c in ids] for s in students]
     image = axes.imshow(grid or [[0.0]], aspect="auto", cmap="RdYlGn", vmin=0, vmax=1, interpolation="nearest")
     axes.set_xticks(range(len(ids)), ids, rotation=30, ha="right")

@@ -46,6 +46,7 @@ CLASS = [
     report("ed", [result("attention", 0, 4, flags=["attention.py, line 3: uses ctypes (not in the policy)"])]),
     report(HOSTILE, [result("masking", 1, 4, MASK)]),
     report("flo", [], notes=["the submission could not be read: it holds no notebook"], problem="unreadable"),
+    report("hal", [], notes=["while loading your code: transformer.py: syntax error on line 1: invalid syntax"]),
 ]
 
 
@@ -87,6 +88,7 @@ def test_held_timed_out_and_unreadable_are_listed_with_their_reasons(page):
     assert "timed out" in problems and "ran past the time limit of 60 s" in problems
     assert "held for review" in problems and "uses ctypes" in problems
     assert "unreadable" in problems and "could not be read: it holds no notebook" in problems
+    assert "did not load" in problems and "transformer.py: syntax error on line 1" in problems
 
 
 def test_what_a_student_wrote_is_escaped(page):

@@ -9,7 +9,7 @@ from pathlib import Path
 from autograder.engine.contract import loader, spec
 from autograder.engine.judge import fixtures
 from autograder.engine.judge.limits import Limits
-from autograder.engine.judge.results import ComponentResult, Report
+from autograder.engine.judge.results import LOADING_NOTE, ComponentResult, Report
 from autograder.engine.judge.run import run_suites
 from autograder.engine.judge.sandbox import Sandbox
 from autograder.engine.judge.session import Grading
@@ -71,7 +71,7 @@ def grade(
             if i in spec.BY_ID and not child.fatal and not all(o.passed for o in child.observations):
                 component.diagnosis = fixtures.evidence_of(i).diagnose(i, child.observations)
             # Every child loads the whole submission, so what went wrong there is said once, for all.
-            notes += [f"while loading your code: {p}" for p in child.problems]
+            notes += [f"{LOADING_NOTE}{p}" for p in child.problems]
             wanted = spec.BY_ID[i].names if i in spec.BY_ID else ()
             missing = [name for name in wanted if name not in child.defined]
             if missing and not child.fatal:

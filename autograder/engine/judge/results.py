@@ -16,6 +16,7 @@ from autograder.engine.contract.protocol import visible, visible_name
 if TYPE_CHECKING:
     from autograder.engine.judge.run import TestResult
 
+LOADING_NOTE = "while loading your code: "  # a report's note of what went wrong loading the submission
 SHOWN_FAILURES = 3  # per component in the printed table; the JSON report has them all
 
 
