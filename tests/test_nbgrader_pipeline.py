@@ -16,6 +16,7 @@ new cell id), which once made nbgrader stop for everyone after him, and renames 
 import csv
 import json
 import shutil
+import subprocess
 import uuid
 from html import escape as html_escape
 
@@ -269,3 +270,30 @@ def test_feedback_html_escapes_what_a_student_wrote_and_marks_the_likely_mistake
     assert '<span class="kit-likely">Likely mistake: &lt;b&gt;x&lt;/b&gt;</span>' in page
     assert '<span class="kit-hint">Hint: use &lt;i&gt;z&lt;/i&gt;</span>' in page
     assert shown.data["text/plain"] == text
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+def test_feedback_page_wraps_at_spaces_and_sets_the_likely_mistake_apart_in_a_browser(pipeline, tmp_path):
+    """carol's page as chromium lays it out: her feedback's text never breaks inside a word or a number (the
+    page's own rules for output text once broke 5e-05 as 5e-0 / 5), and her likely mistake has a background of
+    its own. A script added to a copy reads the computed styles into the DOM that chromium dumps."""
+    root, _, _, _ = pipeline
+    page = (root / "feedback" / "carol" / notebooks.ASSIGNMENT / "03_feedforward_layernorm.html").read_text()
+    probe = tmp_path / "probe.html"
+    probe.write_text(
+        page.replace(
+            "</body>",
+            "<script>const pre = document.querySelector('pre.kit-feedback'), likely = pre.querySelector('.kit-likely');"
+            " const style = getComputedStyle(pre), mark = getComputedStyle(likely);"
+            " document.body.setAttribute('data-breaks', style.wordBreak + '/' + style.overflowWrap);"
+            " document.body.setAttribute('data-likely', mark.backgroundColor + '/' + mark.display);</script></body>",
+        )
+    )
+    run = subprocess.run(
+        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", probe.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert 'data-breaks="normal/normal"' in run.stdout, run.stderr[-2000:]
+    assert 'data-likely="rgb(255, 243, 205)/block"' in run.stdout, run.stderr[-2000:]
