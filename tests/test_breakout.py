@@ -246,3 +246,37 @@ def test_duplicate_ids_and_badly_named_files_are_refused(tmp_path):
         bank.load(tmp_path)
     with pytest.raises(bank.BankError, match="no question files"):
         bank.load(tmp_path / "empty")
+
+
+def test_the_detached_layer_norm_key_counts_the_parameters_that_learn():
+    """9.2's key once said the layer norms' own weights learn: with every layer norm cutting its input from the
+    graph, only what follows the last one on the way to the loss gets a gradient (counted on part 9's model)."""
+    import torch
+
+    from autograder.course import jupyter, public
+    from autograder.engine.contract import spec
+
+    names, _ = jupyter.load_names(spec.SOLUTIONS)
+    layer_norm = names["LayerNorm"]
+    forward = layer_norm.forward
+    config = public.config(
+        vocab_size=13,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=64,
+        max_position_embeddings=16,
+    )
+    try:
+        layer_norm.forward = lambda self, x: forward(self, x.detach())
+        model = names["Seq2SeqTransformer"](config, config)
+        source, target = torch.randint(3, 13, (2, 5)), torch.randint(3, 13, (2, 6))
+        model(source, target, torch.ones_like(source), torch.ones_like(target)).sum().backward()
+    finally:
+        layer_norm.forward = forward
+    learning = [name for name, p in model.named_parameters() if p.grad is not None and p.grad.any()]
+    total = len(list(model.parameters()))
+    question = next(q for p in bank.load() for q in p.questions if q.id == "detached_layer_norm")
+    (key,) = question.answer
+    assert f"{len(learning)} of the model's {total} parameter tensors" in question.options[key], learning
+    assert all(name.startswith("lm_head.") for name in learning), learning

@@ -124,3 +124,31 @@ def test_malformed_parts_are_refused(tmp_path, text, problem):
     part.write_text(text)
     with pytest.raises(notebooks.PartError, match=problem):
         notebooks.source_notebook(part)
+
+
+def test_the_notebooks_numbers_are_what_torch_computes():
+    """Numbers the prose states, computed: the tanh GELU's largest difference from the exact one and where it
+    falls, against the float32 tolerance there (once 'ten times more than the graders allow'), and part 9's loss
+    baselines (once 'starts near ln 13' for a loss whose targets are 11 tokens)."""
+    import math
+
+    import torch
+    from torch.nn import functional as F
+
+    from autograder.engine.judge.tolerances import TOLERANCES
+
+    x = torch.linspace(-6, 6, 120001, dtype=torch.float64)
+    difference = (F.gelu(x) - F.gelu(x, approximate="tanh")).abs()
+    worst = difference.argmax()
+    tolerance = TOLERANCES["float32"]
+    at = abs(x[worst].item())
+    ratios = [
+        difference[worst].item() / (tolerance.atol + tolerance.rtol * abs(F.gelu(torch.tensor(s * at)).item()))
+        for s in (1, -1)
+    ]
+    prose = " ".join((notebooks.PARTS / "03_feedforward_layernorm.md").read_text().split())
+    assert round(difference[worst].item(), 4) == 5e-4 and round(at, 1) == 2.7
+    assert [round(r) for r in ratios] == [1, 9] and round(ratios[0], 1) == 1.5
+    assert "about 5e-4 (near x = ±2.7)" in prose and "about 1.5 times it" in prose and "about 9 times" in prose
+    train = (notebooks.PARTS / "09_train.md").read_text()
+    assert f"ln 13 ≈ {math.log(13):.2f}" in train and f"ln 11 ≈ {math.log(11):.2f}" in train
