@@ -4,7 +4,6 @@ Nothing here is secret: the hidden cell runs the kit's grader in a separate proc
 hidden suites only where the full kit is installed (the instructor's machine).
 """
 
-import inspect
 import json
 import os
 import subprocess
@@ -67,12 +66,20 @@ def unwritten_at(obj):
     """Where obj is still the release's stub (a function, or a class with a method, that raises
     NotImplementedError: the stub's own body; the course's finished code never raises it): the notebook and
     cell it came from, or None once it is written."""
-    if inspect.isclass(obj):
-        functions = [value for value in vars(obj).values() if inspect.isfunction(value)]
-    else:
-        functions = [obj] if inspect.isfunction(obj) else []
-    stub = next((f for f in functions if "NotImplementedError" in f.__code__.co_names), None)
-    return stub.__code__.co_filename if stub else None
+    stub = next((code for code in codes(obj) if "NotImplementedError" in code.co_names), None)
+    return stub.co_filename if stub else None
+
+
+def codes(obj):
+    """The code objects of a function, or of a class's methods, nested functions and lambdas included."""
+    functions = [obj] if callable(obj) and hasattr(obj, "__code__") else []
+    if isinstance(obj, type):
+        functions = [getattr(v, "__func__", v) for v in vars(obj).values()]
+    pending, found = [f.__code__ for f in functions if hasattr(f, "__code__")], []
+    while pending:
+        found.append(pending.pop())
+        pending += [c for c in found[-1].co_consts if hasattr(c, "co_names")]
+    return found
 
 
 class KitError(KitFault, RuntimeError):

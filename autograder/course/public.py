@@ -17,6 +17,7 @@ from torch.nn.modules.lazy import LazyModuleMixin
 from torch.nn.parameter import is_lazy
 
 from autograder.course import PUBLIC_CASES
+from autograder.course.jupyter import codes
 from autograder.course.local import LocalGrading
 from autograder.engine.child import runtime
 from autograder.engine.contract import spec
@@ -199,19 +200,7 @@ def _through(component, names, passing):
 
 def _names_read(obj):
     """The global names a function, or a class's methods, read (nested functions and lambdas included)."""
-    return set().union(*(code.co_names for code in _codes(obj)))
-
-
-def _codes(obj):
-    """The code objects of a function, or of a class's methods, nested functions and lambdas included."""
-    functions = [obj] if callable(obj) and hasattr(obj, "__code__") else []
-    if isinstance(obj, type):
-        functions = [getattr(v, "__func__", v) for v in vars(obj).values()]
-    pending, codes = [f.__code__ for f in functions if hasattr(f, "__code__")], []
-    while pending:
-        codes.append(pending.pop())
-        pending += [c for c in codes[-1].co_consts if hasattr(c, "co_names")]
-    return codes
+    return set().union(*(code.co_names for code in codes(obj)))
 
 
 def _raised_in_own_code(error, objects):
@@ -220,7 +209,7 @@ def _raised_in_own_code(error, objects):
     trace = error.__cause__.__traceback__ if error.__cause__ else None
     while trace and trace.tb_next:
         trace = trace.tb_next
-    return trace is not None and trace.tb_frame.f_code in {code for obj in objects for code in _codes(obj)}
+    return trace is not None and trace.tb_frame.f_code in {code for obj in objects for code in codes(obj)}
 
 
 def progress(path):
