@@ -2,6 +2,7 @@
 seccomp filter's system call numbers."""
 
 import ast
+import os
 import re
 from pathlib import Path
 
@@ -38,26 +39,27 @@ def numbers(header, pattern):
 
 
 @pytest.mark.skipif(not X86_64.exists() or not GENERIC.exists(), reason="no kernel headers here")
-def test_the_allowed_system_calls_have_the_kernels_numbers():
+@pytest.mark.parametrize("table", ["ALLOWED", "CUDA"])
+def test_the_allowed_system_calls_have_the_kernels_numbers(table):
     x86_64 = numbers(X86_64, r"#define __NR_(\w+) (\d+)")
     generic = numbers(GENERIC, r"#define __NR(?:3264)?_(\w+) (\d+)")
     generic["newfstatat"] = generic["fstatat"]  # the generic table's name for it
-    assert {name: (x86_64.get(name), generic.get(name)) for name in syscalls.ALLOWED} == syscalls.ALLOWED
+    listed = getattr(syscalls, table)
+    assert {name: (x86_64.get(name), generic.get(name)) for name in listed} == listed
 
 
-def test_the_filter_refuses_what_it_does_not_list():
-    """The filter's program, run by hand on seccomp_data: a listed call is allowed, any other refused."""
+def verdict_of(program):
+    """The filter's program, run by hand on seccomp_data (arch, nr, args[0])."""
     import struct
 
-    program = jail.seccomp_filter("x86_64")
     instructions = [struct.unpack("=HBBI", program[i : i + 8]) for i in range(0, len(program), 8)]
 
-    def verdict(arch, number):
+    def verdict(arch, number, family=0):
         pc, accumulator = 0, 0
         while True:
             code, jt, jf, k = instructions[pc]
             if code == 0x20:
-                accumulator = arch if k == 4 else number
+                accumulator = {0: number, 4: arch, 16: family}[k]
             elif code in (0x15, 0x35):
                 taken = accumulator == k if code == 0x15 else accumulator >= k
                 pc += jt if taken else jf
@@ -65,7 +67,48 @@ def test_the_filter_refuses_what_it_does_not_list():
                 return "allow" if k == 0x7FFF0000 else "refuse"
             pc += 1
 
+    return verdict
+
+
+def test_the_filter_refuses_what_it_does_not_list():
+    """A listed call is allowed, any other refused."""
+    verdict = verdict_of(jail.seccomp_filter("x86_64"))
     x86 = jail.ARCHES["x86_64"][0]
     assert verdict(x86, syscalls.ALLOWED["read"][0]) == verdict(x86, syscalls.ALLOWED["clone"][0]) == "allow"
     assert {verdict(x86, n) for n in (248, 250, 101, 310, 321, 323, 425, 272, 29)} == {"refuse"}  # key rings ... shmget
     assert verdict(x86, jail.X32_SYSCALL_BIT | 0) == "refuse" and verdict(0x40000003, 0) == "refuse"
+    assert {verdict(x86, number, syscalls.AF_UNIX) for number, _ in syscalls.CUDA.values()} == {"refuse"}
+
+
+@pytest.mark.parametrize("machine", list(jail.ARCHES))
+def test_on_a_gpu_the_filter_lets_cuda_open_unix_sockets_and_no_others(machine):
+    arch, column = jail.ARCHES[machine]
+    verdict = verdict_of(jail.seccomp_filter(machine, device="cuda"))
+    socket, bind, listen = (syscalls.CUDA[name][column] for name in ("socket", "bind", "listen"))
+    assert verdict(arch, socket, syscalls.AF_UNIX) == verdict(arch, bind) == verdict(arch, listen) == "allow"
+    assert {verdict(arch, socket, family) for family in (2, 10, 16, 17)} == {"refuse"}  # inet, inet6, netlink, packet
+    assert verdict(arch, syscalls.ALLOWED["read"][column]) == "allow"
+    assert verdict(arch, syscalls.ALLOWED["brk"][column] + 10_000) == "refuse"
+
+
+def test_in_a_gpu_jail_a_unix_socket_opens_and_an_internet_one_does_not():
+    """The filter as bwrap loads it, on this machine (which has no GPU: the device only chooses the filter)."""
+    import subprocess
+
+    probe = (
+        "import socket\n"
+        "socket.socket(socket.AF_UNIX).close()\n"
+        "try:\n    socket.socket(socket.AF_INET)\nexcept PermissionError:\n    print('refused')\n"
+    )
+    for device, expected in (("cuda", "refused"), ("cpu", None)):
+        seccomp = jail.filter_fd(device)
+        try:
+            done = subprocess.run(
+                jail.command(["-I", "-c", probe], device, seccomp), capture_output=True, text=True, pass_fds=(seccomp,)
+            )
+        finally:
+            os.close(seccomp)
+        if expected:
+            assert done.returncode == 0 and done.stdout.strip() == expected, done.stderr
+        else:  # on the CPU even the Unix socket is refused
+            assert done.returncode != 0 and "PermissionError" in done.stderr

@@ -71,33 +71,45 @@ def bwrap() -> str | None:
         return shutil.which("bwrap")
 
 
-def seccomp_filter(machine: str | None = None) -> bytes | None:
-    """The classic BPF program bwrap's --seccomp loads: the system calls of syscalls.ALLOWED run, every other
-    one fails with EPERM, as does any call through another ABI than the machine's own (x86's 32-bit ones,
-    x32); None on an architecture it does not know, where the jail goes without it."""
+def seccomp_filter(machine: str | None = None, device: str = "cpu") -> bytes | None:
+    """The classic BPF program bwrap's --seccomp loads: the system calls of syscalls.ALLOWED run (on a GPU those of
+    syscalls.CUDA too, socket for AF_UNIX alone), every other one fails with EPERM, as does any call through
+    another ABI than the machine's own (x86's 32-bit ones, x32); None on an architecture it does not know, where
+    the jail goes without it."""
     known = ARCHES.get(machine or platform.machine())
     if known is None:
         return None
     arch, column = known
-    numbers = sorted({row[column] for row in syscalls.ALLOWED.values() if row[column] is not None})
+    rows = list(syscalls.ALLOWED.values())
+    socket = None
+    if device == "cuda":
+        rows += [row for name, row in syscalls.CUDA.items() if name != "socket"]
+        socket = syscalls.CUDA["socket"][column]
+    numbers = sorted({row[column] for row in rows if row[column] is not None})
     load, equal, at_least, ret = 0x20, 0x15, 0x35, 0x06
     refuse, allow = (ret, 0, 0, 0x00050000 | EPERM), (ret, 0, 0, 0x7FFF0000)
     program = [(load, 0, 0, 4), (equal, 1, 0, arch), refuse, (load, 0, 0, 0)]  # seccomp_data.arch, then .nr
     if column == ARCHES["x86_64"][1]:
         program.append((at_least, "refuse", 0, X32_SYSCALL_BIT))
-    program += [(equal, "allow", 0, number) for number in numbers] + [refuse, allow]
+    program += [(equal, "allow", 0, number) for number in numbers]
+    if socket is not None:  # then the family, seccomp_data.args[0]
+        program += [(equal, 0, "refuse", socket), (load, 0, 0, 16), (equal, "allow", "refuse", syscalls.AF_UNIX)]
+    program += [refuse, allow]
     targets = {"refuse": len(program) - 2, "allow": len(program) - 1}
     assert targets["allow"] < 256, "a jump this far does not fit BPF's 8 bits"
+
+    def offset(jump, i):
+        return targets[jump] - i - 1 if isinstance(jump, str) else jump
+
     return b"".join(
-        struct.pack("=HBBI", code, targets[jt] - i - 1 if isinstance(jt, str) else jt, jf, k)
-        for i, (code, jt, jf, k) in enumerate(program)
+        struct.pack("=HBBI", code, offset(jt, i), offset(jf, i), k) for i, (code, jt, jf, k) in enumerate(program)
     )
 
 
-def filter_fd() -> int | None:
+def filter_fd(device: str = "cpu") -> int | None:
     """A file descriptor to read seccomp_filter() from, for bwrap's --seccomp (the caller passes it on and
     closes it); None where there is no filter."""
-    program = seccomp_filter()
+    program = seccomp_filter(device=device)
     if program is None:
         return None
     read, write = os.pipe()
@@ -198,11 +210,13 @@ def _readable_system(device):
 
 @functools.cache
 def check(device: str = "cpu") -> None:
-    """Raise JailUnavailable with the reason when no jail can be built here; cached per process."""
-    seccomp = filter_fd()
+    """Raise JailUnavailable with the reason when no jail can be built here (on a GPU, one in which CUDA starts:
+    otherwise every component of every student would score 0 for the machine's fault); cached per process."""
+    seccomp = filter_fd(device)
+    probe = "import torch; torch.cuda.init()" if device == "cuda" else "pass"
     try:
         done = subprocess.run(
-            command(["-I", "-c", "pass"], device, seccomp),
+            command(["-I", "-c", probe], device, seccomp),
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=60,
@@ -215,4 +229,5 @@ def check(device: str = "cpu") -> None:
             os.close(seccomp)
     if done.returncode:
         reason = done.stderr.decode(errors="replace").strip()[-500:]
-        raise JailUnavailable(f"the jail could not start ({reason}): {HOW_TO_INSTALL}")
+        what = "CUDA could not start in the jail" if device == "cuda" else "the jail could not start"
+        raise JailUnavailable(f"{what} ({reason}): {HOW_TO_INSTALL}")

@@ -73,7 +73,7 @@ class Sandbox:
         if self.limits.jail:
             from autograder.engine.judge import jail
 
-            seccomp = jail.filter_fd()
+            seccomp = jail.filter_fd(self.device)
             passed += [] if seccomp is None else [seccomp]
             command, env = jail.command(argv + [jail.ROOT], self.device, seccomp), {}
         else:
