@@ -212,3 +212,13 @@ def test_a_sandbox_that_does_not_start_is_the_kits_fault_in_one_line(tmp_path, m
     )
     results = json.loads((tmp_path / "r.json").read_text())
     assert code == 2 and results["score"] == 0 and "zygote process does not start" in json.dumps(results)
+
+
+@pytest.mark.skipif(
+    __import__("torch").cuda.is_available(), reason="on a machine with a GPU, CUDA starts and grading goes on"
+)
+def test_a_gpu_the_jail_cannot_start_cuda_on_stops_grading_in_one_line():
+    """Rather than a class scored 0 with "while loading your code: ... cudaGetDeviceCount()" (seen on an H200)."""
+    run = cli("grade", spec.KIT_ROOT / "solutions", "--device", "cuda")
+    assert run.returncode == 2 and run.stdout.count("\n") == 1, run.stdout + run.stderr
+    assert "CUDA could not start in the jail (" in run.stdout and "grade with --device cpu" in run.stdout

@@ -228,6 +228,8 @@ def check(device: str = "cpu") -> None:
         if seccomp is not None:
             os.close(seccomp)
     if done.returncode:
-        reason = done.stderr.decode(errors="replace").strip()[-500:]
-        what = "CUDA could not start in the jail" if device == "cuda" else "the jail could not start"
-        raise JailUnavailable(f"{what} ({reason}): {HOW_TO_INSTALL}")
+        lines = done.stderr.decode(errors="replace").strip().splitlines() or ["no message"]
+        reason = lines[-1][-500:]  # bwrap's one line, or the exception that ends Python's traceback
+        if device == "cuda" and not reason.startswith("bwrap"):
+            raise JailUnavailable(f"CUDA could not start in the jail ({reason}): grade with --device cpu")
+        raise JailUnavailable(f"the jail could not start ({reason}): {HOW_TO_INSTALL}")
