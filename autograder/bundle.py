@@ -33,11 +33,33 @@ STUDENT_MODULES = (
     "engine/__init__.py",
     *(
         f"engine/contract/{name}.py"
-        for name in ("__init__", "errors", "loader", "messages", "policy", "protocol", "spec")
+        for name in (
+            "__init__",
+            "errors",
+            "loader",
+            "messages",
+            "policy/__init__",
+            "policy/language",
+            "policy/libraries",
+            "policy/values",
+            "protocol",
+            "spec",
+        )
     ),
     *(
         f"engine/child/{name}.py"
-        for name in ("__init__", "allowed", "binding", "runtime", "scrutiny", "server", "training")
+        for name in (
+            "__init__",
+            "allowed",
+            "binding",
+            "names",
+            "runtime",
+            "scan",
+            "scrutiny",
+            "server",
+            "training",
+            "tripwire",
+        )
     ),
     *(
         f"engine/judge/{name}.py"

@@ -83,6 +83,53 @@ def lent(module_name, attribute):
     return obj, None
 
 
+def resolve(dotted):
+    """The object a dotted library name reaches, or MISSING."""
+    parts = dotted.split(".")
+    obj = imported(parts[0])
+    if obj is None:
+        return MISSING
+    for part in parts[1:]:
+        try:
+            obj = getattr(obj, part, MISSING)
+        except Exception:  # noqa: BLE001 - a library's property that raises reaches nothing
+            return MISSING
+        if obj is MISSING:
+            return obj
+    return obj
+
+
+def judge(dotted, own_attributes):
+    """(reason, kind, object) for a dotted library name: a held construct (kind None), a kernel (kind its
+    delegation), or (None, None, object) where the policy lends it."""
+    parts = dotted.split(".")
+    if module_rule(parts[0]) is None:
+        return f"uses {dotted} ({outside(parts[0])})", None, None
+    obj = imported(parts[0])
+    if obj is None:
+        return None, None, None  # not installed: importing it fails in the child, as it would anywhere
+    found = None
+    for end in range(2, len(parts) + 1):
+        prefix, part = ".".join(parts[:end]), parts[end - 1]
+        if isinstance(obj, types.ModuleType):
+            nxt, reason = lent(obj.__name__, part)
+        else:
+            reason = value_reason(part, own_attributes)
+            try:
+                nxt = getattr(obj, part, MISSING)
+            except Exception:  # noqa: BLE001 - a library's property that raises reaches nothing
+                nxt = MISSING
+        if reason:
+            return f"uses {prefix} ({reason})", None, None
+        if nxt is MISSING:
+            return None, None, None
+        found = kernel(prefix, nxt) or found  # the longest chain that is one names it best
+        obj = nxt
+    if found:
+        return found[0], found[1], obj
+    return None, None, obj
+
+
 def _within(module_name, packages):
     return any(module_name == package or module_name.startswith(package + ".") for package in packages)
 
