@@ -22,11 +22,14 @@ PACKAGE = spec.KIT_ROOT / "autograder"
 # limits for the suites' options) run on the child's own code (child/server and what it loads) in the student's
 # process, on the public cases (course/public_cases, with each mistake's evidence on them, never the catalog,
 # which quotes the reference); hf for a checkpoint's pictures; the terminal quiz (offered only where the bank is).
+# Of the command line, the student's commands alone (commands/student).
 # No hidden case: of judge/fixtures, only the reader. No sandbox: nothing of the student's is jailed at home.
 # Paths in the package.
 STUDENT_MODULES = (
     "__init__.py",
     "__main__.py",
+    "commands/__init__.py",
+    "commands/student.py",
     "notebook.py",
     "pictures.py",
     "public.py",
