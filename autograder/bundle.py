@@ -76,7 +76,7 @@ STUDENT_MODULES = (
     ),
     *(f"course/{name}.py" for name in ("__init__", "jupyter", "local", "pictures", "public")),
     *(f"course/{PUBLIC_CASES.name}/{path.name}" for path in sorted(PUBLIC_CASES.glob("*.*"))),
-    *(f"breakout/{name}.py" for name in ("__init__", "bank", "quiz")),
+    *(f"breakout/{name}.py" for name in ("__init__", "bank", "questions", "quiz")),
 )
 # requirements.txt lists what students need first; from this line on, what only instructors need.
 INSTRUCTOR_ONLY = "# Instructor-only"
