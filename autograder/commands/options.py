@@ -7,6 +7,20 @@ from pathlib import Path
 from autograder.engine.judge import limits
 
 VISIBILITY = ("visible", "after_due_date", "after_published", "hidden")  # Gradescope's
+# Student code's limits, each an option: its default, and what it bounds.
+LIMITS = (
+    (
+        "--time-limit",
+        limits.DEFAULT_TIME_LIMIT,
+        "CPU seconds of student code per component, all its processes together",
+    ),
+    (
+        "--memory-limit",
+        limits.DEFAULT_MEMORY_LIMIT / 2**30,
+        "GiB a component's processes may use together beyond torch itself",
+    ),
+    ("--total-time", limits.DEFAULT_TOTAL_TIME, "seconds of student code per submission, all components"),
+)
 
 
 def positive(text):
@@ -22,12 +36,8 @@ def positive(text):
 def add_results(parser):
     from autograder.engine.judge.platforms import FORMATS
 
-    parser.add_argument(
-        "--format",
-        choices=FORMATS,
-        default="gradescope",
-        help="which platform's results.json to write (default: gradescope)",
-    )
+    which = "which platform's results.json to write (default: gradescope)"
+    parser.add_argument("--format", choices=FORMATS, default="gradescope", help=which)
     add_visibility(parser)
 
 
@@ -42,24 +52,8 @@ def add_visibility(parser):
 
 def add_limits(parser):
     parser.add_argument("--device", default="cpu", help="where student code runs: cpu (default) or cuda")
-    parser.add_argument(
-        "--time-limit",
-        type=float,
-        default=limits.DEFAULT_TIME_LIMIT,
-        help=f"CPU seconds of student code per component, all its processes together (default {limits.DEFAULT_TIME_LIMIT:g})",
-    )
-    parser.add_argument(
-        "--memory-limit",
-        type=float,
-        default=limits.DEFAULT_MEMORY_LIMIT / 2**30,
-        help=f"GiB a component's processes may use together beyond torch itself (default {limits.DEFAULT_MEMORY_LIMIT / 2**30:g})",
-    )
-    parser.add_argument(
-        "--total-time",
-        type=float,
-        default=limits.DEFAULT_TOTAL_TIME,
-        help=f"seconds of student code per submission, all components (default {limits.DEFAULT_TOTAL_TIME:g})",
-    )
+    for option, default, what in LIMITS:
+        parser.add_argument(option, type=float, default=default, help=f"{what} (default {default:g})")
     parser.add_argument(
         "--unsafe-no-jail",
         action="store_true",
