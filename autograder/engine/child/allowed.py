@@ -1,6 +1,6 @@
-"""The policy (contract/policy.py) held against the libraries themselves, in the jail, where torch is trusted.
+"""The policy (contract/policy/) held against the libraries themselves, in the jail, where torch is trusted.
 
-The static check (scrutiny.py) asks here whether a module lends a name, what a dotted name reaches, and which
+The static check (scrutiny.py, scan.py) asks here whether a module lends a name, what a dotted name reaches, and which
 attribute names any value may use. The child runs student code with students_builtins(): the policy's
 builtins, whose attribute access by a computed name asks the same questions of the live objects.
 """

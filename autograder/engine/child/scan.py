@@ -1,6 +1,6 @@
 """The static check's reading of one top-level statement (scrutiny.py): a visitor that judges, scope by scope,
 every name, attribute chain, call, import, builtin and base class the statement's code reaches for against the
-policy (contract/policy.py, as allowed.py holds it against the live libraries), records what it finds, and
+policy (contract/policy/, as allowed.py holds it against the live libraries), records what it finds, and
 notes the module-scope names the statement reads and binds.
 """
 

@@ -2,7 +2,7 @@
 
 It runs in the jail, in a child that parses the submission and never runs it (server.parse), with torch
 imported and no student code loaded, so a dotted name is judged by the object it really reaches. Every
-name, attribute, import, builtin and base class must be one the policy lends (contract/policy.py, read
+name, attribute, import, builtin and base class must be one the policy lends (contract/policy/, read
 against the libraries by allowed.py); anything else is held for an instructor's review. What comes out:
 
 - held: the components whose code needs a held construct, with its file, line and name. Such code never
