@@ -22,22 +22,47 @@ PACKAGE = spec.KIT_ROOT / "autograder"
 # limits for the suites' options) run on the child's own code (child/server and what it loads) in the student's
 # process, on the public cases (course/public_cases, with each mistake's evidence on them, never the catalog,
 # which quotes the reference); hf for a checkpoint's pictures; the terminal quiz (offered only where the bank is).
+# Of the command line, the student's commands alone (commands/student).
 # No hidden case: of judge/fixtures, only the reader. No sandbox: nothing of the student's is jailed at home.
 # Paths in the package.
 STUDENT_MODULES = (
     "__init__.py",
     "__main__.py",
+    "commands/__init__.py",
+    "commands/student.py",
     "notebook.py",
     "pictures.py",
     "public.py",
     "engine/__init__.py",
     *(
         f"engine/contract/{name}.py"
-        for name in ("__init__", "errors", "loader", "messages", "policy", "protocol", "spec")
+        for name in (
+            "__init__",
+            "errors",
+            "loader",
+            "messages",
+            "policy/__init__",
+            "policy/language",
+            "policy/libraries",
+            "policy/values",
+            "protocol",
+            "spec",
+        )
     ),
     *(
         f"engine/child/{name}.py"
-        for name in ("__init__", "allowed", "binding", "runtime", "scrutiny", "server", "training")
+        for name in (
+            "__init__",
+            "allowed",
+            "binding",
+            "names",
+            "runtime",
+            "scan",
+            "scrutiny",
+            "server",
+            "training",
+            "tripwire",
+        )
     ),
     *(
         f"engine/judge/{name}.py"
@@ -51,7 +76,7 @@ STUDENT_MODULES = (
     ),
     *(f"course/{name}.py" for name in ("__init__", "jupyter", "local", "pictures", "public")),
     *(f"course/{PUBLIC_CASES.name}/{path.name}" for path in sorted(PUBLIC_CASES.glob("*.*"))),
-    *(f"breakout/{name}.py" for name in ("__init__", "bank", "quiz")),
+    *(f"breakout/{name}.py" for name in ("__init__", "bank", "questions", "quiz")),
 )
 # requirements.txt lists what students need first; from this line on, what only instructors need.
 INSTRUCTOR_ONLY = "# Instructor-only"

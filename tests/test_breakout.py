@@ -8,6 +8,7 @@ import pytest
 from breakout_facts import FACTS, reference
 
 from autograder.breakout import bank
+from autograder.breakout.questions import KINDS
 from autograder.course import notebooks
 
 PARTS = bank.load()
@@ -24,7 +25,7 @@ def by_kind(kind, verified=False):
 
 def test_bank_has_at_least_40_questions_of_every_kind():
     assert len(QUESTIONS) >= 40
-    assert {q.kind for q in QUESTIONS} == set(bank.KINDS)
+    assert {q.kind for q in QUESTIONS} == set(KINDS)
     assert any(q.several for q in QUESTIONS) and any(q.kind == "choice" and not q.several for q in QUESTIONS)
 
 

@@ -18,6 +18,7 @@ from autograder.engine.judge import jail
 
 LAYERS = ("engine", "course", "breakout")  # bottom first; the package's own modules sit above all three
 TOP = len(LAYERS)
+ON_TOP = ("commands",)  # subpackages of the package's own modules, above the three layers
 PACKAGE = spec.KIT_ROOT / "autograder"
 
 
@@ -195,8 +196,8 @@ def test_layout_code_in_the_child_holds_no_grading_decision():
 
 def test_layout_every_subpackage_is_a_layer_and_says_what_it_owns_and_may_import():
     subpackages = {p.parent.name for p in PACKAGE.glob("*/__init__.py")}
-    assert subpackages == set(LAYERS)
-    for name in LAYERS:
+    assert subpackages == {*LAYERS, *ON_TOP}
+    for name in (*LAYERS, *ON_TOP):
         text = ast.get_docstring(ast.parse((PACKAGE / name / "__init__.py").read_text()))
         assert text and re.search(r"\bimport", text, re.IGNORECASE), (
             f"{name}/__init__.py: say what it owns and what it may import"
@@ -230,3 +231,47 @@ def test_layout_notebooks_import_the_fixed_names_only():
         "autograder.pictures",
         "autograder.breakout",
     }
+
+
+# The project's own limits (docs/CHANGING.md): a module a reader takes in at a sitting, a function in one screen.
+MAX_MODULE_LINES = 400
+MAX_FUNCTION_LINES = 60
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def too_long(package=PACKAGE):
+    """Every module of the package over MAX_MODULE_LINES lines, as 'file: N lines', and every function or method
+    over MAX_FUNCTION_LINES (from its def to its last line), as 'file:line name: N lines'."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        text = path.read_text()
+        where = path.relative_to(package.parent)
+        if (count := len(text.splitlines())) > MAX_MODULE_LINES:
+            found.append(f"{where}: {count} lines")
+        for node in ast.walk(ast.parse(text, str(path))):
+            length = node.end_lineno - node.lineno + 1 if isinstance(node, FUNCTIONS) else 0
+            if length > MAX_FUNCTION_LINES:
+                found.append(f"{where}:{node.lineno} {node.name}: {length} lines")
+    return found
+
+
+def test_layout_no_module_over_400_lines_and_no_function_over_60():
+    found = too_long()
+    assert found == [], "over the limits; split each by its jobs:\n" + "\n".join(found)
+
+
+def test_layout_length_rule_names_each_long_module_and_function(tmp_path):
+    package = written(
+        tmp_path,
+        {
+            "bundle.py": "x = 1\n" * 400,
+            "generated.py": "x = 1\n" * 401,
+            "engine/judge/grade.py": "def grade():\n" + "    x = 1\n" * 60 + "\n\ndef short():\n" + "    x = 1\n" * 59,
+            "course/public.py": "class Check:\n    async def run(self):\n" + "        x = 1\n" * 60,
+        },
+    )
+    assert too_long(package) == [
+        "autograder/course/public.py:2 run: 61 lines",
+        "autograder/engine/judge/grade.py:1 grade: 61 lines",
+        "autograder/generated.py: 401 lines",
+    ]

@@ -1,7 +1,8 @@
 """The breakout bank: the question bank in breakout_questions/, and everything made from it.
 
-Loading, checking and grading answers (bank), the terminal quiz (quiz), the quiz notebooks and the
-handout (quiz_notebooks). The quiz notebooks import check_format and grade_here from this package.
+Loading the bank and grading answers (bank), a question file read and checked (questions), the terminal
+quiz (quiz), the quiz notebooks and the handout (quiz_notebooks). The quiz notebooks import check_format and
+grade_here from this package.
 
 May import engine/ and course/ (the notebooks' format, the grading cell's helpers); never the modules on top.
 """

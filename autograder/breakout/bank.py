@@ -1,106 +1,20 @@
-"""The breakout question bank (breakout_questions/*.yaml): loading, validation, and grading one answer.
+"""The breakout question bank (breakout_questions/*.yaml): loading it, and grading one answer.
 
-Three kinds of question: `choice` (one correct option, or several), `numeric` (within a tolerance) and
-`short` (a model answer and a rubric, graded by hand). The same `judge` grades an answer typed at the
-terminal quiz and one written in a quiz notebook, so a student gets the same verdict and the same
-message in both places. Nothing here imports torch.
+Each part file is read by questions.py, which holds the format. The same `judge` grades an answer typed at the
+terminal quiz and one written in a quiz notebook, so a student gets the same verdict and the same message in
+both places. Nothing here imports torch.
 """
 
-import keyword
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from autograder.breakout.questions import BankError, Question, read_part
 from autograder.engine.contract import spec
-from autograder.engine.contract.errors import KitFault
 
 BANK = spec.KIT_ROOT / "breakout_questions"
-KINDS = ("choice", "numeric", "short")
-DEFAULT_POINTS = {"choice": 1, "numeric": 1, "short": 2}
-LETTERS = "ABCDEFGH"
-PART_NAME = re.compile(r"^\d\d_[a-z0-9_]+$")
-FIELDS = {
-    "common": {"id", "kind", "question", "explanation", "points"},
-    "choice": {"options", "answer", "verified_by"},
-    "numeric": {"answer", "tolerance", "unit", "verified_by"},
-    "short": {"model_answer", "rubric"},
-}
-
-
-class BankError(KitFault, ValueError):
-    """A question file that does not follow breakout_questions/README.md; says which file and question."""
-
-
-@dataclass(frozen=True)
-class Question:
-    part: str  # the file's stem, such as 01_attention
-    number: str  # 1.3: part number, then place in the part
-    id: str
-    kind: str
-    text: str
-    explanation: str
-    points: float
-    options: dict = field(default_factory=dict)  # {letter: text}, for choice
-    answer: object = None  # a frozenset of letters (choice) or a number (numeric)
-    tolerance: float = 0.0
-    unit: str = ""
-    verified_by: str = ""
-    model_answer: str = ""
-    rubric: tuple = ()  # ((points, criterion), ...), for short
-
-    @property
-    def several(self):
-        """Whether a choice question has more than one correct option (the student is told so)."""
-        return self.kind == "choice" and len(self.answer) > 1
-
-    @property
-    def autograded(self):
-        return self.kind != "short"
-
-    def instruction(self):
-        """How to give the answer, in words."""
-        if self.kind == "choice":
-            letters = ", ".join(self.options)
-            return (
-                f"Choose every correct option ({letters}): several letters."
-                if self.several
-                else f"Choose one option ({letters})."
-            )
-        if self.kind == "numeric":
-            return "Give a number" + (f" (in {self.unit})" if self.unit else "") + "."
-        return "Answer in a few sentences."
-
-    def written_answer(self):
-        """The correct answer as Python, as a quiz notebook's answer cell holds it: "B", ["A", "C"], 42."""
-        if self.kind == "choice":
-            return sorted(self.answer) if self.several else next(iter(self.answer))
-        return self.answer if self.kind == "numeric" else self.model_answer
-
-    def key(self):
-        """The correct answer, in words."""
-        if self.kind == "choice":
-            return ", ".join(sorted(self.answer))
-        if self.kind == "numeric":
-            within = f" (answers within {self.tolerance:g} count)" if self.tolerance else ""
-            return f"{_number(self.answer)}{' ' + self.unit if self.unit else ''}{within}"
-        return self.model_answer
-
-
-@dataclass(frozen=True)
-class Part:
-    name: str  # 01_attention
-    title: str
-    questions: tuple
-
-    @property
-    def number(self):
-        return int(self.name[:2])
-
-    @property
-    def points(self):
-        return sum(q.points for q in self.questions)
 
 
 @dataclass(frozen=True)
@@ -108,9 +22,6 @@ class Verdict:
     status: str  # correct, incorrect, invalid (the answer is not of the question's form)
     message: str
     score: float = 0.0
-
-
-# --- loading -------------------------------------------------------------------------------------
 
 
 def load(folder=BANK):
@@ -126,7 +37,7 @@ def load(folder=BANK):
             data = yaml.safe_load(path.read_text())
         except yaml.YAMLError as error:
             raise BankError(f"{path.name}: not valid YAML: {error}") from None
-        part = _part(path.stem, data, path.name)
+        part = read_part(path.stem, data, path.name)
         for question in part.questions:
             if question.id in seen:
                 raise BankError(f"{path.name}: id {question.id} is used already in {seen[question.id]}")
@@ -151,128 +62,9 @@ def find_part(parts, wanted):
     return matches[0]
 
 
-def _part(name, data, where):
-    if not PART_NAME.match(name):
-        raise BankError(f"{where}: name a part file NN_words.yaml, such as 01_attention.yaml")
-    if not isinstance(data, dict) or not isinstance(data.get("questions"), list) or not data["questions"]:
-        raise BankError(f"{where}: a part file holds a `title` and a non-empty list of `questions`")
-    extra = sorted(set(data) - {"title", "questions"})
-    if extra:
-        raise BankError(f"{where}: a part file has `title` and `questions` only, not {', '.join(map(str, extra))}")
-    title = _text(data, "title", where)
-    number = int(name[:2])
-    questions = tuple(
-        _question(name, f"{number}.{i}", q, f"{where}, question {i}") for i, q in enumerate(data["questions"], start=1)
-    )
-    return Part(name, title, questions)
-
-
-def _question(part, number, data, where):
-    if not isinstance(data, dict):
-        raise BankError(f"{where}: a question is a mapping of fields (id, kind, question, ...)")
-    kind = data.get("kind")
-    if kind not in KINDS:
-        raise BankError(f"{where}: kind must be one of {', '.join(KINDS)}, not {kind!r}")
-    unknown = set(data) - FIELDS["common"] - FIELDS[kind]
-    if unknown:
-        raise BankError(f"{where}: a {kind} question has no field {', '.join(sorted(unknown))}")
-    qid = data.get("id")
-    if not (isinstance(qid, str) and qid.isidentifier() and qid.islower() and not keyword.iskeyword(qid)):
-        raise BankError(f"{where}: id must be a lower-case Python name, such as scaling_purpose, not {qid!r}")
-    where = f"{where} ({qid})"
-    points = data.get("points", DEFAULT_POINTS[kind])
-    if not _is_number(points) or points <= 0:
-        raise BankError(f"{where}: points must be a positive number")
-    common = dict(
-        part=part,
-        number=number,
-        id=qid,
-        kind=kind,
-        text=_text(data, "question", where),
-        explanation=_text(data, "explanation", where),
-        points=points,
-    )
-    if kind == "choice":
-        return Question(**common, **_choice(data, where))
-    if kind == "numeric":
-        return Question(**common, **_numeric(data, where))
-    return Question(**common, **_short(data, points, where))
-
-
-def _choice(data, where):
-    options = data.get("options")
-    if not isinstance(options, dict) or len(options) < 2:
-        raise BankError(f"{where}: options is a mapping of at least two letters to texts (A: ..., B: ...)")
-    if list(options) != list(LETTERS[: len(options)]):
-        raise BankError(f"{where}: options are lettered A, B, C, ... in order, not {', '.join(map(str, options))}")
-    if len(set(map(str, options.values()))) != len(options):
-        raise BankError(f"{where}: two options have the same text")
-    for letter in options:
-        _text(options, letter, f"{where}, option")
-    answer = data.get("answer")
-    letters = answer if isinstance(answer, list) else [answer]
-    if not letters or any(letter not in options for letter in letters) or len(set(letters)) != len(letters):
-        raise BankError(f"{where}: answer is an option's letter, or a list of them, not {answer!r}")
-    if len(letters) == len(options):
-        raise BankError(f"{where}: every option is correct; add a wrong one")
-    return dict(
-        options=dict(options), answer=frozenset(letters), verified_by=_optional_text(data, "verified_by", where)
-    )
-
-
-def _numeric(data, where):
-    answer, tolerance = data.get("answer"), data.get("tolerance", 0)
-    if not _is_number(answer):
-        raise BankError(f"{where}: answer must be a number, not {answer!r}")
-    if not _is_number(tolerance) or tolerance < 0:
-        raise BankError(f"{where}: tolerance must be a number >= 0")
-    verified_by = _optional_text(data, "verified_by", where)
-    if not verified_by:
-        raise BankError(
-            f"{where}: a numeric answer needs verified_by: the computation in tests/breakout_facts.py "
-            "that derives it from a real module"
-        )
-    return dict(answer=answer, tolerance=tolerance, unit=_optional_text(data, "unit", where), verified_by=verified_by)
-
-
-def _short(data, points, where):
-    rubric = data.get("rubric")
-    if not isinstance(rubric, list) or not rubric:
-        raise BankError(f"{where}: rubric is a list of criteria, each `- points: N` and `criterion: ...`")
-    items = []
-    for item in rubric:
-        if not (isinstance(item, dict) and set(item) == {"points", "criterion"} and _is_number(item["points"])):
-            raise BankError(f"{where}: each rubric item has points (a number) and criterion (a text)")
-        items.append((item["points"], _text(item, "criterion", f"{where}, rubric")))
-    if not math.isclose(sum(p for p, _ in items), points):
-        raise BankError(
-            f"{where}: the rubric's points add up to {sum(p for p, _ in items):g}, the question's to {points:g}"
-        )
-    return dict(model_answer=_text(data, "model_answer", where), rubric=tuple(items))
-
-
-def _text(data, name, where):
-    value = data.get(name)
-    if not isinstance(value, (str, int, float)) or isinstance(value, bool) or not str(value).strip():
-        raise BankError(f"{where}: {name} must be a non-empty text")
-    return str(value).strip()
-
-
-def _optional_text(data, name, where):
-    return _text(data, name, where) if name in data else ""
-
-
-def _is_number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
 def points_text(points):
     """1 point, 2 points, 0.5 points."""
     return f"{points:g} point{'' if points == 1 else 's'}"
-
-
-def _number(value):
-    return f"{value:,}" if isinstance(value, int) else f"{value:g}"
 
 
 # --- grading -------------------------------------------------------------------------------------

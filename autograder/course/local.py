@@ -2,7 +2,8 @@
 by the child's own code (child/server.py: the tripwire, the dropout stand-in, results read by exact type) on the
 student's objects, in the student's own process, with the replies the judge reads from a child."""
 
-from autograder.engine.child.server import Forbidden, Server, Unwatched
+from autograder.engine.child.server import Server
+from autograder.engine.child.tripwire import Forbidden, Unwatched
 from autograder.engine.contract import spec
 from autograder.engine.contract.errors import Fatal, StudentError
 from autograder.engine.contract.messages import Requests

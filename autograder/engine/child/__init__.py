@@ -1,2 +1,3 @@
-"""The code that runs beside student code, inside the jail: zygote, server, runtime, binding, scrutiny,
-training. Imports contract/ only, never the judge: what it returns is data that the judge checks."""
+"""The code that runs beside student code, inside the jail: zygote, server, tripwire, runtime, binding,
+scrutiny (with scan and names), training. Imports contract/ only, never the judge: what it returns is data that
+the judge checks."""

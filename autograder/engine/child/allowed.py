@@ -1,6 +1,6 @@
-"""The policy (contract/policy.py) held against the libraries themselves, in the jail, where torch is trusted.
+"""The policy (contract/policy/) held against the libraries themselves, in the jail, where torch is trusted.
 
-The static check (scrutiny.py) asks here whether a module lends a name, what a dotted name reaches, and which
+The static check (scrutiny.py, scan.py) asks here whether a module lends a name, what a dotted name reaches, and which
 attribute names any value may use. The child runs student code with students_builtins(): the policy's
 builtins, whose attribute access by a computed name asks the same questions of the live objects.
 """
@@ -81,6 +81,53 @@ def lent(module_name, attribute):
     if rule == policy.TRANSFORMERS_MODELS and not (_configuration(obj) or _transformers_model(module_name, obj)):
         return obj, "transformers lends a submission its configurations, and its models and layers to name"
     return obj, None
+
+
+def resolve(dotted):
+    """The object a dotted library name reaches, or MISSING."""
+    parts = dotted.split(".")
+    obj = imported(parts[0])
+    if obj is None:
+        return MISSING
+    for part in parts[1:]:
+        try:
+            obj = getattr(obj, part, MISSING)
+        except Exception:  # noqa: BLE001 - a library's property that raises reaches nothing
+            return MISSING
+        if obj is MISSING:
+            return obj
+    return obj
+
+
+def judge(dotted, own_attributes):
+    """(reason, kind, object) for a dotted library name: a held construct (kind None), a kernel (kind its
+    delegation), or (None, None, object) where the policy lends it."""
+    parts = dotted.split(".")
+    if module_rule(parts[0]) is None:
+        return f"uses {dotted} ({outside(parts[0])})", None, None
+    obj = imported(parts[0])
+    if obj is None:
+        return None, None, None  # not installed: importing it fails in the child, as it would anywhere
+    found = None
+    for end in range(2, len(parts) + 1):
+        prefix, part = ".".join(parts[:end]), parts[end - 1]
+        if isinstance(obj, types.ModuleType):
+            nxt, reason = lent(obj.__name__, part)
+        else:
+            reason = value_reason(part, own_attributes)
+            try:
+                nxt = getattr(obj, part, MISSING)
+            except Exception:  # noqa: BLE001 - a library's property that raises reaches nothing
+                nxt = MISSING
+        if reason:
+            return f"uses {prefix} ({reason})", None, None
+        if nxt is MISSING:
+            return None, None, None
+        found = kernel(prefix, nxt) or found  # the longest chain that is one names it best
+        obj = nxt
+    if found:
+        return found[0], found[1], obj
+    return None, None, obj
 
 
 def _within(module_name, packages):

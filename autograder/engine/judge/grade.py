@@ -10,7 +10,7 @@ from autograder.engine.contract import loader, spec
 from autograder.engine.judge import fixtures
 from autograder.engine.judge.limits import Limits
 from autograder.engine.judge.results import LOADING_NOTE, ComponentResult, Report
-from autograder.engine.judge.run import run_suites
+from autograder.engine.judge.run import TestResult, run_suites
 from autograder.engine.judge.sandbox import Sandbox
 from autograder.engine.judge.session import Grading
 
@@ -44,37 +44,44 @@ def grade(
         notes.append(problem)
     results = []
     for i in ids:
+        results.append(_component(i, grading, outcomes[i], accept_flagged))
         child = grading.children.get(i)
-        component = ComponentResult(
-            i,
-            spec.BY_ID[i].points if i in spec.BY_ID else 0,
-            outcomes[i],
-            flags=grading.held.get(i, []),
-            accepted=accept_flagged,
-        )
-        kernels = grading.kernels.get(i, [])
-        if child is not None:
-            component.fatal = child.fatal
-            if kernels and (child.delegated or child.unwatched):
-                component.fatal += " (named at " + "; ".join(k.split(": ")[0] for k in kernels) + ")"
-            elif kernels and child.spread:
-                component.fatal = (
-                    "it names " + "; ".join(kernels) + ", which this part may not delegate to, "
-                    "and ran code in other threads or processes, where the grader cannot see whether it ran"
-                )
-            elif kernels and not child.fatal:
-                component.notes += [
-                    f"warning: {k}, which this part may not delegate to; it never ran while this part "
-                    "was graded, so the score stands (it would score 0 if it ran)"
-                    for k in kernels
-                ]
-            if i in spec.BY_ID and not child.fatal and not all(o.passed for o in child.observations):
-                component.diagnosis = fixtures.evidence_of(i).diagnose(i, child.observations)
-            # Every child loads the whole submission, so what went wrong there is said once, for all.
-            notes += [f"{LOADING_NOTE}{p}" for p in child.problems]
-            wanted = spec.BY_ID[i].names if i in spec.BY_ID else ()
-            missing = [name for name in wanted if name not in child.defined]
-            if missing and not child.fatal:
-                component.notes.append(f"not found in your submission: {', '.join(missing)}")
-        results.append(component)
+        # Every child loads the whole submission, so what went wrong there is said once, for all.
+        notes += [f"{LOADING_NOTE}{p}" for p in child.problems] if child is not None else []
     return Report(str(path), results, loader.distinct(notes), time.monotonic() - started, problem)
+
+
+def _component(i: str, grading: Grading, outcome: list[TestResult], accept_flagged: bool) -> ComponentResult:
+    """One component's result: its suite's outcome, and what its child saw."""
+    child = grading.children.get(i)
+    component = ComponentResult(
+        i,
+        spec.BY_ID[i].points if i in spec.BY_ID else 0,
+        outcome,
+        flags=grading.held.get(i, []),
+        accepted=accept_flagged,
+    )
+    if child is None:
+        return component
+    kernels = grading.kernels.get(i, [])
+    component.fatal = child.fatal
+    if kernels and (child.delegated or child.unwatched):
+        component.fatal += " (named at " + "; ".join(k.split(": ")[0] for k in kernels) + ")"
+    elif kernels and child.spread:
+        component.fatal = (
+            "it names " + "; ".join(kernels) + ", which this part may not delegate to, "
+            "and ran code in other threads or processes, where the grader cannot see whether it ran"
+        )
+    elif kernels and not child.fatal:
+        component.notes += [
+            f"warning: {k}, which this part may not delegate to; it never ran while this part "
+            "was graded, so the score stands (it would score 0 if it ran)"
+            for k in kernels
+        ]
+    if i in spec.BY_ID and not child.fatal and not all(o.passed for o in child.observations):
+        component.diagnosis = fixtures.evidence_of(i).diagnose(i, child.observations)
+    wanted = spec.BY_ID[i].names if i in spec.BY_ID else ()
+    missing = [name for name in wanted if name not in child.defined]
+    if missing and not child.fatal:
+        component.notes.append(f"not found in your submission: {', '.join(missing)}")
+    return component

@@ -1,0 +1,175 @@
+"""What a submission's code binds and names, read from its syntax for the static check (scrutiny.py).
+
+The module-scope names a top-level statement binds or changes, the names local to a function, the
+statements that hold the code of a scope, and what the whole submission tells about each name (Context):
+its own modules, classes and attributes, and the aliases that spell out a dotted library name.
+"""
+
+import ast
+
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+class Context:
+    """What the whole submission tells about each name: its own modules, classes and attribute names, and
+    each module's aliases (a local name for a dotted library name: `import torch.nn.functional as F`)."""
+
+    def __init__(self, own_modules, trees, units):
+        self.own_modules = own_modules
+        self.classes, self.attributes, self.strings, self.aliases, self.bound = set(), set(), set(), {}, {}
+        for index, tree in trees.items():
+            module = units[index].module
+            aliases = self.aliases.setdefault(module, {})
+            bound = self.bound.setdefault(module, set())
+            for node in tree.body:
+                bound |= module_bindings(node)
+            for node in ast.walk(tree):
+                self._learn(node, aliases)
+        stars = {
+            (units[index].module, node.module)
+            for index, tree in trees.items()
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom)
+            and any(a.name == "*" for a in node.names)
+            and (node.module or "").split(".")[0] in own_modules
+        }
+        for _ in range(3):  # chains of aliases (a = torch; b = a.nn; c = b.functional), and `%run` star imports
+            for module, source in stars:
+                for name, dotted in self.aliases.get(source, {}).items():
+                    if name not in self.bound.get(module, ()):
+                        self.aliases.setdefault(module, {}).setdefault(name, set()).update(dotted)
+            for index, tree in trees.items():
+                aliases = self.aliases[units[index].module]
+                for node in ast.walk(tree):
+                    if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                        dotted = self.dotted(node.value, aliases)
+                        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                        for target in targets:
+                            if dotted and isinstance(target, ast.Name):
+                                aliases.setdefault(target.id, set()).add(dotted)
+
+    def _learn(self, node, aliases):
+        if isinstance(node, ast.ClassDef):
+            self.classes.add(node.name)
+            for item in node.body:
+                self.attributes |= module_bindings(item)
+        elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+            self.attributes.add(node.attr)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.attributes.add(node.name)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
+            self.strings.add(node.value)  # a name setattr(self, name, ...) may give self
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                local = alias.asname or alias.name.split(".")[0]
+                aliases.setdefault(local, set()).add(alias.name if alias.asname else local)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                if alias.name != "*":
+                    aliases.setdefault(alias.asname or alias.name, set()).add(f"{node.module}.{alias.name}")
+
+    def dotted(self, node, aliases):
+        """The dotted names an attribute chain on an alias spells out (`F.softmax` -> torch.nn.functional.softmax)."""
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name) and node.id in aliases:
+            return next(iter(sorted(".".join([base, *reversed(parts)]) for base in aliases[node.id])))
+        return None
+
+
+def changed_names(node):
+    """The module-scope names whose objects a top-level statement changes (`LayerNorm.forward = f`,
+    `registry[key] = f`, `registry.append(f)`): what loads such a name needs the statement as it needs the
+    name's definition."""
+    names = set()
+    for current in own_statements(node):
+        call = current.value if isinstance(current, ast.Expr) else None
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Name)
+        ):
+            names.add(call.func.value.id)  # registry.append(f), table.update(...)
+        for target in getattr(current, "targets", [getattr(current, "target", None)]):
+            while isinstance(target, (ast.Attribute, ast.Subscript)):
+                target = target.value
+                if isinstance(target, ast.Name):
+                    names.add(target.id)
+    return names
+
+
+def module_bindings(node):
+    """The names a top-level statement binds in its module: what it assigns, defines or imports, outside the
+    functions, classes and comprehensions it holds, and what those declare global."""
+    names = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(current.name)
+            names |= {n for g in ast.walk(current) if isinstance(g, ast.Global) for n in g.names}
+            continue
+        if isinstance(current, (ast.Lambda, *COMPREHENSIONS)):
+            continue
+        if isinstance(current, ast.Name) and not isinstance(current.ctx, ast.Load):
+            names.add(current.id)
+        elif isinstance(current, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in current.names if a.name != "*"}
+        elif isinstance(current, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and getattr(current, "name", None):
+            names.add(current.name)
+        stack.extend(ast.iter_child_nodes(current))
+    return names
+
+
+def never_runs(node):
+    """`if __name__ == "__main__":` never runs in grading, where a module is never __main__."""
+    test = getattr(node, "test", None)
+    return (
+        isinstance(node, ast.If)
+        and isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and len(test.comparators) == 1
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == "__main__"
+    )
+
+
+def local_names(function):
+    """The names local to a function or lambda: its parameters and what its own body binds, less what it
+    imports (a module imported inside a function is judged as the import it is)."""
+    arguments = function.args
+    names = {
+        a.arg
+        for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
+        if a is not None
+    }
+    body = function.body if isinstance(function.body, list) else [function.body]
+    declared = {
+        n for node in body for g in ast.walk(node) if isinstance(g, (ast.Global, ast.Nonlocal)) for n in g.names
+    }
+    imported = set()
+    for node in body:
+        names |= module_bindings(node)
+        imported |= {
+            (a.asname or a.name).split(".")[0]
+            for n in own_statements(node)
+            if isinstance(n, (ast.Import, ast.ImportFrom))
+            for a in n.names
+        }
+    return names - declared - imported
+
+
+def own_statements(node):
+    """node and the nodes under it, but not inside the functions and classes it defines."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(
+            c
+            for c in ast.iter_child_nodes(current)
+            if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda))
+        )

@@ -1,0 +1,341 @@
+"""The static check's reading of one top-level statement (scrutiny.py): a visitor that judges, scope by scope,
+every name, attribute chain, call, import, builtin and base class the statement's code reaches for against the
+policy (contract/policy/, as allowed.py holds it against the live libraries), records what it finds, and
+notes the module-scope names the statement reads and binds.
+"""
+
+import ast
+import builtins
+import string
+import types
+
+from autograder.engine.child import allowed, names
+from autograder.engine.contract import policy
+
+
+class Scan(ast.NodeVisitor):
+    """One top-level statement's findings and the module-scope names it reads, scope by scope."""
+
+    def __init__(self, context, statement):
+        self.context = context
+        self.statement = statement
+        self.aliases = context.aliases.get(statement.module, {})
+        self.bound = context.bound.get(statement.module, set())
+        self.scopes = []  # the local names of each enclosing function, lambda or comprehension; None for a class
+        self.judged = set()  # ids of nodes already judged as part of a larger chain or call
+        self.as_alias = set()  # ids of values assigned whole to a name: an alias, not a module used as a value
+
+    def run(self):
+        if names.never_runs(self.statement.node):
+            self.statement.never = True
+            return
+        # A library's module changed is held wherever it is: only the submission's own objects are bound so.
+        self.statement.binds = names.module_bindings(self.statement.node) | (
+            names.changed_names(self.statement.node) - set(self.aliases)
+        )
+        self.visit(self.statement.node)
+
+    def flag(self, node, text, kind=None):
+        line = getattr(node, "lineno", self.statement.node.lineno)
+        finding = (line, text, kind)
+        if finding not in self.statement.findings:
+            self.statement.findings.append(finding)
+
+    def local(self, name):
+        """True when name is a local of an enclosing function (where Python never falls back to builtins)."""
+        return any(scope is not None and name in scope for scope in self.scopes)
+
+    # Scopes
+
+    def visit_FunctionDef(self, node):
+        for decorator in node.decorator_list:
+            self.visit(decorator)
+        self._arguments(node.args)
+        if node.returns:
+            self.visit(node.returns)
+        if _dunder(node.name) and node.name not in policy.DUNDERS_DEFINED:
+            self.flag(node, f"defines {node.name} (it hooks into Python's object machinery or torch's dispatch)")
+        self._scope(node, node.body, names.local_names(node))
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node):
+        self._arguments(node.args)
+        self._scope(node, [node.body], names.local_names(node))
+
+    def _arguments(self, arguments):
+        for default in [*arguments.defaults, *arguments.kw_defaults]:
+            if default is not None:
+                self.visit(default)
+        for argument in [
+            *arguments.posonlyargs,
+            *arguments.args,
+            *arguments.kwonlyargs,
+            arguments.vararg,
+            arguments.kwarg,
+        ]:
+            if argument is not None and argument.annotation is not None:
+                self.visit(argument.annotation)
+
+    def _scope(self, node, body, scope):
+        self.scopes.append(scope)
+        for item in body:
+            self.visit(item)
+        self.scopes.pop()
+
+    def _comprehension(self, node):
+        targets = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+        self.scopes.append(targets)
+        for generator in node.generators:
+            self.visit(generator)
+        for part in ("elt", "key", "value"):
+            if getattr(node, part, None) is not None:
+                self.visit(getattr(node, part))
+        self.scopes.pop()
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
+
+    def visit_ClassDef(self, node):
+        for decorator in node.decorator_list:
+            self.visit(decorator)
+        for base in node.bases:
+            self._base(base)
+        for keyword in node.keywords:
+            if keyword.arg == "metaclass":
+                dotted = self.context.dotted(keyword.value, self.aliases)
+                if dotted not in policy.METACLASSES:
+                    self.flag(keyword.value, "sets a metaclass (it runs code as classes are made)")
+            self.visit(keyword.value)
+        self.scopes.append(None)
+        for item in node.body:
+            self.visit(item)
+        self.scopes.pop()
+
+    def _base(self, base):
+        """A base class must be the submission's own class, a builtin type of the policy, or a library class
+        the policy lends that does not hook into torch's dispatch (no subclass of torch.Tensor)."""
+        self.visit(base)
+        target = base.value if isinstance(base, ast.Subscript) else base
+        if (
+            isinstance(target, ast.Name)
+            and not self.local(target.id)
+            and target.id not in self.aliases
+            and (target.id in self.context.classes or target.id in policy.BUILTINS)
+        ):
+            return
+        dotted = self.context.dotted(target, self.aliases)
+        if dotted is None:
+            self.flag(base, "derives from a base class the check cannot name")
+            return
+        obj = allowed.resolve(dotted)
+        reason = allowed.base_reason(obj) if obj is not allowed.MISSING else None
+        if reason:
+            self.flag(base, f"derives from {dotted} ({reason})")
+
+    # Names, attributes and calls
+
+    def visit_Name(self, node):
+        name = node.id
+        if self.local(name) or id(node) in self.judged:
+            return
+        if isinstance(node.ctx, ast.Load):
+            self.statement.loads.add((self.statement.module, name))
+        if _dunder(name):
+            if name not in policy.DUNDERS_READ:
+                self.flag(node, f"uses {name} (Python's internals)")
+        elif name in self.aliases and isinstance(node.ctx, ast.Load):
+            for dotted in sorted(self.aliases[name]):
+                self._chain(node, dotted, whole=id(node) in self.as_alias)
+        elif name in self.bound or not hasattr(builtins, name):
+            return  # the module's own (where it falls back to a builtin, the child's builtins are the policy's)
+        elif name in policy.BY_NAME or name in policy.ONE_ARGUMENT:
+            self.flag(node, f"uses {name} as a value (attributes by computed name, or classes built past the check)")
+        elif name not in policy.BUILTINS:
+            self.flag(node, f"uses the builtin {name} ({policy.OUTSIDE})")
+
+    def visit_Attribute(self, node):
+        if id(node) in self.judged:
+            return
+        parts, base = [], node
+        while isinstance(base, ast.Attribute):
+            self.judged.add(id(base))
+            parts.append(base.attr)
+            base = base.value
+        parts.reverse()
+        if isinstance(base, ast.Name) and not self.local(base.id) and base.id in self.aliases:
+            self.judged.add(id(base))
+            self.statement.loads.add((self.statement.module, base.id))
+            for dotted in sorted(self.aliases[base.id]):
+                self._chain(
+                    node,
+                    ".".join([dotted, *parts]),
+                    whole=id(node) in self.as_alias,
+                    store=not isinstance(node.ctx, ast.Load),
+                )
+            return
+        self.visit(base)
+        on_self = isinstance(base, ast.Name) and base.id in policy.OWN_RECEIVERS
+        for index, part in enumerate(parts):
+            first = on_self and index == 0
+            own = self.context.attributes | self.context.strings if first else self.context.attributes
+            reason = allowed.value_reason(part, own, on_self=first)
+            if reason:
+                self.flag(node, f"uses .{part} ({reason})")
+            elif _dunder(part) and not isinstance(node.ctx, ast.Load):
+                self.flag(node, f"changes .{part} (Python's object internals)")
+
+    def _chain(self, node, dotted, whole=False, store=False):
+        """Judge a dotted name that starts at an import: a library's by the policy, an own module's by its names."""
+        root = dotted.split(".")[0]
+        if root in self.context.own_modules:
+            self._own_chain(node, dotted, whole, store)
+            return
+        if store:
+            self.flag(node, f"changes {dotted} (it rewrites a library the grader runs on)")
+            return
+        reason, kind, obj = allowed.judge(dotted, self.context.attributes)
+        if reason:
+            self.flag(node, reason, kind)
+        elif isinstance(obj, types.ModuleType) and not whole:
+            self.flag(node, f"uses the module {dotted} as a value (what it lends could no longer be checked)")
+
+    def _own_chain(self, node, dotted, whole, store):
+        module, *parts = dotted.split(".")
+        if not parts:
+            if not whole:
+                self.flag(node, f"uses its own module {module} as a value")
+            return
+        self.statement.loads.add((module, parts[0]))
+        inner = self.context.aliases.get(module, {}).get(parts[0])
+        if inner:
+            for target in sorted(inner):
+                self._chain(node, ".".join([target, *parts[1:]]), whole, store)
+            return
+        for part in parts[1:]:
+            reason = allowed.value_reason(part, self.context.attributes)
+            if reason:
+                self.flag(node, f"uses .{part} ({reason})")
+
+    def visit_Call(self, node):
+        func = node.func
+        if isinstance(func, ast.Name) and not self.local(func.id) and func.id not in self.bound:
+            if func.id in policy.BY_NAME:
+                self.judged.add(id(func))
+                self.statement.loads.add((self.statement.module, func.id))
+                self._by_name(node, func.id)
+            elif func.id in policy.ONE_ARGUMENT:
+                self.judged.add(id(func))
+                if len(node.args) != 1 or node.keywords:
+                    self.flag(node, f"calls {func.id} with other than one argument (it builds a class past the check)")
+        self.generic_visit(node)
+
+    def _by_name(self, call, name):
+        """getattr(x, "name"), hasattr, setattr(self, ...), delattr(self, ...): a literal name is judged as the
+        attribute; a computed one is checked where it runs (allowed.students_builtins), never on a library."""
+        if len(call.args) < 2:
+            return
+        target, attribute = call.args[:2]
+        if name in policy.ON_SELF and not (isinstance(target, ast.Name) and target.id == "self"):
+            self.flag(call, f"calls {name} on something other than self (it would change another object)")
+        literal = isinstance(attribute, ast.Constant) and isinstance(attribute.value, str)
+        dotted = self.context.dotted(target, self.aliases)
+        if dotted and dotted.split(".")[0] not in self.context.own_modules:
+            if not literal:
+                self.flag(call, f"{name} on {dotted} with a computed name (an attribute no reader can see)")
+            elif name in policy.ON_SELF:
+                self.flag(call, f"{name} on {dotted} (it rewrites a library the grader runs on)")
+            else:
+                reason, kind, _ = allowed.judge(f"{dotted}.{attribute.value}", self.context.attributes)
+                if reason:
+                    self.flag(call, reason, kind)
+        elif literal:
+            on_self = isinstance(target, ast.Name) and target.id in policy.OWN_RECEIVERS
+            own = (
+                self.context.attributes | self.context.strings | {attribute.value}
+                if on_self
+                else self.context.attributes
+            )
+            reason = allowed.value_reason(attribute.value, own, on_self=on_self)
+            if reason or (name in policy.ON_SELF and _dunder(attribute.value)):
+                self.flag(call, f"{name}(..., {attribute.value!r}) ({reason or 'Python object internals'})")
+
+    def visit_Assign(self, node):
+        # An alias is a name in a module or function; in a class body it is an attribute, and a module there a value.
+        in_class = bool(self.scopes) and self.scopes[-1] is None
+        if (
+            isinstance(node.value, (ast.Name, ast.Attribute))
+            and all(isinstance(t, ast.Name) for t in node.targets)
+            and not in_class
+        ):
+            self.as_alias.add(id(node.value))
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node):
+        in_class = bool(self.scopes) and self.scopes[-1] is None
+        if isinstance(node.value, (ast.Name, ast.Attribute)) and isinstance(node.target, ast.Name) and not in_class:
+            self.as_alias.add(id(node.value))
+        self.generic_visit(node)
+
+    def visit_keyword(self, node):
+        if node.arg and _dunder(node.arg) and node.arg not in policy.DUNDERS_READ:
+            self.flag(node.value, f"passes {node.arg}= (a name Python and numpy read an object's internals by)")
+        self.generic_visit(node)
+
+    def visit_Constant(self, node):
+        if isinstance(node.value, str) and _dunder(node.value) and node.value not in policy.DUNDERS_READ | {"__main__"}:
+            self.flag(node, f"names {node.value} in a string (a name Python and numpy read an object's internals by)")
+        if isinstance(node.value, str) and "{" in node.value and "_" in node.value:
+            for field_name in _format_fields(node.value):
+                if any(part.startswith("_") for part in field_name.replace("[", ".").split(".")[1:]):
+                    self.flag(node, f"a format string that reads {{{field_name}}} (attributes by a name in text)")
+
+    # Imports
+
+    def visit_Import(self, node):
+        for alias in node.names:
+            if alias.name.split(".")[0] in self.context.own_modules:
+                continue
+            self._module(node, alias.name)
+
+    def visit_ImportFrom(self, node):
+        if node.level:
+            return  # the submission's own modules
+        root = (node.module or "").split(".")[0]
+        if root in self.context.own_modules:
+            for alias in node.names:
+                if alias.name == "*":
+                    self.statement.stars.append(node.module)
+                else:
+                    self.statement.loads.add((node.module, alias.name))
+            return
+        if not self._module(node, node.module):
+            return
+        for alias in node.names:
+            if alias.name == "*":
+                self.flag(node, f"imports * from {node.module} (what it binds could no longer be checked)")
+            else:
+                reason, kind, _ = allowed.judge(f"{node.module}.{alias.name}", self.context.attributes)
+                if reason:
+                    self.flag(node, reason.replace("uses", "imports", 1), kind)
+
+    def _module(self, node, name):
+        """True where the module may be imported (it is on the list); else flags the import."""
+        if allowed.module_rule(name) is None:
+            self.flag(node, f"imports {name} ({allowed.outside(name)})")
+            return False
+        reason, kind, _ = allowed.judge(name, self.context.attributes)
+        if reason:
+            self.flag(node, reason.replace("uses", "imports", 1), kind)
+            return kind is not None
+        return True
+
+
+def _dunder(name):
+    return name.startswith("__") and name.endswith("__") and len(name) > 4
+
+
+def _format_fields(text):
+    try:
+        return [name for _, name, _, _ in string.Formatter().parse(text) if name]
+    except (ValueError, IndexError):
+        return []

@@ -1,0 +1,188 @@
+"""The tripwire: a torch function mode, on while a component's code runs in its child, that records every call
+to a kernel the component may not delegate to, and stops a call that would run the student's Python code
+where the mode cannot watch it (a tensor subclass, a callback, an argument's own methods). Forbidden and
+Unwatched are the two ways a component's run ends here.
+"""
+
+import os
+import sys
+import types
+
+import numpy as np
+import torch
+from torch.overrides import TorchFunctionMode
+
+from autograder.engine.contract.errors import StudentFault
+
+# The tensor types a call may involve: torch's own (a lazy module's parameters are uninitialised ones).
+PLAIN_TENSORS = (
+    torch.Tensor,
+    torch.nn.Parameter,
+    torch.nn.Buffer,
+    torch.nn.parameter.UninitializedParameter,
+    torch.nn.parameter.UninitializedBuffer,
+)
+
+
+# Tensor methods that call Python code from inside a torch function, while this mode has stepped aside.
+CALLBACKS = frozenset(
+    {
+        torch.Tensor.apply_,
+        torch.Tensor.map_,
+        torch.Tensor.map2_,
+        torch.Tensor.register_hook,
+        torch.Tensor.register_post_accumulate_grad_hook,
+    }
+)
+
+
+class Forbidden(StudentFault):
+    """The student's code delegated its own subject to a library."""
+
+
+class Unwatched(StudentFault):
+    """The student's code would run where the tripwire cannot watch it: the component ends, delegation or not."""
+
+
+class Tripwire(TorchFunctionMode):
+    """Records every call to a torch function the graded component may not delegate to."""
+
+    def __init__(self, forbidden, verdicts):
+        super().__init__()
+        self.forbidden = forbidden
+        self.verdicts = verdicts  # {function: its name if it is forbidden, else None}, kept from call to call
+        self.kernels = []
+        self.transformers = False
+        self.refused = None  # why it stopped a call that would have run unwatched, if it did
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        # Keyed by the function itself: this runs on every torch call the student's code makes.
+        try:
+            kernel = self.verdicts.get(func, False)
+        except TypeError:  # an unhashable callable is judged each time
+            kernel = self._kernel(func)
+        if kernel is False:
+            kernel = self.verdicts[func] = self._kernel(func)
+        if kernel:
+            self.kernels.append(f"torch's {kernel}")
+        # What would run the student's Python code inside this call, after this mode has stepped aside, unseen: a
+        # tensor subclass's own __torch_function__, a callback, an argument's own __index__ or __len__. Not while
+        # torch compiles (only its own kernels do, flex attention's, which the name above has already caught).
+        if torch.compiler.is_compiling():
+            pass
+        elif any(not _torchs_own(kind) for kind in types):
+            self.refuse(
+                "your code made a subclass of torch.Tensor, which hides torch calls from the grader; "
+                "compute with plain tensors"
+            )
+        elif func in CALLBACKS:
+            self.refuse(
+                f"your code calls {_function_name(func)}, which runs Python code inside a torch call, "
+                "where the grader cannot watch what it does"
+            )
+        elif (foreign := _foreign(args, kwargs)) is not None:
+            self.refuse(
+                f"your code passes a {foreign} to torch's {_function_name(func)}, which would run "
+                "that object's methods inside the torch call, where the grader cannot watch them; pass "
+                "tensors, numbers and lists of them"
+            )
+        # The frame walk costs; it is only needed once transformers has been imported at all.
+        if "transformers" in sys.modules and _inside_transformers():
+            self.transformers = True
+        return func(*args, **(kwargs or {}))
+
+    def refuse(self, message):
+        """Stop the call; the guard says why when it ends, whatever caught the exception on the way (torch's
+        compiled flex attention turns it into one of its own)."""
+        self.refused = self.refused or message
+        raise Unwatched(message)
+
+    def _kernel(self, func):
+        """The function's name if it is one this component may not delegate to, else None."""
+        name = _function_name(func)
+        key = name.replace("_", "").lower()
+        return name if any(pattern in key for pattern in self.forbidden) else None
+
+
+# What torch may read from an argument without running Python code of the student's: the values a computation
+# passes (its inputs, sizes, dtypes, masks) and containers of them.
+PLAIN_VALUES = frozenset(
+    {
+        bool,
+        int,
+        float,
+        complex,
+        str,
+        bytes,
+        type(None),
+        slice,
+        type(Ellipsis),
+        range,
+        torch.dtype,
+        torch.device,
+        torch.Size,
+        torch.layout,
+        torch.memory_format,
+        torch.Generator,
+    }
+)
+
+
+def _foreign(args, kwargs):
+    """The type name of the first argument whose Python methods torch would run while it reads it (an object of
+    the student's own class, with __index__ or __len__ of its own); None when there is none."""
+    pending, seen = [*args, *(kwargs or {}).values()], 0
+    while pending and seen < 10_000:
+        value, seen = pending.pop(), seen + 1
+        kind = type(value)
+        if kind in PLAIN_VALUES or (issubclass(kind, torch.Tensor) and _torchs_own(kind)):
+            continue
+        if kind is list or kind is dict:
+            pending += list.__iter__(value) if kind is list else dict.values(value)
+            continue
+        if issubclass(kind, tuple) and _plain_tuple(kind):
+            pending += tuple.__iter__(value)
+            continue
+        if (
+            isinstance(value, (np.ndarray, np.generic))
+            and kind.__module__.split(".")[0] == "numpy"
+            and value.dtype != object
+        ):
+            continue
+        return kind.__name__ if isinstance(kind.__name__, str) else "value"
+    return None
+
+
+def _plain_tuple(kind):
+    """A tuple subclass (a NamedTuple) whose items torch reads as a tuple's, running none of its methods."""
+    return not any(
+        name in vars(cls) for cls in kind.__mro__[:-2] for name in ("__iter__", "__getitem__", "__len__", "__index__")
+    )
+
+
+def _torchs_own(kind):
+    """True for torch's own tensor types (a parameter, a lazy module's, those its kernels use inside): each is
+    found at its module and name inside torch, where no student class can put itself."""
+    module = getattr(kind, "__module__", "")
+    found = sys.modules.get(module) if isinstance(module, str) and module.split(".")[0] == "torch" else None
+    owner = found
+    for part in str(getattr(kind, "__qualname__", "")).split("."):
+        owner = getattr(owner, part, None)
+    return kind in PLAIN_TENSORS or (found is not None and owner is kind)
+
+
+def _function_name(func):
+    """The name torch's function was defined with: a Python function's code object keeps it whatever its
+    __name__ was set to (and the static check flags replacing __code__)."""
+    code = getattr(func, "__code__", None)
+    name = code.co_name if isinstance(code, types.CodeType) else getattr(func, "__name__", None)
+    return name if isinstance(name, str) else str(func)
+
+
+def _inside_transformers():
+    frame = sys._getframe(2)
+    while frame is not None:
+        if f"{os.sep}transformers{os.sep}" in frame.f_code.co_filename:
+            return True
+        frame = frame.f_back
+    return False
