@@ -100,15 +100,7 @@ class Builder:
             train_outputs = [name for name in outputs if _stored(expected[name], "expected").dtype.kind == "f"]
         upstream, trained = {}, {}
         if train_outputs and (init is not None or any(_is_float(v) for v in inputs.values())):
-            g = torch.Generator().manual_seed(self.seed(f"{case_id}/upstream"))
-            # Unit norm per output, as a loss averaged over its elements would give, so that the gradients are
-            # O(1) like the values graded beside them: float32's elementwise tolerance is made for O(1) values.
-            # N(0, 1) per element made gradients up to 300 in size, whose small elements (sums that cancel)
-            # used up to half of their tolerance on float32's rounding alone (benchmarks/tolerance_headroom.py).
-            upstream = {
-                name: randn(g, *expected[name].shape) / math.sqrt(math.prod(expected[name].shape))
-                for name in train_outputs
-            }
+            upstream = self._upstream(case_id, expected, train_outputs)
             trained = (
                 hf_train(upstream)
                 if hf_train
@@ -128,16 +120,21 @@ class Builder:
                 meta=meta or {},
             )
         )
-        groups = {
-            "params": params or {},
-            "inputs": inputs,
-            "expected": expected,
-            "upstream": upstream,
-            "trained": trained,
-        }
-        for group, values in groups.items():
+        groups = {"params": params or {}, "inputs": inputs, "expected": expected, "upstream": upstream}
+        for group, values in {**groups, "trained": trained}.items():
             for name, value in values.items():
                 self.arrays[f"{case_id}/{group}/{name}"] = _stored(value, group)
+
+    def _upstream(self, case_id, expected, train_outputs):
+        """A seeded upstream gradient for each output graded in train mode."""
+        g = torch.Generator().manual_seed(self.seed(f"{case_id}/upstream"))
+        # Unit norm per output, as a loss averaged over its elements would give, so that the gradients are
+        # O(1) like the values graded beside them: float32's elementwise tolerance is made for O(1) values.
+        # N(0, 1) per element made gradients up to 300 in size, whose small elements (sums that cancel)
+        # used up to half of their tolerance on float32's rounding alone (benchmarks/tolerance_headroom.py).
+        return {
+            name: randn(g, *expected[name].shape) / math.sqrt(math.prod(expected[name].shape)) for name in train_outputs
+        }
 
     def run_reference(self, target, init, params, args, kwargs, inputs):
         """The reference's outputs in float64, as a list."""

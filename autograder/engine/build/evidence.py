@@ -1,6 +1,6 @@
 """Each cataloged mistake's evidence on the hidden cases: what it returns there, stored beside the fixtures.
 
-Every mistake of mistakes.py, and every pair of them in one component whose edits apply
+Every mistake of the catalog (mistakes/), and every pair of them in one component whose edits apply
 together, is run as a student's code would be: the reference with the edits made in the component's file,
 on each case, in float64 twice (a mistake that answers differently each time is random, like dropout left
 on) and in float32. A mistake that is right on every case in eval mode (a gradient cut, a dropout misplaced)

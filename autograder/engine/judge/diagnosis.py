@@ -1,6 +1,6 @@
 """Naming a student's mistake from the numbers, as a tutor would: "Likely mistake: ...".
 
-The fixture builder ran every cataloged mistake (engine/build/mistakes.py), and every pair of mistakes in one
+The fixture builder ran every cataloged mistake (engine/build/mistakes/), and every pair of mistakes in one
 component, on the same cases a student's code runs on, and stored what each returned: its evidence. Here a
 student's observations (what their code returned on each case, and whether that passed) are held against
 each entry's evidence. An entry is named when it alone agrees with every observation it has evidence for,
