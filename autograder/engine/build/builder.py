@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from autograder.engine.build import evidence
+from autograder.engine.build import mutants
 from autograder.engine.child import training
 from autograder.engine.contract import messages
 from autograder.engine.judge import hf
@@ -161,7 +161,7 @@ class Builder:
         """The reference's target (built, with its weights, in float64) and the call's arguments in float64."""
         obj = self.reference[target]
         if init is not None:
-            obj = evidence.instantiate(obj, init)
+            obj = mutants.instantiate(obj, init)
             if params is not None:
                 obj.load_state_dict({k: torch.as_tensor(v) for k, v in params.items()}, strict=True)
             obj = obj.double().eval()
@@ -246,7 +246,7 @@ def attention_mask(lengths, total, left=False):
 
 def random_params(module_class, init, seed):
     """Seeded O(1) parameters for a reference module, by SPEC name."""
-    module = hf.randomize(evidence.instantiate(module_class, init), seed)
+    module = hf.randomize(mutants.instantiate(module_class, init), seed)
     return {k: v.detach().clone() for k, v in module.state_dict().items()}
 
 

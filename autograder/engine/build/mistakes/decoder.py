@@ -1,6 +1,22 @@
 """The catalog's mistakes in `decoder`."""
 
-from autograder.engine.build.mistakes.mistake import entries
+from autograder.engine.build.mistakes.mistake import entries, family
+
+# The source's padding mask dropped at either level: by a layer, which passes none to its cross-attention, or by
+# the stack, which passes none to its layers.
+CROSS_MASK_DROPPED = {
+    "by the layer": {
+        "": [("self.cross_attention(hidden_states, cross_mask,", "self.cross_attention(hidden_states, None,")]
+    },
+    "by the decoder": {
+        "": [
+            (
+                "layer(hidden_states, encoder_hidden_states, self_mask, cross_mask)",
+                "layer(hidden_states, encoder_hidden_states, self_mask)",
+            )
+        ]
+    },
+}
 
 DEC_CROSS = "attended, _ = self.cross_attention(hidden_states, cross_mask, key_value_states=encoder_hidden_states)"
 
@@ -42,8 +58,11 @@ MISTAKES = entries(
     ),
     (
         "cross mask ignored",
-        "the cross-attention is given no mask, so the decoder attends to the source's padding; pass cross_mask.",
-        [("self.cross_attention(hidden_states, cross_mask,", "self.cross_attention(hidden_states, None,")],
+        "the cross-attention is given no mask (a layer does not pass cross_mask on to it, or the decoder does not "
+        "pass it to its layers), so the decoder attends to the source's padding; pass "
+        "padding_mask(encoder_attention_mask) to every layer as cross_mask, and cross_mask to the cross-attention.",
+        CROSS_MASK_DROPPED["by the layer"][""],
+        family(CROSS_MASK_DROPPED["by the layer"][""], CROSS_MASK_DROPPED),
     ),
     (
         "cross-attention before self-attention",

@@ -1,18 +1,41 @@
 """The catalog's mistakes in `embeddings`."""
 
-from autograder.engine.build.mistakes.mistake import entries
+from autograder.engine.build.mistakes.mistake import entries, family
+
+# Positions counted from 1 where they are made: the embeddings' (the last wrapped to 0, or running past T - 1,
+# which raises only at max_position_embeddings), and the sinusoidal table's rows.
+FROM_1 = {
+    "in the embeddings": {
+        "wrapped to 0": [
+            (
+                "torch.arange(input_ids.size(1), device=input_ids.device)",
+                "torch.arange(1, input_ids.size(1) + 1, device=input_ids.device) % input_ids.size(1)",
+            )
+        ],
+        "up to T": [
+            (
+                "torch.arange(input_ids.size(1), device=input_ids.device)",
+                "torch.arange(1, input_ids.size(1) + 1, device=input_ids.device)",
+            )
+        ],
+    },
+    "in the sinusoidal table": {
+        "": [
+            (
+                "position = torch.arange(max_len, dtype=torch.float64)",
+                "position = torch.arange(1, max_len + 1, dtype=torch.float64)",
+            )
+        ]
+    },
+}
 
 MISTAKES = entries(
     "embeddings",
     (
         "positions counted from 1",
         "positions are counted from 1; they run 0, 1, ..., T - 1 (torch.arange(T)).",
-        [
-            (
-                "torch.arange(input_ids.size(1), device=input_ids.device)",
-                "torch.arange(1, input_ids.size(1) + 1, device=input_ids.device) % input_ids.size(1)",
-            )
-        ],
+        FROM_1["in the embeddings"]["wrapped to 0"],
+        family(FROM_1["in the embeddings"]["wrapped to 0"], FROM_1),
     ),
     (
         "position embeddings forgotten",

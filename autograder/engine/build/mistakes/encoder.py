@@ -1,6 +1,15 @@
 """The catalog's mistakes in `encoder`."""
 
-from autograder.engine.build.mistakes.mistake import entries
+from autograder.engine.build.mistakes.mistake import entries, family
+
+# The padding mask dropped at either level: by the stack, which passes none to its layers, or by a layer, which
+# passes none to its attention.
+MASK_DROPPED = {
+    "by the encoder": {"": [("hidden_states = layer(hidden_states, mask)", "hidden_states = layer(hidden_states)")]},
+    "by the layer": {
+        "": [("attended, _ = self.attention(hidden_states, mask)", "attended, _ = self.attention(hidden_states)")]
+    },
+}
 
 ENC_ATTN = "self.attention_norm(hidden_states + self.dropout(attended))"
 
@@ -54,9 +63,11 @@ MISTAKES = entries(
     ),
     (
         "padding mask not passed to the layers",
-        "the padding mask is not given to the layers, so real tokens "
-        "attend to padding; pass padding_mask(attention_mask) to every layer.",
-        [("hidden_states = layer(hidden_states, mask)", "hidden_states = layer(hidden_states)")],
+        "the padding mask never reaches the attention (the encoder does not pass it to its layers, or a layer not "
+        "on to its attention), so real tokens attend to padding; pass padding_mask(attention_mask) to every layer, "
+        "and the layer's mask to self.attention.",
+        MASK_DROPPED["by the encoder"][""],
+        family(MASK_DROPPED["by the encoder"][""], MASK_DROPPED),
     ),
     (
         "token types dropped",

@@ -1,9 +1,31 @@
 """The catalog's mistakes in `multihead`."""
 
-from autograder.engine.build.mistakes.mistake import entries
+from autograder.engine.build.mistakes.mistake import entries, family
 
 SDPA_CALL = "_, weights = scaled_dot_product_attention(q, k, v, mask)"
 MHA_CONTEXT = "context = self.dropout(weights) @ v"
+# Each projection split into heads as the reference splits it: viewed as (B, T, H, Dh), then transposed.
+_SPLIT = {
+    "queries": ("q = self.query(hidden_states)", "T"),
+    "keys": ("k = self.key(source)", "S"),
+    "values": ("v = self.value(source)", "S"),
+}
+# The head axis never moved: viewed as (B, H, T, Dh) at once, which keeps memory's order and so mixes positions
+# into heads; or viewed as (B, T, H, Dh) and never transposed, which attends across heads.
+HEADS_FIRST = {
+    site: (
+        f"{call}.view(B, {T}, self.num_heads, self.head_dim).transpose(1, 2)",
+        f"{call}.view(B, self.num_heads, {T}, self.head_dim)",
+    )
+    for site, (call, T) in _SPLIT.items()
+}
+UNTRANSPOSED = {
+    site: (
+        f"{call}.view(B, {T}, self.num_heads, self.head_dim).transpose(1, 2)",
+        f"{call}.view(B, {T}, self.num_heads, self.head_dim)",
+    )
+    for site, (call, T) in _SPLIT.items()
+}
 
 
 def _own_scores(scale, scores=""):
@@ -20,13 +42,12 @@ MISTAKES = entries(
     "multihead",
     (
         "heads split without transposing",
-        "the heads are split with a plain view(B, H, T, Dh), which mixes "
-        "positions into heads; use view(B, T, H, Dh).transpose(1, 2).",
+        "the heads are split by a view or reshape alone, which never moves the head axis to dim 1, so "
+        "positions and heads are mixed; use view(B, T, H, Dh).transpose(1, 2).",
+        [HEADS_FIRST["queries"]],
         [
-            (
-                "q = self.query(hidden_states).view(B, T, self.num_heads, self.head_dim).transpose(1, 2)",
-                "q = self.query(hidden_states).view(B, self.num_heads, T, self.head_dim)",
-            )
+            *family([HEADS_FIRST["queries"]], {site: {"": [edit]} for site, edit in HEADS_FIRST.items()}),
+            ("every projection left (B, T, H, Dh)", list(UNTRANSPOSED.values())),
         ],
     ),
     (
