@@ -139,10 +139,12 @@ def _same(built, committed):
 
 def _tolerance(key):
     """How far an array may move between CPUs: DRIFT_TOLERANCE, or float32's tolerance for the evidence of an
-    entry with a mistake that computes in float32 (an entry's key is its mistakes' ids joined by '+')."""
+    entry with a mistake that computes in float32 (an entry's key is its mistakes' ids joined by '+', a family's
+    member's its mistake's id and '~' its variant)."""
     from autograder.engine.build.mistakes import BY_ID
 
-    if any(BY_ID[part].in_float32 for part in key.split("+") if part in BY_ID):
+    mistake_ids = [part.split("~")[0] for part in key.split("+")]
+    if any(BY_ID[part].in_float32 for part in mistake_ids if part in BY_ID):
         return TOLERANCES["float32"].rtol, TOLERANCES["float32"].atol
     return DRIFT_TOLERANCE, DRIFT_TOLERANCE
 

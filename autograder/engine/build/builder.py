@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from autograder.engine.build import evidence
+from autograder.engine.build import mutants
 from autograder.engine.child import training
 from autograder.engine.contract import messages
 from autograder.engine.judge import hf
@@ -100,15 +100,7 @@ class Builder:
             train_outputs = [name for name in outputs if _stored(expected[name], "expected").dtype.kind == "f"]
         upstream, trained = {}, {}
         if train_outputs and (init is not None or any(_is_float(v) for v in inputs.values())):
-            g = torch.Generator().manual_seed(self.seed(f"{case_id}/upstream"))
-            # Unit norm per output, as a loss averaged over its elements would give, so that the gradients are
-            # O(1) like the values graded beside them: float32's elementwise tolerance is made for O(1) values.
-            # N(0, 1) per element made gradients up to 300 in size, whose small elements (sums that cancel)
-            # used up to half of their tolerance on float32's rounding alone (benchmarks/tolerance_headroom.py).
-            upstream = {
-                name: randn(g, *expected[name].shape) / math.sqrt(math.prod(expected[name].shape))
-                for name in train_outputs
-            }
+            upstream = self._upstream(case_id, expected, train_outputs)
             trained = (
                 hf_train(upstream)
                 if hf_train
@@ -128,16 +120,21 @@ class Builder:
                 meta=meta or {},
             )
         )
-        groups = {
-            "params": params or {},
-            "inputs": inputs,
-            "expected": expected,
-            "upstream": upstream,
-            "trained": trained,
-        }
-        for group, values in groups.items():
+        groups = {"params": params or {}, "inputs": inputs, "expected": expected, "upstream": upstream}
+        for group, values in {**groups, "trained": trained}.items():
             for name, value in values.items():
                 self.arrays[f"{case_id}/{group}/{name}"] = _stored(value, group)
+
+    def _upstream(self, case_id, expected, train_outputs):
+        """A seeded upstream gradient for each output graded in train mode."""
+        g = torch.Generator().manual_seed(self.seed(f"{case_id}/upstream"))
+        # Unit norm per output, as a loss averaged over its elements would give, so that the gradients are
+        # O(1) like the values graded beside them: float32's elementwise tolerance is made for O(1) values.
+        # N(0, 1) per element made gradients up to 300 in size, whose small elements (sums that cancel)
+        # used up to half of their tolerance on float32's rounding alone (benchmarks/tolerance_headroom.py).
+        return {
+            name: randn(g, *expected[name].shape) / math.sqrt(math.prod(expected[name].shape)) for name in train_outputs
+        }
 
     def run_reference(self, target, init, params, args, kwargs, inputs):
         """The reference's outputs in float64, as a list."""
@@ -164,7 +161,7 @@ class Builder:
         """The reference's target (built, with its weights, in float64) and the call's arguments in float64."""
         obj = self.reference[target]
         if init is not None:
-            obj = evidence.instantiate(obj, init)
+            obj = mutants.instantiate(obj, init)
             if params is not None:
                 obj.load_state_dict({k: torch.as_tensor(v) for k, v in params.items()}, strict=True)
             obj = obj.double().eval()
@@ -249,7 +246,7 @@ def attention_mask(lengths, total, left=False):
 
 def random_params(module_class, init, seed):
     """Seeded O(1) parameters for a reference module, by SPEC name."""
-    module = hf.randomize(evidence.instantiate(module_class, init), seed)
+    module = hf.randomize(mutants.instantiate(module_class, init), seed)
     return {k: v.detach().clone() for k, v in module.state_dict().items()}
 
 

@@ -1,41 +1,38 @@
 """Each cataloged mistake's evidence on the hidden cases: what it returns there, stored beside the fixtures.
 
-Every mistake of mistakes.py, and every pair of them in one component whose edits apply
-together, is run as a student's code would be: the reference with the edits made in the component's file,
-on each case, in float64 twice (a mistake that answers differently each time is random, like dropout left
-on) and in float32. A mistake that is right on every case in eval mode (a gradient cut, a dropout misplaced)
-is run in train mode too, once in each dtype (dropout's stand-in draws nothing at random): its outputs and
-gradients there are its evidence, under diagnosis.trained(case id). A gradient that never came is kept as why
-("none" or "frozen"). diagnosis.py documents what is stored and how a student's outputs are matched.
+Every mistake of the catalog (mistakes/), every other member of a mistake's family (its variants, each an entry
+"ID~VARIANT" whose parts are the mistake's: diagnosis names the family by its one sentence), and every pair of
+mistakes in one component whose edits apply together, is run as a student's code would be: the reference with
+the edits made in the component's file, on each case, in float64 twice (a mistake that answers differently each
+time is random, like dropout left on) and in float32. A mistake that is right on every case in eval mode (a
+gradient cut, a dropout misplaced) is run in train mode too, once in each dtype (dropout's stand-in draws
+nothing at random): its outputs and gradients there are its evidence, under diagnosis.trained(case id). A
+gradient that never came is kept as why ("none" or "frozen"). diagnosis.py documents what is stored and how a
+student's outputs are matched.
 
-A mistake that is right wherever it does not raise leaves no evidence to name it by, and is left out
-(a hard-coded head count raises on a config with another). Not paired: random mistakes, and those wrong
-only beyond float32 precision (a pair with one says little more than its other half). A pair that returns
-what a single mistake or another pair returns is dropped: nothing could tell them apart. Two single
-mistakes that nothing tells apart stop the build, since the catalog would then name one for the other.
+A mistake that is right wherever it does not raise leaves no evidence to name it by, and is left out (a
+hard-coded head count raises on a config with another). Not paired: random mistakes, and those wrong only beyond
+float32 precision (a pair with one says little more than its other half). A pair that returns what a single
+mistake, a family's member or another pair returns is dropped: nothing could tell them apart. A member that
+returns what its family already does is dropped too. Two mistakes that nothing tells apart (singles, or a member
+and another mistake) stop the build, since the catalog would then name one for the other.
 """
 
 import itertools
 import json
-from functools import cache
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
-import torch
 
-from autograder.engine.build import mistakes
-from autograder.engine.child import runtime, training
-from autograder.engine.contract import loader, spec
+from autograder.engine.build import mistakes, mutants
 from autograder.engine.contract.errors import StudentError
-from autograder.engine.contract.messages import CONFIG, FROZEN, TENSOR
+from autograder.engine.contract.messages import TENSOR
 from autograder.engine.judge import diagnosis
 from autograder.engine.judge.diagnosis import SAMPLES, SEPARATOR, agree, dropped_out, sample
 from autograder.engine.judge.fixtures import read
 from autograder.engine.judge.suites.common import check_outputs
 from autograder.engine.judge.tolerances import TOLERANCES
-
-DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
 
 class Outcome:
@@ -193,33 +190,67 @@ class Entries:
 
 
 def collect(component, outcomes_of, entries):
-    """Run every mistake of component and every pair, through outcomes_of(names) -> {key: Outcome}, and
-    add what tells them apart to entries."""
+    """Run every mistake of component, the other members of each family, and every pair of mistakes, through
+    outcomes_of(names) -> {key: Outcome}, and add what tells them apart to entries."""
     runs = {}
-    singles = []
     for mistake in mistakes.of(component):
-        outcomes = outcomes_of(_names(component, mistake.edits))
-        if any(o.evidence() not in (None, {"kind": "right"}) for o in outcomes.values()):
+        outcomes = outcomes_of(mutants.names_with(component, mistake.edits))
+        if _shows(outcomes):
             runs[(mistake,)] = outcomes
-            singles.append(mistake)
     for first, second in itertools.combinations(runs, 2):
         if _alike(runs[first], runs[second]):
             raise ValueError(
                 f"{first[0].id} and {second[0].id} return the same on every case: nothing tells them apart"
             )
-    pairable = [m for m in singles if _pairable(runs[(m,)])]
-    pairs = {}
-    for a, b in itertools.combinations(pairable, 2):
-        try:
-            names = _names(component, a.edits + b.edits)
-        except ValueError:  # the two edit the same text
-            continue
-        pairs[(a, b)] = outcomes_of(names)
+    members = _members(component, outcomes_of, runs)
+    pairs = _pairs(component, outcomes_of, runs)
     alike = {pair for both in itertools.combinations(pairs, 2) if _alike(*(pairs[p] for p in both)) for pair in both}
     alike |= {pair for pair in pairs for single in runs if _alike(pairs[pair], runs[single])}
+    alike |= {pair for pair in pairs for _, outcomes in members.values() if _alike(pairs[pair], outcomes)}
     for parts, outcomes in [*runs.items(), *((p, o) for p, o in pairs.items() if p not in alike)]:
         entry_id = "+".join(m.id for m in parts)
         entries.add(entry_id, component, [m.id for m in parts], outcomes)
+    for entry_id, (mistake, outcomes) in members.items():
+        entries.add(entry_id, component, [mistake.id], outcomes)
+
+
+def _shows(outcomes):
+    """Some case tells the mistake from the reference in eval mode, or in train mode."""
+    return any(o.evidence() not in (None, {"kind": "right"}) for o in outcomes.values())
+
+
+def _members(component, outcomes_of, runs):
+    """{entry id: (mistake, outcomes)} of every member of a family but the one written first, each named by the
+    family's sentence. A member that returns what its family already does adds nothing and is left out; one
+    that returns what another mistake does stops the build, as two mistakes alike do."""
+    found = {}
+    for mistake in mistakes.of(component):
+        for entry_id, edits in mistake.members()[1:]:
+            outcomes = outcomes_of(mutants.names_with(component, edits))
+            if not _shows(outcomes):
+                continue
+            known = [(parts[0], o) for parts, o in runs.items()] + list(found.values())
+            same = {other for other, theirs in known if _alike(outcomes, theirs)}
+            if same - {mistake}:
+                raise ValueError(
+                    f"{entry_id} returns what {(same - {mistake}).pop().id} does: nothing tells them apart"
+                )
+            if not same:
+                found[entry_id] = (mistake, outcomes)
+    return found
+
+
+def _pairs(component, outcomes_of, runs):
+    """{(a, b): outcomes} of every two mistakes whose edits apply together, of those worth pairing."""
+    pairable = [parts[0] for parts, outcomes in runs.items() if _pairable(outcomes)]
+    pairs = {}
+    for a, b in itertools.combinations(pairable, 2):
+        try:
+            names = mutants.names_with(component, a.edits + b.edits)
+        except ValueError:  # the two edit the same text
+            continue
+        pairs[(a, b)] = outcomes_of(names)
+    return pairs
 
 
 def _pairable(outcomes):
@@ -250,29 +281,15 @@ def _alike_values(x, y):
     )
 
 
-@cache
-def _solutions():
-    return loader.load(spec.SOLUTIONS).as_message()
-
-
-def _names(component, edits):
-    """The reference's SPEC names, with component's file edited."""
-    message = _solutions()
-    label = spec.BY_ID[component].reference.name
-    units = [
-        dict(unit, code=mistakes.apply(unit["code"], edits)) if unit["label"] == label else unit
-        for unit in message["units"]
-    ]
-    return runtime.load_reference(dict(message, units=units), spec.ALL_NAMES)
-
-
 def hidden(folder, component):
     """Write folder/<component>.mistakes.*, from the cases in folder/<component>.*."""
     cases = read(folder, component)
 
     def outcomes_of(names):
         outcomes = {
-            case.id: Outcome.of(lambda dtype, case=case: run_case(names, case, dtype), case.expected, case.dtypes)
+            case.id: Outcome.of(
+                lambda dtype, case=case: mutants.run_case(names, case, dtype), case.expected, case.dtypes
+            )
             for case in cases
         }
         # A mistake wrong in eval mode is named from its eval-mode outputs; one right there shows only in training.
@@ -280,7 +297,10 @@ def hidden(folder, component):
             outcomes.update(
                 {
                     diagnosis.trained(case.id): Outcome.of(
-                        lambda dtype, case=case: train_case(names, case, dtype), case.trained, case.dtypes, repeat=False
+                        lambda dtype, case=case: mutants.train_case(names, case, dtype),
+                        case.trained,
+                        case.dtypes,
+                        repeat=False,
                     )
                     for case in cases
                     if case.upstream
@@ -291,95 +311,3 @@ def hidden(folder, component):
     entries = Entries()
     collect(component, outcomes_of, entries)
     entries.write(folder / f"{component}.mistakes")
-
-
-def run_case(names, case, dtype):
-    """What the names return on the case, run as the child runs a student's code: {output: array}, or the
-    grader's message when the case's weights do not fit the module."""
-
-    def call(target, args, kwargs):
-        with torch.no_grad():
-            return target(*args, **kwargs), args, kwargs
-
-    ran = _run(names, case, dtype, call)
-    if isinstance(ran, str):
-        return ran
-    _, values, _, _ = ran
-    return {name: value.detach().cpu().numpy() for name, value in zip(case.outputs, values)}
-
-
-def train_case(names, case, dtype):
-    """What the names give on the case in train mode, as the child runs a student's code there: the outputs
-    graded in train mode, then "NAME.grad" of every float input and parameter, an array or why none came."""
-    upstream = [torch.from_numpy(case.upstream[name]) if name in case.upstream else None for name in case.outputs]
-    ran = _run(names, case, dtype, lambda target, args, kwargs: training.run(target, args, kwargs, upstream)[:3])
-    if isinstance(ran, str):
-        return ran
-    target, values, args, kwargs = ran
-    found = {name: value.detach().numpy() for name, value in zip(case.outputs, values) if name in case.upstream}
-    grads = {
-        name: value.grad
-        for name, value in case.filled(args, kwargs).items()
-        if isinstance(value, torch.Tensor) and value.is_floating_point()
-    }
-    if isinstance(target, torch.nn.Module):
-        grads.update(training.parameter_gradients(target))
-    for name, grad in grads.items():
-        found[f"{name}.grad"] = "frozen" if grad is FROZEN else "none" if grad is None else grad.detach().numpy()
-    return found
-
-
-def _run(names, case, dtype, call):
-    """call(target, args, kwargs) -> (result, args, kwargs as the call left them) on the case, its modules
-    built with their weights in the run's dtype (eval mode; training.run puts its own in train mode), new
-    tensors in that dtype, as in the child. Returns (target, the outputs, args, kwargs), or the grader's
-    message when the case's weights do not fit."""
-    torch_dtype = DTYPES.get(dtype, torch.float32)
-    args, kwargs = case.call_args(dtype)
-    target = names[case.target]
-    modules = []
-    if case.init is not None:
-        target = _built(names[case.target], case.init, case.params)
-        modules.append(target)
-    if case.kind == "generate":
-        model = case.meta["model"]
-        args[0] = _built(names[model["target"]], model["init"], case.params)
-        modules.append(args[0])
-    for module in modules:
-        if isinstance(module, str):
-            return module
-        module.to(torch_dtype).eval()
-    args, kwargs = [_tensor(a, torch_dtype) for a in args], {k: _tensor(v, torch_dtype) for k, v in kwargs.items()}
-    previous = torch.get_default_dtype()
-    torch.set_default_dtype(torch_dtype)
-    try:
-        result, args, kwargs = call(target, args, kwargs)
-    finally:
-        torch.set_default_dtype(previous)
-    values = training.outputs(result)
-    if len(values) != len(case.outputs) or not all(isinstance(v, torch.Tensor) for v in values):
-        raise TypeError("not the outputs the case names")
-    return target, values, args, kwargs
-
-
-def instantiate(module_class, init):
-    """module_class built from a case's init list, whose configs are {CONFIG: {...}}."""
-    return module_class(*[SimpleNamespace(**a[CONFIG]) if isinstance(a, dict) else a for a in init])
-
-
-def _built(module_class, init, params):
-    module = instantiate(module_class, init)
-    if not params:  # a case without weights keeps the module's own (suites/common.py, build)
-        return module
-    try:
-        runtime.load_parameters(module, params)
-    except LookupError as error:
-        return runtime.describe(error)
-    return module
-
-
-def _tensor(value, dtype):
-    if isinstance(value, np.ndarray):
-        tensor = torch.from_numpy(np.array(value))
-        return tensor.to(dtype) if tensor.is_floating_point() else tensor
-    return value

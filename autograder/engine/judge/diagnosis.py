@@ -1,12 +1,14 @@
 """Naming a student's mistake from the numbers, as a tutor would: "Likely mistake: ...".
 
-The fixture builder ran every cataloged mistake (engine/build/mistakes.py), and every pair of mistakes in one
+The fixture builder ran every cataloged mistake (engine/build/mistakes/), and every pair of mistakes in one
 component, on the same cases a student's code runs on, and stored what each returned: its evidence. Here a
 student's observations (what their code returned on each case, and whether that passed) are held against
 each entry's evidence. An entry is named when it alone agrees with every observation it has evidence for,
 within the tolerance that grades it, and explains at least one that failed. Two entries that both agree,
 unless one is a single mistake that the other merely adds to, mean no diagnosis: a wrong one is worse
-than none.
+than none. A mistake that stands for a family (the same mistake made at other sites or other ways, whose
+numbers differ) has an entry for each member, all with the one mistake as their parts: entries that agree
+and name the same parts are one diagnosis, and the family's sentence is said.
 
 Evidence for one case is one of:
 - "right": the mistake passes here, so the student must pass too;
@@ -82,11 +84,13 @@ class Evidence:
             for entry_id, entry in self.entries.items()
             if entry["component"] == component and self._explains(entry_id, entry["evidence"], observations)
         ]
-        if len(candidates) == 1:
-            return self.line(candidates[0])
-        singles = [c for c in candidates if len(self.entries[c]["parts"]) == 1]
-        if len(singles) == 1 and all(singles[0] in self.entries[c]["parts"] for c in candidates):
-            return self.line(singles[0])
+        # Entries with the same parts are one mistake: members of a family, which its one sentence tells.
+        named = {tuple(self.entries[c]["parts"]): c for c in candidates}
+        if len(named) == 1:
+            return self.line(next(iter(named.values())))
+        singles = [parts for parts in named if len(parts) == 1]
+        if len(singles) == 1 and all(singles[0][0] in parts for parts in named):
+            return self.line(named[singles[0]])
         return None
 
     def _explains(self, entry_id, evidence, observations):

@@ -4,7 +4,7 @@ The one source of them: the hidden suites show them, the public checks (the same
 show the same, and the kit's tests hold each to its evidence (tests/hint_evidence.py: a graded mistake whose
 numbers support it, and one whose numbers do not). A hint says what is graded, as the contract says it; what
 the student likely did wrong is the diagnosis's "Likely mistake" line, whose sentences are the mistake catalog's
-(engine/build/mistakes.py). Why a component scores 0 is errors.Fatal's reason, said where it happens.
+(engine/build/mistakes/). Why a component scores 0 is errors.Fatal's reason, said where it happens.
 """
 
 PREFIX = "Hint: "  # the line a hint begins, under the failure it explains

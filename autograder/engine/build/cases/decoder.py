@@ -21,6 +21,12 @@ from autograder.engine.judge import hf
 
 
 def build(b):
+    _layer_cases(b)
+    _hf_cases(b)
+    _config_cases(b)
+
+
+def _layer_cases(b):
     init = [config_arg(decoder_config(CONFIG))]  # SPEC: the decoder is BertModel with is_decoder, add_cross_attention
     for case_id, about, B, T, S, masks in (
         ("layer-causal", "one layer, causal (T, T) self mask, no cross mask", 2, 5, 6, False),
@@ -50,6 +56,8 @@ def build(b):
             inputs=inputs,
         )
 
+
+def _hf_cases(b):
     config = decoder_config(CONFIG)
     model = hf_run(hf.randomize(BertModel(config), b.seed("hf")))
     shapes = b.spec_shapes("TransformerDecoder", config)
@@ -105,6 +113,8 @@ def build(b):
             ),
         )
 
+
+def _config_cases(b):
     def layer_inputs(g, c):
         self_mask = torch.ones(5, 5, dtype=torch.bool).tril() & attention_mask([5, 3], 5).bool()[:, None, None, :]
         return {

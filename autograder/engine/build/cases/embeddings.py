@@ -19,6 +19,18 @@ from autograder.engine.judge import hf
 
 
 def build(b):
+    _reference_cases(b)
+    _hf_cases(b)
+    config_case(
+        b,
+        "Embeddings",
+        lambda g, c: odd_tokens(g, c, 2, c.max_position_embeddings, types=True),
+        args=["input_ids", "token_type_ids"],
+    )
+    _sinusoidal_cases(b)
+
+
+def _reference_cases(b):
     init = [config_arg(CONFIG)]
     cases = [
         ("no-token-types", "ids (2, 6), token types left out", (2, 6), False),
@@ -44,6 +56,8 @@ def build(b):
             inputs=inputs,
         )
 
+
+def _hf_cases(b):
     model = hf_run(hf.randomize(BertModel(CONFIG), b.seed("hf")))
     g = torch.Generator().manual_seed(b.seed("hf-inputs"))
     ids = token_ids(g, CONFIG, 0, (3, 8))
@@ -66,7 +80,7 @@ def build(b):
             "BertModel's embeddings, seeded weights",
             "hf",
             "Embeddings",
-            init=init,
+            init=[config_arg(CONFIG)],
             params=params,
             args=args,
             outputs=["output"],
@@ -75,13 +89,8 @@ def build(b):
             hf_train=lambda upstream: hf_trained(model, embed, {}, ["output"], upstream, embedding),
         )
 
-    config_case(
-        b,
-        "Embeddings",
-        lambda g, c: odd_tokens(g, c, 2, c.max_position_embeddings, types=True),
-        args=["input_ids", "token_type_ids"],
-    )
 
+def _sinusoidal_cases(b):
     # An odd d_model as well: the formula defines it (the last column is a sine), and pairing code fails there.
     for max_len, d_model in ((10, 16), (50, 32), (1, 4), (24, 6), (9, 7)):
         b.add(

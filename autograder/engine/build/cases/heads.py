@@ -21,10 +21,28 @@ from autograder.engine.judge import hf
 
 
 def build(b):
-    init = [config_arg(CONFIG)]
+    ids, mask = _hf_inputs(b)
+    _lm_head_cases(b, ids, mask)
+    _classification_head_case(b, ids, mask)
+    hf_encoder_cases(
+        b,
+        "hf-model",
+        "TransformerForSequenceClassification",
+        BertForSequenceClassification,
+        prefix={"bert.": "encoder."},
+        classifier={"": "head."},
+        output=lambda out: out.logits,
+    )
+    _config_cases(b)
+
+
+def _hf_inputs(b):
+    """The token ids and attention mask every seeded head model reads."""
     g = torch.Generator().manual_seed(b.seed("hf-inputs"))
-    ids = token_ids(g, CONFIG, 1, (2, 6))
-    mask = attention_mask([6, 4], 6)
+    return token_ids(g, CONFIG, 1, (2, 6)), attention_mask([6, 4], 6)
+
+
+def _lm_head_cases(b, ids, mask):
     for case_id, model_class, config in (
         ("hf-masked-lm", BertForMaskedLM, CONFIG),
         ("hf-lm-head-model", BertLMHeadModel, decoder_config(CONFIG, add_cross_attention=False)),
@@ -39,7 +57,7 @@ def build(b):
             f"LM head of a seeded {model_class.__name__} on its last hidden state",
             "hf",
             "LanguageModelHead",
-            init=init,
+            init=[config_arg(CONFIG)],
             params={k: v.float() for k, v in lm_head(model.state_dict()).items()},
             args=[In("hidden_states")],
             outputs=["logits"],
@@ -55,6 +73,8 @@ def build(b):
             ),
         )
 
+
+def _classification_head_case(b, ids, mask):
     model = hf_run(hf.randomize(BertForSequenceClassification(CONFIG), b.seed("hf-classification-head")))
     with torch.no_grad():
         hidden = model.bert(ids, attention_mask=mask).last_hidden_state.float()
@@ -71,7 +91,7 @@ def build(b):
         "pooler and classifier of a seeded BertForSequenceClassification",
         "hf",
         "SequenceClassificationHead",
-        init=init,
+        init=[config_arg(CONFIG)],
         params={k: v.float() for k, v in head(model.state_dict()).items()},
         args=[In("hidden_states")],
         outputs=["logits"],
@@ -81,16 +101,9 @@ def build(b):
             model, classify, {"hidden_states": hidden.double()}, ["logits"], upstream, head
         ),
     )
-    hf_encoder_cases(
-        b,
-        "hf-model",
-        "TransformerForSequenceClassification",
-        BertForSequenceClassification,
-        prefix={"bert.": "encoder."},
-        classifier={"": "head."},
-        output=lambda out: out.logits,
-    )
 
+
+def _config_cases(b):
     def hidden(g, c):
         return {"hidden_states": randn(g, 2, 6, c.hidden_size)}
 

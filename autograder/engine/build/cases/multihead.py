@@ -24,6 +24,11 @@ MULTIHEAD_TRAINED = ["output"]
 
 
 def build(b):
+    _reference_cases(b)
+    _hf_cases(b)
+
+
+def _reference_cases(b):
     init = [config_arg(CONFIG)]
     cases = [
         ("self-no-mask", "self-attention, B=2, T=5, no mask", 2, 5, None, None),
@@ -67,6 +72,8 @@ def build(b):
         train_outputs=MULTIHEAD_TRAINED,
     )
 
+
+def _hf_cases(b):
     # Layer 0 of a BertModel: weights against output_attentions, output against the attention's output dense.
     model = hf_run(hf.randomize(BertModel(CONFIG), b.seed("hf")))
     g = torch.Generator().manual_seed(b.seed("hf-inputs"))
@@ -96,7 +103,7 @@ def build(b):
         "layer 0 of a seeded BertModel on its own embeddings, padding mask",
         "hf",
         "MultiHeadAttention",
-        init=init,
+        init=[config_arg(CONFIG)],
         params={k: v.float() for k, v in layer_0(model.state_dict()).items()},
         args=[In("hidden_states")],
         kwargs={"mask": In("mask")},

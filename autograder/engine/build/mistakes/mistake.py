@@ -1,0 +1,73 @@
+"""What a cataloged mistake is: a component, a name, the sentence a student reads, and edits of the reference;
+and, for a mistake that stands for a family, the family's other members.
+
+A family is one mistake that a student can make in several places or several ways whose numbers differ (the
+heads split without moving the head axis in the queries, the keys, the values or all three; positions counted
+from 1 in the embeddings, the sinusoidal table or both): one sentence tells them all, so the sentence is
+written for the family, and each member is an edit of its own whose evidence is computed apart. Diagnosis
+names the family when a student's numbers match any one member (diagnosis.py).
+"""
+
+import itertools
+import re
+from dataclasses import dataclass
+
+
+def slug(name):
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+@dataclass(frozen=True)
+class Mistake:
+    component: str
+    name: str
+    says: str
+    edits: tuple
+    variants: tuple = ()  # (name, edits) of the family's other members, told by the same sentence
+
+    @property
+    def id(self):
+        return f"{self.component}/{slug(self.name)}"
+
+    @property
+    def in_float32(self):
+        """A mistake that computes in float32 (each says so in its name): its outputs' digits beyond float32's
+        are the rounding of the CPU that ran it."""
+        return "float32" in self.name
+
+    def members(self):
+        """(entry id, edits) of the mistake as written, then of each other member of its family."""
+        return [(self.id, self.edits), *((f"{self.id}~{slug(name)}", edits) for name, edits in self.variants)]
+
+
+def apply(source, edits):
+    """source with the edits made, or ValueError naming an old text that does not occur exactly once."""
+    for old, new in edits:
+        if source.count(old) != 1:
+            raise ValueError(f"{old!r} occurs {source.count(old)} times")
+        source = source.replace(old, new)
+    return source
+
+
+def entries(component, *written):
+    """component's mistakes, each written (name, says, edits) or, for a family, (name, says, edits, variants)."""
+    return [
+        Mistake(component, name, says, tuple(edits), tuple((n, tuple(e)) for n, e in (rest[0] if rest else ())))
+        for name, says, edits, *rest in written
+    ]
+
+
+def family(written, sites):
+    """The variants of a mistake made at one or more sites, each site one of its ways: sites is {site: {way:
+    [edit, ...]}}, and a member is one way at each of a non-empty set of sites. Every member but the written
+    one (whose edits are `written`) is a variant, (name, edits)."""
+    options = [
+        [None, *((f"{way} {site}".strip(), edits) for way, edits in ways.items())] for site, ways in sites.items()
+    ]
+    members = []
+    for chosen in itertools.product(*options):
+        made = [option for option in chosen if option]
+        edits = [edit for _, group in made for edit in group]
+        if made and edits != list(written):
+            members.append((", ".join(name for name, _ in made), edits))
+    return members
