@@ -10,6 +10,7 @@ import pytest
 from helpers import full_marks_except, scores, submission
 
 from autograder.engine.contract import spec
+from autograder.engine.judge import watchdog
 from autograder.engine.judge.hints import HINTS
 
 
@@ -69,6 +70,31 @@ def test_a_busy_machine_costs_an_honest_submission_nothing(tmp_path):
     assert [r.score for r in results.values()] == [5, 15, 15, 10], report.table()
 
 
+@pytest.mark.skipif(not os.path.exists("/proc/self/schedstat"), reason="this kernel keeps no run-queue times")
+def test_the_time_a_process_waits_for_a_cpu_is_counted_apart(tmp_path):
+    """What lets a loaded machine cost nothing: a busy loop sharing its one CPU with a hog waits for it about as long
+    as it runs, and that wait (not its own doing) is what run_delay reads. However loaded the machine, the wait
+    only grows."""
+    cpu = {min(os.sched_getaffinity(0))}
+    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+    loop = subprocess.Popen(
+        [sys.executable, "-c", "import time\nwhile time.process_time() < 1.5: pass\ninput()"],
+        stdin=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        os.sched_setaffinity(hog.pid, cpu)
+        os.sched_setaffinity(loop.pid, cpu)
+        while watchdog.cpu_seconds(loop.pid)[1] < 1:  # it stops counting at 1.5 s
+            time.sleep(0.05)
+        waited = watchdog.run_delay(loop.pid)
+    finally:
+        for process in (hog, loop):
+            process.kill()
+            process.wait()
+    assert waited > 0.5, f"waited {waited:.2f} s for a CPU it shared with a hog, while running 1 s"
+
+
 def test_a_sleeping_component_is_stopped_by_the_wall_clock(tmp_path):
     results, _ = graded(
         tmp_path,
@@ -85,7 +111,7 @@ def test_a_sleeping_component_is_stopped_by_the_wall_clock(tmp_path):
     )  # time.sleep is held for review; accepted, it still cannot wait for ever
     assert results["masking"].score == 0
     assert (
-        "was stopped after 14 s while running causal_mask, using little of its 1 s of CPU time"
+        "was stopped while running causal_mask: it slept or waited for 14 s, using 0.0 s of its 1 s of CPU time"
         in results["masking"].feedback()
     )
 

@@ -613,12 +613,11 @@ def test_processes_left_behind_die_with_their_component(tmp_path, sandbox):
         return False
     """
     hostile = probe(tmp_path / "hostile", daemon)
-    started = time.monotonic()
     escaped(hostile, sandbox)
     assert sandbox.students() == []
     after = grade(honest(tmp_path / "honest"), components=["masking", "attention"], sandbox=sandbox)
     assert after.score == 15
-    assert time.monotonic() - started < 60
+    assert sandbox.students() == []
 
 
 def test_a_killed_or_stopped_zygote_costs_the_next_student_nothing(tmp_path, sandbox):
@@ -773,13 +772,14 @@ def causal_mask(size, device=None):
 
 def test_a_loop_at_import_costs_one_time_limit_not_eleven(tmp_path, sandbox):
     folder = submission(tmp_path / "s", files={"zz_loop.py": "while True:\n    pass\n"})
-    started = time.monotonic()
     box = Sandbox(limits=Limits(time=4))
+    started, start = [], box.start
+    box.start = lambda component_id, *args: started.append(component_id) or start(component_id, *args)
     try:
         report = grade(folder, sandbox=box)
     finally:
         box.close()
-    assert time.monotonic() - started < 40
+    assert started == ["attention"], "every later component takes the first one's reason without running"
     assert report.score == 0
     assert all("time limit" in (c.fatal or "") for c in report.components)
 

@@ -30,9 +30,10 @@ class Child(messages.Requests):
         self.sock = sock
         self.component_id = component_id
         self.time_limit = time_limit  # CPU seconds
-        self.wall_limit = wall_limit(time_limit)
-        self.wall_deadline = time.monotonic() + self.wall_limit
+        self.wall_limit = wall_limit(time_limit)  # seconds it may sleep or block while an answer is awaited
         self.cpu = {}  # {(pid, start time): CPU seconds} of every process of the component seen so far
+        self.delay = {}  # {(pid, start time): seconds it waited for a CPU}, likewise
+        self.awaited = 0.0  # wall-clock seconds the judge has spent awaiting its answers
         self.counted = time.monotonic()  # when self.cpu was last brought up to date
         self.fatal = fatal  # why this component scores 0 (errors.Fatal's reason), once something ended it
         self.killed = None  # why the watchdog killed its processes, if it did
@@ -52,6 +53,11 @@ class Child(messages.Requests):
     def used(self) -> float:
         """CPU seconds its processes have used, all of them together."""
         return sum(self.cpu.values())
+
+    def idle(self, awaiting: float) -> float:
+        """Seconds of the answers awaited (this one for awaiting seconds so far) in which its processes neither
+        ran nor waited for a CPU: it slept or blocked."""
+        return self.awaited + awaiting - self.used - sum(self.delay.values())
 
     def ask(self, message: dict, doing: str) -> object:
         """Send one message and return the answer; Fatal when none comes."""
@@ -92,6 +98,7 @@ class Child(messages.Requests):
     def _receive(self, doing):
         if self.fatal:
             raise Fatal(self.fatal)
+        started = time.monotonic()
         try:
             # The component's CPU time is counted at most every WATCH_EVERY seconds, while the answer is awaited.
             while (
@@ -102,14 +109,17 @@ class Child(messages.Requests):
                 if self.used >= self.time_limit:
                     self.timed_out = doing
                     self._end(f"your code ran past the time limit of {self.time_limit:g} s while {doing}")
-                if time.monotonic() >= self.wall_deadline:
+                if self.idle(self.counted - started) >= self.wall_limit:
                     raise protocol.Timeout
-            return protocol.receive(self.sock, deadline=self.wall_deadline, limit=protocol.MAX_REPLY_BYTES)
+            # The answer has begun: the rest may take as long again, in wall-clock time (a large one on a busy machine).
+            return protocol.receive(
+                self.sock, deadline=time.monotonic() + self.wall_limit, limit=protocol.MAX_REPLY_BYTES
+            )
         except protocol.Timeout:
             self.timed_out = doing
             self._end(
-                f"your code was stopped after {self.wall_limit:g} s while {doing}, using little of "
-                f"its {self.time_limit:g} s of CPU time: it slept or waited"
+                f"your code was stopped while {doing}: it slept or waited for {self.wall_limit:g} s, using "
+                f"{self.used:.1f} s of its {self.time_limit:g} s of CPU time"
             )
         except (protocol.Closed, OSError):
             self._end(
@@ -123,6 +133,8 @@ class Child(messages.Requests):
             self._end(
                 f"the process running your code sent the grader something it does not accept while {doing} ({error})"
             )
+        finally:
+            self.awaited += time.monotonic() - started
 
     def _fail(self, doing):
         self._end(f"the process running your code sent the grader something that is not an answer while {doing}")

@@ -4,8 +4,11 @@ from dataclasses import dataclass
 
 DEFAULT_TIME_LIMIT = 60.0  # CPU seconds of student code per component, loading included, all its processes together
 DEFAULT_TOTAL_TIME = 240.0  # CPU seconds of student code per submission, all components together
-# The time limits count CPU time, so that a busy machine costs no honest student points; code that sleeps or
-# blocks is stopped by the wall clock, at WALL_FACTOR times a component's limit and WALL_SLACK seconds more.
+# The time limits count CPU time, so that a busy machine costs no honest student points. Code that sleeps or
+# blocks uses none: it is stopped once the time its processes spent neither running nor waiting for a CPU (while
+# the grader awaited an answer) reaches WALL_FACTOR times a component's limit and WALL_SLACK seconds more. Time
+# spent waiting for a CPU is the machine's business, never the student's: counted in wall-clock time, it zeroed
+# whole components of a correct submission on a 2-core machine at a load average of 21.
 WALL_FACTOR = 4
 WALL_SLACK = 10.0
 DEFAULT_MEMORY_LIMIT = 4 << 30  # bytes all of a component's processes may add to what torch itself takes
@@ -16,7 +19,7 @@ DEFAULT_TASKS = 128
 
 
 def wall_limit(cpu_seconds: float) -> float:
-    """The wall-clock backstop for code given cpu_seconds of CPU time."""
+    """How long code given cpu_seconds of CPU time may sleep or block, in wall-clock seconds."""
     return WALL_FACTOR * cpu_seconds + WALL_SLACK
 
 

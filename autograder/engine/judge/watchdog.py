@@ -2,7 +2,8 @@
 
 The judge never trusts a child to report on itself. A thread looks at the running component's processes every
 WATCH_EVERY seconds and kills them all once, together, they hold more memory, processes or threads than the
-limits allow; the component's CPU time is summed over every process it ever ran.
+limits allow; the component's CPU time is summed over every process it ever ran, and so is the time its processes
+waited for a CPU, which a busy machine makes long and the student is not charged for.
 """
 
 import os
@@ -90,7 +91,8 @@ class Watchdog:
                 self.kill_students()  # again and again: a process may fork while the first round kills it
 
     def account(self, child: "Child") -> None:
-        """Add what the component's processes have used of the CPU since last counted (child.cpu)."""
+        """Add what the component's processes have used of the CPU since last counted (child.cpu), and how long
+        they waited for one (child.delay)."""
         with self._lock:
             if child is not self._watched:
                 return
@@ -99,6 +101,7 @@ class Watchdog:
                 if found is not None:
                     key, seconds = found
                     child.cpu[key] = max(child.cpu.get(key, 0.0), seconds)
+                    child.delay[key] = max(child.delay.get(key, 0.0), run_delay(pid))
 
     def watch(self, child: "Child") -> None:
         with self._lock:
@@ -149,6 +152,24 @@ def cpu_seconds(pid: int) -> tuple[tuple[int, str], float] | None:
     except (OSError, IndexError):
         return None
     return (pid, fields[19]), (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def run_delay(pid: int) -> float:
+    """Seconds the threads of a process have spent ready to run but waiting for a CPU (the kernel's schedstat), 0
+    where the kernel keeps no such count. A thread that has ended takes its count with it; the caller keeps the
+    largest sum it saw."""
+    total = 0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0.0
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat") as file:
+                total += int(file.read().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total / 1e9
 
 
 def shared_bytes(pid: int | None) -> int:
