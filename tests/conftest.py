@@ -23,9 +23,11 @@ SHARED_FIXTURE_MODULES = frozenset(
 )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def sandbox():
-    """One zygote for a test module's gradings, as grade-all shares one across a class: torch is imported once."""
+    """One zygote for the gradings of a run (of each parallel worker), as grade-all shares one across a class:
+    torch is imported once. Module scope started one per module and worker (a second of CPU each, 27 in all).
+    A test that needs other limits starts a sandbox of its own."""
     shared = Sandbox(limits=Limits(time=TIME_LIMIT))
     yield shared
     shared.close()

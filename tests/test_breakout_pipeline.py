@@ -90,11 +90,12 @@ def grade_by_hand(root, student, score):
         gradebook.db.commit()
 
 
-def exported(root, env, column="score"):
+def exported(root, env, *columns):
+    """{student: (their columns' values)} of a fresh nbgrader export."""
     run = nbgrader(root, env, "export")
     assert run.returncode == 0, run.stdout + run.stderr
     with open(root / "grades.csv") as file:
-        return {row["student_id"]: float(row[column]) for row in csv.DictReader(file)}
+        return {row["student_id"]: tuple(float(row[c]) for c in columns) for row in csv.DictReader(file)}
 
 
 def test_every_question_has_one_grade_worth_its_points(pipeline):
@@ -155,12 +156,12 @@ def test_export_after_hand_grading_gives_full_marks_zero_and_one_loss(pipeline):
     # Before: the short answers' points are said to wait for a person, not silently missing from the score.
     short = sum(q.points for q in QUESTIONS if not q.autograded)
     waiting = exported(root, env, "awaiting_manual_grading")
-    assert short > 0 and waiting["ada"] == short, waiting
+    assert short > 0 and waiting["ada"] == (short,), waiting
     grade_by_hand(root, "ada", lambda q: q.points)
     grade_by_hand(root, "cy", lambda q: q.points)
-    scores = exported(root, env)
-    assert {k: scores[k] for k in ("ada", "ben", "cy")} == {"ada": TOTAL, "ben": 0, "cy": TOTAL - WRONG.points}
-    assert exported(root, env, "awaiting_manual_grading")["ada"] == 0
+    scores = exported(root, env, "score", "awaiting_manual_grading")
+    assert {k: scores[k][0] for k in ("ada", "ben", "cy")} == {"ada": TOTAL, "ben": 0, "cy": TOTAL - WRONG.points}
+    assert scores["ada"][1] == 0
 
 
 def test_feedback_explains_without_showing_hidden_tests(pipeline):

@@ -12,13 +12,15 @@ from helpers import full_marks_except, scores, submission
 from autograder.engine.contract import spec
 from autograder.engine.judge import watchdog
 from autograder.engine.judge.hints import HINTS
+from autograder.engine.judge.limits import Limits
+from autograder.engine.judge.sandbox import Sandbox
 
 
 def graded(tmp_path, edits=(), files=None, drop=(), **kwargs):
     return scores(submission(tmp_path / "submission", edits, files, drop), **kwargs)
 
 
-def test_syntax_error_costs_only_that_file(tmp_path):
+def test_syntax_error_costs_only_that_file(tmp_path, sandbox):
     results, report = graded(
         tmp_path,
         [
@@ -28,6 +30,7 @@ def test_syntax_error_costs_only_that_file(tmp_path):
                 "def forward(self, hidden_states, mask=None, key_value_states=None)",
             )
         ],
+        sandbox=sandbox,
     )
     assert results["multihead"].score == 0
     assert "not found in your submission: MultiHeadAttention" in results["multihead"].feedback()
@@ -35,8 +38,8 @@ def test_syntax_error_costs_only_that_file(tmp_path):
     assert full_marks_except(results, "multihead") == []
 
 
-def test_missing_file_names_what_is_missing(tmp_path):
-    results, _ = graded(tmp_path, drop=("decoder",))
+def test_missing_file_names_what_is_missing(tmp_path, sandbox):
+    results, _ = graded(tmp_path, drop=("decoder",), sandbox=sandbox)
     assert results["decoder"].score == 0
     assert "not found in your submission: TransformerDecoderLayer, TransformerDecoder" in results["decoder"].feedback()
     assert full_marks_except(results, "decoder") == []
@@ -56,17 +59,25 @@ def test_infinite_loop_times_out_one_component(tmp_path):
 def test_a_busy_machine_costs_an_honest_submission_nothing(tmp_path):
     """Time limits count CPU time (issue 37, SPEC): a correct submission graded with a 1 s limit, while processes in
     sessions of their own keep every core busy, scored 50/100 when the limit was wall-clock time."""
-    hogs = [
-        subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
-        for _ in range(2 * (os.cpu_count() or 1) + 2)
-    ]
+    path = submission(tmp_path / "submission")
+    box = Sandbox(limits=Limits(time=1))
     try:
-        # The parts that take the most CPU time (each well under its limit on an idle machine), and the least.
-        results, report = graded(tmp_path, time_limit=1, components=["masking", "encoder", "decoder", "seq2seq"])
+        # The zygote imports torch before the hogs start (what the limit counts is the components' time, not the
+        # zygote's): the hogs burn every core for as long as they run.
+        box.parse(path)
+        hogs = [
+            subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+            for _ in range(2 * (os.cpu_count() or 1) + 2)
+        ]
+        try:
+            # The parts that take the most CPU time (each well under its limit on an idle machine), and the least.
+            results, report = scores(path, sandbox=box, components=["masking", "encoder", "decoder", "seq2seq"])
+        finally:
+            for hog in hogs:
+                hog.kill()
+                hog.wait()
     finally:
-        for hog in hogs:
-            hog.kill()
-            hog.wait()
+        box.close()
     assert [r.score for r in results.values()] == [5, 15, 15, 10], report.table()
 
 
@@ -116,7 +127,7 @@ def test_a_sleeping_component_is_stopped_by_the_wall_clock(tmp_path):
     )
 
 
-def test_shape_error_is_reported_with_the_line(tmp_path):
+def test_shape_error_is_reported_with_the_line(tmp_path, sandbox):
     results, _ = graded(
         tmp_path,
         [
@@ -126,6 +137,7 @@ def test_shape_error_is_reported_with_the_line(tmp_path):
                 "self.linear2(F.gelu(self.linear1(x)).transpose(1, 2))",
             )
         ],
+        sandbox=sandbox,
     )
     feedback = results["feedforward"].feedback()
     assert results["feedforward"].score == 0
@@ -133,21 +145,21 @@ def test_shape_error_is_reported_with_the_line(tmp_path):
     assert full_marks_except(results, "feedforward") == []
 
 
-def test_exit_at_import_does_not_stop_loading(tmp_path):
+def test_exit_at_import_does_not_stop_loading(tmp_path, sandbox):
     files = {"leftover.py": "if True:\n    exit('bye')\n"}
-    results, report = graded(tmp_path, files=files)
+    results, report = graded(tmp_path, files=files, sandbox=sandbox)
     assert report.score == 100
     assert (
         "leftover.py: 1 statement not run, since nothing graded needs it: line 2 uses the builtin exit (outside what "
         "grading runs)" in report.notes
     )
     # Accepted by an instructor, it runs, and stops only its own statement.
-    results, report = graded(tmp_path / "accepted", files=files, accept_flagged=True)
+    results, report = graded(tmp_path / "accepted", files=files, accept_flagged=True, sandbox=sandbox)
     assert report.score == 100
     assert "while loading your code: SystemExit: bye (leftover.py, line 2: exit('bye'))" in report.notes
 
 
-def test_exit_in_forward_fails_that_component(tmp_path):
+def test_exit_in_forward_fails_that_component(tmp_path, sandbox):
     results, _ = graded(
         tmp_path,
         [
@@ -158,13 +170,14 @@ def test_exit_in_forward_fails_that_component(tmp_path):
             )
         ],
         accept_flagged=True,
+        sandbox=sandbox,
     )
     assert results["embeddings"].score < results["embeddings"].points
     assert "SystemExit" in results["embeddings"].feedback()
     assert full_marks_except(results, "embeddings") == []
 
 
-def test_crash_in_forward_scores_zero_with_a_message(tmp_path):
+def test_crash_in_forward_scores_zero_with_a_message(tmp_path, sandbox):
     results, _ = graded(
         tmp_path,
         [
@@ -175,6 +188,7 @@ def test_crash_in_forward_scores_zero_with_a_message(tmp_path):
             )
         ],
         accept_flagged=True,
+        sandbox=sandbox,
     )
     assert results["embeddings"].score == 0
     assert "the process running your code stopped" in results["embeddings"].feedback()
@@ -211,8 +225,8 @@ def test_crash_in_forward_scores_zero_with_a_message(tmp_path):
     ],
     ids=["layernorm-torch-layer-norm", "attention-torch-sdpa", "multihead-torch-sdpa", "feedforward-transformers-gelu"],
 )
-def test_delegating_to_a_library_scores_zero(tmp_path, component, old, new, call):
-    results, _ = graded(tmp_path, [(component, old, new)])
+def test_delegating_to_a_library_scores_zero(tmp_path, sandbox, component, old, new, call):
+    results, _ = graded(tmp_path, [(component, old, new)], sandbox=sandbox)
     assert results[component].score == 0
     assert call in results[component].feedback() and "scores 0" in results[component].feedback()
     assert not results[component].flags and "HELD" not in results[component].feedback()  # delegation is not tampering
@@ -251,14 +265,14 @@ def test_delegating_to_a_library_scores_zero(tmp_path, component, old, new, call
     ],
     ids=["flex-attention", "functional-by-assignment"],
 )
-def test_delegation_is_seen_however_it_is_spelled_and_named_with_its_line(tmp_path, component, edits, call):
-    results, _ = graded(tmp_path, edits, components=[component])
+def test_delegation_is_seen_however_it_is_spelled_and_named_with_its_line(tmp_path, sandbox, component, edits, call):
+    results, _ = graded(tmp_path, edits, components=[component], sandbox=sandbox)
     feedback = results[component].feedback()
     assert results[component].score == 0 and call in feedback and f"named at {component}.py, line" in feedback
     assert not results[component].flags and "HELD" not in feedback
 
 
-def test_a_kernel_in_a_branch_that_never_runs_keeps_the_score_with_a_warning(tmp_path):
+def test_a_kernel_in_a_branch_that_never_runs_keeps_the_score_with_a_warning(tmp_path, sandbox):
     """nanoGPT's `if self.flash: F.scaled_dot_product_attention(...) else: <by hand>`, with the flag off."""
     results, report = graded(
         tmp_path,
@@ -276,6 +290,7 @@ def test_a_kernel_in_a_branch_that_never_runs_keeps_the_score_with_a_warning(tmp
             ),
         ],
         components=["multihead"],
+        sandbox=sandbox,
     )
     multihead = results["multihead"]
     assert multihead.score == multihead.points and not multihead.flags and "HELD" not in report.table()
@@ -285,7 +300,7 @@ def test_a_kernel_in_a_branch_that_never_runs_keeps_the_score_with_a_warning(tmp
     assert "never ran while this part was graded" in report.table()
 
 
-def test_code_the_check_cannot_read_never_runs(tmp_path):
+def test_code_the_check_cannot_read_never_runs(tmp_path, sandbox):
     """Nested past the parser's depth: once an earlier file has raised the recursion limit, the child could
     parse what the check could not. Graded as if an instructor had accepted the flag on the earlier file."""
     deep = "x = " + "-" * 3000 + "1\n"
@@ -297,6 +312,7 @@ def test_code_the_check_cannot_read_never_runs(tmp_path):
         },
         components=["masking"],
         accept_flagged=True,
+        sandbox=sandbox,
     )
     assert results["masking"].score == results["masking"].points
     assert any(
@@ -304,7 +320,7 @@ def test_code_the_check_cannot_read_never_runs(tmp_path):
     )
 
 
-def test_reference_cannot_be_imported_from_a_submission(tmp_path):
+def test_reference_cannot_be_imported_from_a_submission(tmp_path, sandbox):
     results, _ = graded(
         tmp_path,
         [
@@ -315,12 +331,13 @@ def test_reference_cannot_be_imported_from_a_submission(tmp_path):
             )
         ],
         accept_flagged=True,
+        sandbox=sandbox,
     )  # importlib is held for review; accepted, the import still fails
     assert results["layernorm"].score == 0
     assert "ImportError: importing solutions is not allowed in a submission" in results["layernorm"].feedback()
 
 
-def test_modifying_an_input_in_place_costs_that_test(tmp_path):
+def test_modifying_an_input_in_place_costs_that_test(tmp_path, sandbox):
     results, _ = graded(
         tmp_path,
         [
@@ -330,13 +347,14 @@ def test_modifying_an_input_in_place_costs_that_test(tmp_path):
                 "x -= mean\n        return self.weight * x / torch.sqrt(var + self.eps) + self.bias",
             )
         ],
+        sandbox=sandbox,
     )
     layernorm = results["layernorm"]
     assert [t.name for t in layernorm.tests if not t.passed] == ["test_layernorm_leaves_inputs_unchanged[3d]"]
     assert "changed in place" in layernorm.feedback()
 
 
-def test_memory_hog_fails_with_the_limit_named(tmp_path):
+def test_memory_hog_fails_with_the_limit_named(tmp_path, sandbox):
     results, _ = graded(
         tmp_path,
         [
@@ -347,13 +365,14 @@ def test_memory_hog_fails_with_the_limit_named(tmp_path):
             ),
             ("feedforward", "from torch import nn", "import torch\nfrom torch import nn"),
         ],
+        sandbox=sandbox,
     )
     assert results["feedforward"].score == 0
     assert "out of memory: the limit is 4 GiB" in results["feedforward"].feedback()
     assert full_marks_except(results, "feedforward") == []
 
 
-def test_wrong_return_types_are_named(tmp_path):
+def test_wrong_return_types_are_named(tmp_path, sandbox):
     results, _ = graded(
         tmp_path,
         [
@@ -369,6 +388,7 @@ def test_wrong_return_types_are_named(tmp_path):
             ),
         ],
         components=["masking"],
+        sandbox=sandbox,
     )
     feedback = results["masking"].feedback()
     assert "mask should be a tensor, but is a sequence of" in feedback
@@ -383,22 +403,22 @@ def test_wrong_return_types_are_named(tmp_path):
         ("broken.ipynb", "{not json", "is not a readable notebook"),
     ],
 )
-def test_unreadable_submission_scores_zero_with_a_note(tmp_path, name, content, note):
+def test_unreadable_submission_scores_zero_with_a_note(tmp_path, sandbox, name, content, note):
     path = tmp_path / name
     if content is not None:
         path.write_text(content)
-    results, report = scores(path, components=["masking"])
+    results, report = scores(path, components=["masking"], sandbox=sandbox)
     assert report.score == 0
     assert any(note in n for n in report.notes) or note in results["masking"].feedback()
 
 
-def test_empty_folder_scores_zero(tmp_path):
-    results, report = scores(tmp_path, components=["masking", spec.INTEGRATION])
+def test_empty_folder_scores_zero(tmp_path, sandbox):
+    results, report = scores(tmp_path, components=["masking", spec.INTEGRATION], sandbox=sandbox)
     assert report.score == 0
     assert "holds no notebook (.ipynb) or Python file (.py)" in " ".join(report.notes)
 
 
-def test_misnamed_submodule_fails_strict_loading(tmp_path):
+def test_misnamed_submodule_fails_strict_loading(tmp_path, sandbox):
     results, _ = graded(
         tmp_path,
         [
@@ -410,6 +430,7 @@ def test_misnamed_submodule_fails_strict_loading(tmp_path):
             ("multihead", "return self.output(context), weights", "return self.out_proj(context), weights"),
         ],
         components=["multihead"],
+        sandbox=sandbox,
     )
     feedback = results["multihead"].feedback()
     assert results["multihead"].score == 0
@@ -419,7 +440,7 @@ def test_misnamed_submodule_fails_strict_loading(tmp_path):
     )
 
 
-def test_wrong_output_dtype_is_named_before_values(tmp_path):
+def test_wrong_output_dtype_is_named_before_values(tmp_path, sandbox):
     results, _ = graded(
         tmp_path,
         [
@@ -430,6 +451,7 @@ def test_wrong_output_dtype_is_named_before_values(tmp_path):
             )
         ],
         components=["layernorm"],
+        sandbox=sandbox,
     )
     layernorm = results["layernorm"]
     assert {t.name.endswith("float64]") for t in layernorm.tests if not t.passed} == {True}
@@ -478,7 +500,7 @@ def _alive(pid):
         return False
 
 
-def test_a_float64_only_mistake_shows_the_digits_that_differ_and_its_usual_causes(tmp_path):
+def test_a_float64_only_mistake_shows_the_digits_that_differ_and_its_usual_causes(tmp_path, sandbox):
     path = submission(
         tmp_path / "s",
         [
@@ -489,7 +511,7 @@ def test_a_float64_only_mistake_shows_the_digits_that_differ_and_its_usual_cause
             )
         ],
     )
-    results, _ = scores(path, components=["attention"])
+    results, _ = scores(path, components=["attention"], sandbox=sandbox)
     feedback = results["attention"].feedback()
     assert all(test.name.endswith("float64]") for test in results["attention"].tests if not test.passed)
     got, expected = re.search(r"got (\S+), expected (\S+)\.", feedback).groups()

@@ -593,8 +593,10 @@ def honest(folder):
     return submission(folder)
 
 
-def test_processes_left_behind_die_with_their_component(tmp_path, sandbox):
-    """A daemon that kills every new process, and 100 busy ones: the next student is graded as if alone."""
+def test_processes_left_behind_die_with_their_component(tmp_path):
+    """A daemon that kills every new process, and 100 busy ones: the next student is graded as if alone. The busy
+    ones spend their component's whole time limit: a sandbox of its own with a smaller one (the tests' 20 s cost
+    16 s of CPU)."""
     daemon = """
         import os, time
         if os.fork() == 0:
@@ -613,11 +615,15 @@ def test_processes_left_behind_die_with_their_component(tmp_path, sandbox):
         return False
     """
     hostile = probe(tmp_path / "hostile", daemon)
-    escaped(hostile, sandbox)
-    assert sandbox.students() == []
-    after = grade(honest(tmp_path / "honest"), components=["masking", "attention"], sandbox=sandbox)
-    assert after.score == 15
-    assert sandbox.students() == []
+    box = Sandbox(limits=Limits(time=5))
+    try:
+        escaped(hostile, box)
+        assert box.students() == []
+        after = grade(honest(tmp_path / "honest"), components=["masking", "attention"], sandbox=box)
+        assert after.score == 15
+        assert box.students() == []
+    finally:
+        box.close()
 
 
 def test_a_killed_or_stopped_zygote_costs_the_next_student_nothing(tmp_path, sandbox):

@@ -18,7 +18,7 @@ def test_integration_check_holds_no_reference():
     assert spec.references_for(spec.INTEGRATION) == ()
 
 
-def test_reference_is_not_in_memory_for_a_student_to_find(tmp_path):
+def test_reference_is_not_in_memory_for_a_student_to_find(tmp_path, sandbox):
     """A student who searches memory for another MultiHeadAttention to call finds none."""
     cheat = (
         "import gc\n"
@@ -32,7 +32,7 @@ def test_reference_is_not_in_memory_for_a_student_to_find(tmp_path):
         [("multihead", "source = hidden_states if key_value_states is None else key_value_states", cheat)],
     )
     # gc is held for review (issue 34); accepted, as if the check missed it, it still finds nothing.
-    results, _ = scores(path, components=["multihead"], accept_flagged=True)
+    results, _ = scores(path, components=["multihead"], accept_flagged=True, sandbox=sandbox)
     assert results["multihead"].score == 0
     assert "LookupError: no reference in memory" in results["multihead"].feedback()
 
@@ -116,7 +116,7 @@ def test_the_reference_decides_what_it_has_and_the_students_additions_fill_the_r
     )
 
 
-def test_a_crash_inside_the_kits_code_quotes_the_students_line_and_none_of_the_kits(tmp_path):
+def test_a_crash_inside_the_kits_code_quotes_the_students_line_and_none_of_the_kits(tmp_path, sandbox):
     """The student passes a float mask to the attention of the kit, which fails on it."""
     path = submission(
         tmp_path / "s",
@@ -128,7 +128,7 @@ def test_a_crash_inside_the_kits_code_quotes_the_students_line_and_none_of_the_k
             )
         ],
     )
-    results, _ = scores(path, components=["encoder"])
+    results, _ = scores(path, components=["encoder"], sandbox=sandbox)
     feedback = results["encoder"].feedback()
     assert "encoder.py, line 26: attended, _ = self.attention(hidden_states, mask)" in feedback
     assert "inside another part, the kit's, that this line calls" in feedback

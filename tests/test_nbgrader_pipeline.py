@@ -233,29 +233,25 @@ def test_flagged_code_scores_zero_with_the_reasons_until_the_instructor_accepts_
     assert cell_scores(root, "kim") == points
 
 
-def test_autograde_again_needs_force_and_grades_only_that_student(pipeline):
+def test_autograde_again_grades_only_a_new_student_and_regrades_one_only_when_forced(pipeline):
+    """One run after the first (each costs seconds): bob's work, replaced by a complete copy, is skipped until
+    forced, and jack, added after the first run, is graded alone."""
     root, env, _, _ = pipeline
-    again = nbgrader(root, env, "autograde", notebooks.ASSIGNMENT, "--student", "bob")
-    assert again.returncode == 0 and "Skipping existing assignment" in again.stdout + again.stderr
-    assert "The kit grades" not in again.stderr
-    target = root / "submitted" / "bob" / notebooks.ASSIGNMENT
-    shutil.rmtree(target)
-    shutil.copytree(root / "submitted" / "alice" / notebooks.ASSIGNMENT, target)
+    release, source = root / "release" / notebooks.ASSIGNMENT, root / "source" / notebooks.ASSIGNMENT
+    bob = root / "submitted" / "bob" / notebooks.ASSIGNMENT
+    shutil.rmtree(bob)
+    shutil.copytree(root / "submitted" / "alice" / notebooks.ASSIGNMENT, bob)
+    completed(release, source, root / "submitted" / "jack" / notebooks.ASSIGNMENT)
+    run = nbgrader(root, env, "autograde", notebooks.ASSIGNMENT)
+    assert run.returncode == 0 and "Skipping existing assignment" in run.stdout + run.stderr, run.stdout + run.stderr
+    assert "The kit grades 1 submission(s)" in run.stderr and "graded in the jail 1/1: jack" in run.stderr
+    assert sum(cell_scores(root, "jack").values()) == spec.TOTAL_POINTS
+    assert sum(cell_scores(root, "alice").values()) == spec.TOTAL_POINTS
+    assert sum(cell_scores(root, "bob").values()) == 0
     forced = nbgrader(root, env, "autograde", notebooks.ASSIGNMENT, "--student", "bob", "--force")
     assert forced.returncode == 0, forced.stdout + forced.stderr
     assert "The kit grades 1 submission(s)" in forced.stderr
     assert sum(cell_scores(root, "bob").values()) == spec.TOTAL_POINTS
-
-
-def test_a_student_added_after_the_first_run_is_graded_alone(pipeline):
-    root, env, _, _ = pipeline
-    release, source = root / "release" / notebooks.ASSIGNMENT, root / "source" / notebooks.ASSIGNMENT
-    completed(release, source, root / "submitted" / "jack" / notebooks.ASSIGNMENT)
-    run = nbgrader(root, env, "autograde", notebooks.ASSIGNMENT)
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert "The kit grades 1 submission(s)" in run.stderr and "graded in the jail 1/1: jack" in run.stderr
-    assert sum(cell_scores(root, "jack").values()) == spec.TOTAL_POINTS
-    assert sum(cell_scores(root, "alice").values()) == spec.TOTAL_POINTS
 
 
 def test_feedback_html_escapes_what_a_student_wrote_and_marks_the_likely_mistake():

@@ -44,13 +44,16 @@ REPLAY = [
 
 
 @pytest.mark.parametrize("component", sorted(MISTAKES))
-def test_replaying_the_last_output_scores_no_more_than_the_mistake_it_hides(tmp_path, component):
+def test_replaying_the_last_output_scores_no_more_than_the_mistake_it_hides(tmp_path, sandbox, component):
     honest, _ = scores(
-        submission(tmp_path / "honest", [(component, *edit) for edit in MISTAKES[component]]), components=[component]
+        submission(tmp_path / "honest", [(component, *edit) for edit in MISTAKES[component]]),
+        components=[component],
+        sandbox=sandbox,
     )
     trick, report = scores(
         submission(tmp_path / "trick", [(component, *edit) for edit in MISTAKES[component] + REPLAY]),
         components=[component],
+        sandbox=sandbox,
     )
     assert honest[component].score < spec.BY_ID[component].points
     assert trick[component].score <= honest[component].score, report.table()

@@ -127,11 +127,11 @@ def test_real_public_code_is_not_held_and_scores_full_marks(tmp_path, sandbox, n
     assert full_marks_except(results) == [] and report.score == 100
 
 
-def test_scratch_cells_outside_the_policy_cost_nothing(tmp_path, notebook_student_folder):
+def test_scratch_cells_outside_the_policy_cost_nothing(tmp_path, sandbox, notebook_student_folder):
     """Issue 34: plots, timings, progress bars and tables are not what grading runs; each such statement is left out
     with a one-line note, holds nothing, and the notebooks score full marks."""
     folder = with_scratch_cells(shutil.copytree(notebook_student_folder, tmp_path / "dave"))
-    results, report = scores(folder)
+    results, report = scores(folder, sandbox=sandbox)
     assert report.score == 100 and not report.flags, report.table()
     assert all("not run, since nothing graded needs" in note for note in report.notes[:-1]), report.notes
     assert report.notes[-1].startswith("and ") and "more cells or files" in report.notes[-1]
@@ -139,18 +139,18 @@ def test_scratch_cells_outside_the_policy_cost_nothing(tmp_path, notebook_studen
     assert all(f"imports {name}" in first for name in ("matplotlib.pyplot", "tqdm", "pandas", "os")), first
 
 
-def test_files_named_like_libraries_are_ignored_and_named(tmp_path):
+def test_files_named_like_libraries_are_ignored_and_named(tmp_path, sandbox):
     folder = tmp_path / "s"
     shutil.copytree(SUBMISSIONS / "package_style", folder)
     for name in ("torch", "numpy", "pytest", "autograder", "math"):
         (folder / f"{name}.py").write_text("raise SystemExit('a scratch file that hides a library')\n")
-    results, report = scores(folder)
+    results, report = scores(folder, sandbox=sandbox)
     assert report.score == 100, report.table()
     for name in ("torch", "numpy", "pytest", "autograder", "math"):
         assert any(note.startswith(f"{name}.py was not graded") and f"the real {name}" in note for note in report.notes)
 
 
-def test_imports_inside_functions_find_the_submission(tmp_path):
+def test_imports_inside_functions_find_the_submission(tmp_path, sandbox):
     """Importing one's own module inside a function works at call time, and still gets the reference."""
     path = submission(
         tmp_path / "s",
@@ -163,11 +163,11 @@ def test_imports_inside_functions_find_the_submission(tmp_path):
             ),
         ],
     )
-    results, report = scores(path, components=["multihead"])
+    results, report = scores(path, components=["multihead"], sandbox=sandbox)
     assert results["multihead"].status == "passed", report.table()
 
 
-def test_code_that_reads_bertconfigs_other_attributes_gets_full_marks(tmp_path):
+def test_code_that_reads_bertconfigs_other_attributes_gets_full_marks(tmp_path, sandbox):
     """Hugging Face's own modeling_bert reads hidden_act, classifier_dropout and pad_token_id, which a config of
     the contract's keys alone lacked: its feed-forward and heads scored 0 (SPEC: the kit uses BertConfig)."""
     path = submission(
@@ -192,17 +192,17 @@ def test_code_that_reads_bertconfigs_other_attributes_gets_full_marks(tmp_path):
             ),
         ],
     )
-    results, _ = scores(path, components=["feedforward", "heads", "embeddings"])
+    results, _ = scores(path, components=["feedforward", "heads", "embeddings"], sandbox=sandbox)
     assert {c: r.score for c, r in results.items()} == {c: spec.BY_ID[c].points for c in results}, {
         c: r.feedback() for c, r in results.items() if r.score != r.points
     }
 
 
-def test_d2l_code_and_lazy_modules_score_what_their_eager_twins_score(tmp_path):
+def test_d2l_code_and_lazy_modules_score_what_their_eager_twins_score(tmp_path, sandbox):
     """d2l builds its projections with nn.LazyLinear: the kit read their shapes before loading weights, and
     multi-head, feed-forward and heads scored 0 on "Can't access the shape of an uninitialized parameter".
     Its multi-head attention folds the heads into the batch, (B·H, T, Dh), and is right."""
-    results, _ = scores(lazy_submission(tmp_path / "s"), components=list(LAZY_COMPONENTS))
+    results, _ = scores(lazy_submission(tmp_path / "s"), components=list(LAZY_COMPONENTS), sandbox=sandbox)
     assert {c: r.score for c, r in results.items()} == {c: spec.BY_ID[c].points for c in results}, {
         c: r.feedback() for c, r in results.items() if r.score != r.points
     }
