@@ -9,7 +9,22 @@ from torch import nn
 
 
 class TransformerDecoderLayer(nn.Module):
-    """One decoder layer of BertModel(is_decoder=True, add_cross_attention=True)."""
+    """One decoder layer of BertModel(is_decoder=True, add_cross_attention=True): three post-LN sub-blocks.
+
+    Each sub-block is x = norm(x + dropout(sublayer(x))), in this order, with memory = encoder_hidden_states:
+
+        x = self_attention_norm(x + dropout(self_attention(x, self_mask)))       # masked self-attention
+        x = cross_attention_norm(x + dropout(cross_attention(x, cross_mask, key_value_states=memory)))
+        x = output_norm(x + feed_forward(x))                                     # feed-forward
+
+    x stays (B, T, D) throughout. Cross-attention takes its queries from x, its keys and values from memory
+    (B, S, D); its weights are (B, H, T, S). Dropout: self.dropout, once on each attention's output before its
+    residual sum, and nowhere else; the feed-forward's dropout is the last step of feed_forward itself, so its
+    residual sum adds none. The three layer norms use config.layer_norm_eps.
+
+    Graded: the output in eval mode, and in train mode (where dropout goes), with the gradients of both inputs
+    and of every parameter; the inputs must come back unchanged (no in-place operation on them).
+    """
 
     def __init__(self, config):
         super().__init__()
@@ -26,8 +41,10 @@ class TransformerDecoderLayer(nn.Module):
         Args:
             hidden_states: (B, T, D) the target side.
             encoder_hidden_states: (B, S, D) the encoder's output.
-            self_mask: bool, (T, T) or (B, 1, T, T); normally causal.
-            cross_mask: bool, (B, 1, 1, S); hides the source's padding.
+            self_mask: bool, True where attending is allowed: (T, T) (causal), (B, 1, T, T) (causal and the
+                target's padding) or None. Passed to self_attention as it is.
+            cross_mask: bool (B, 1, 1, S), hiding the source's padding, or None. Passed to cross_attention as it
+                is; never causal, since every target position may read the whole source.
 
         Returns:
             (B, T, D)
@@ -36,7 +53,13 @@ class TransformerDecoderLayer(nn.Module):
 
 
 class TransformerDecoder(nn.Module):
-    """Embeddings followed by num_hidden_layers decoder layers."""
+    """Embeddings followed by num_hidden_layers decoder layers: BertModel built with is_decoder=True and
+    add_cross_attention=True.
+
+    Graded against that model's last_hidden_state at every position, padded ones included, with and without
+    masks; and causal: changing a target token never changes the output at an earlier position. In train mode
+    the dropouts are the embeddings' and the layers' own: the decoder adds none.
+    """
 
     def __init__(self, config):
         super().__init__()
@@ -46,12 +69,18 @@ class TransformerDecoder(nn.Module):
     def forward(self, input_ids, encoder_hidden_states, attention_mask=None, encoder_attention_mask=None):
         """
         Args:
-            input_ids: (B, T) target token ids.
-            encoder_hidden_states: (B, S, D) the encoder's output.
+            input_ids: (B, T) target token ids. A decoder takes no token types: self.embeddings(input_ids), so
+                every token is of type 0.
+            encoder_hidden_states: (B, S, D) the encoder's output, read by every layer's cross-attention.
             attention_mask: (B, T) 0/1 for the target's padding, or None.
             encoder_attention_mask: (B, S) 0/1 for the source's padding, or None.
+
+        The masks, built once and given to every layer:
+            self mask: causal_mask(T), (T, T), when attention_mask is None (causal only, no padding mask);
+                causal_mask(T) & padding_mask(attention_mask), (B, 1, T, T), when it is given.
+            cross mask: padding_mask(encoder_attention_mask), (B, 1, 1, S); None when it is None.
 
         Returns:
             (B, T, D)
         """
-        raise NotImplementedError('the self-attention mask is causal AND (if given) the target padding mask; the cross mask is the source padding mask.')
+        raise NotImplementedError('self mask = causal_mask(T), AND padding_mask(attention_mask) if given; cross mask = padding_mask(encoder_attention_mask) or None; embeddings(input_ids) without token types.')

@@ -8,7 +8,15 @@ from torch.nn import functional as F
 
 
 class LanguageModelHead(nn.Module):
-    """BERT's prediction head: logits = decoder(layer_norm(gelu(dense(h))))."""
+    """BERT's prediction head: logits = decoder(layer_norm(gelu(dense(h)))).
+
+    dense (D -> D), the exact (erf) GELU, layer norm (eps = config.layer_norm_eps), decoder (D -> V, with bias).
+    No dropout and no softmax: in train mode it computes what it computes in eval mode, and the logits are
+    unnormalised scores. The decoder's weight (V, D) is this head's own: BERT ties it to the token embedding
+    table (one matrix, "weight tying"); the kit does not, so its models hold two matrices where BERT holds one
+    (loading BERT's weights copies the table into both).
+    Graded against BertForMaskedLM's and BertLMHeadModel's heads, with gradients.
+    """
 
     def __init__(self, config):
         super().__init__()
@@ -22,7 +30,11 @@ class LanguageModelHead(nn.Module):
 
 
 class SequenceClassificationHead(nn.Module):
-    """BERT's pooler and classifier: logits = classifier(dropout(tanh(pooler(h[:, 0]))))."""
+    """BERT's pooler and classifier: logits = classifier(dropout(tanh(pooler(h[:, 0])))).
+
+    Reads position 0 ([CLS]) only. Dropout (p = hidden_dropout_prob) once, between the tanh and the classifier:
+    not before the pooler, not after the classifier. The logits are unnormalised (no softmax).
+    """
 
     def __init__(self, config):
         super().__init__()
@@ -36,7 +48,11 @@ class SequenceClassificationHead(nn.Module):
 
 
 class TransformerForSequenceClassification(nn.Module):
-    """An encoder with a classification head: BertForSequenceClassification."""
+    """An encoder with a classification head: BertForSequenceClassification.
+
+    Graded against BertForSequenceClassification(...).logits, with padding and token types; in train mode the
+    dropouts are the encoder's and the head's own: the model adds none.
+    """
 
     def __init__(self, config):
         super().__init__()
@@ -44,5 +60,8 @@ class TransformerForSequenceClassification(nn.Module):
         self.head = SequenceClassificationHead(config)
 
     def forward(self, input_ids, attention_mask=None, token_type_ids=None):
-        """input_ids (B, T), attention_mask (B, T) 0/1, token_type_ids (B, T) -> logits (B, num_labels)."""
+        """input_ids (B, T), attention_mask (B, T) 0/1 or None, token_type_ids (B, T) or None -> logits (B, num_labels).
+
+        Both attention_mask and token_type_ids are passed on to the encoder.
+        """
         raise NotImplementedError('encode, then classify.')

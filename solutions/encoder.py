@@ -9,7 +9,19 @@ from torch import nn
 
 
 class TransformerEncoderLayer(nn.Module):
-    """One BERT layer: x = LN(x + dropout(attention(x))); x = LN(x + feed_forward(x))."""
+    """One BERT layer, post-LN (the residual sum first, then its layer norm), in this order:
+
+        x = attention_norm(x + dropout(attention(x, mask)))    # (B, T, D)
+        x = output_norm(x + feed_forward(x))                   # (B, T, D)
+
+    Dropout: self.dropout, once, on the attention block's output before the residual sum; nowhere else.
+    self.attention returns its output projection with no dropout on it (its own dropout acts on the attention
+    probabilities inside it), so this one is the only dropout it gets; feed_forward ends in its own dropout, so
+    its residual sum adds none. Both layer norms use config.layer_norm_eps.
+
+    Graded: the output in eval mode, and in train mode (where dropout goes), with the gradients of the input and
+    of every parameter; the inputs must come back unchanged (no in-place operation on hidden_states).
+    """
 
     def __init__(self, config):
         super().__init__()
@@ -20,7 +32,16 @@ class TransformerEncoderLayer(nn.Module):
         self.dropout = nn.Dropout(config.hidden_dropout_prob)
 
     def forward(self, hidden_states, mask=None):
-        """hidden_states (B, T, D), mask bool broadcastable to (B, 1, T, T) -> (B, T, D)."""
+        """
+        Args:
+            hidden_states: (B, T, D).
+            mask: None (attend everywhere), or bool broadcastable to (B, 1, T, T), True where attending is
+                allowed; the encoder gives padding_mask(attention_mask), (B, 1, 1, T). Passed to self.attention as
+                it is.
+
+        Returns:
+            (B, T, D)
+        """
         # Hint: post-LN, as BERT: the residual is added first and layer norm comes after each sub-block.
         ### BEGIN SOLUTION
         attended, _ = self.attention(hidden_states, mask)  # (B, T, D)
@@ -31,7 +52,13 @@ class TransformerEncoderLayer(nn.Module):
 
 
 class TransformerEncoder(nn.Module):
-    """Embeddings followed by num_hidden_layers encoder layers: BertModel without its pooler."""
+    """Embeddings followed by num_hidden_layers encoder layers: BertModel without its pooler.
+
+    Graded against BertModel(...).last_hidden_state at every position, padded ones included, with right or left
+    padding, token types, no mask at all, and T up to max_position_embeddings; no real position's output may
+    depend on the tokens at padded positions. In train mode the dropouts are the embeddings' and the layers'
+    own: the encoder adds none.
+    """
 
     def __init__(self, config):
         super().__init__()
@@ -42,8 +69,9 @@ class TransformerEncoder(nn.Module):
         """
         Args:
             input_ids: (B, T) token ids.
-            attention_mask: (B, T) 0/1, 1 at real tokens; None means no padding.
-            token_type_ids: (B, T) segment ids, or None.
+            attention_mask: (B, T) 0/1, 1 at real tokens; None means no padding (no mask at all). Turned into
+                padding_mask(attention_mask), (B, 1, 1, T), once, and given to every layer.
+            token_type_ids: (B, T) segment ids, or None (all type 0); passed on to the embeddings.
 
         Returns:
             (B, T, D) the last hidden state.

@@ -8,7 +8,12 @@ from torch import nn
 
 
 class Seq2SeqTransformer(nn.Module):
-    """EncoderDecoderModel(encoder=BertModel, decoder=BertLMHeadModel) with the kit's own parts."""
+    """EncoderDecoderModel(encoder=BertModel, decoder=BertLMHeadModel) with the kit's own parts.
+
+    The encoder is built from encoder_config; the decoder and lm_head from decoder_config, whose vocabulary and
+    number of layers may differ from the encoder's (the graders' do). In train mode the dropouts are the
+    encoder's and the decoder's own: the model adds none.
+    """
 
     def __init__(self, encoder_config, decoder_config):
         super().__init__()
@@ -21,11 +26,13 @@ class Seq2SeqTransformer(nn.Module):
         Args:
             input_ids: (B, S) source token ids.
             decoder_input_ids: (B, T) target token ids (teacher forcing: the target shifted right).
-            attention_mask: (B, S) 0/1 for the source, or None.
-            decoder_attention_mask: (B, T) 0/1 for the target, or None.
+            attention_mask: (B, S) 0/1 for the source, or None: the encoder's mask and, again, the decoder's
+                cross-attention mask (its encoder_attention_mask).
+            decoder_attention_mask: (B, T) 0/1 for the target, or None: the decoder's own attention_mask.
 
         Returns:
-            logits (B, T, V)
+            logits (B, T, V), V = decoder_config.vocab_size: encoder, decoder, then lm_head on every position.
+            Causal in the target: changing a target token never changes the logits at an earlier position.
         """
         # Hint: encode the source once, decode with both masks, then the LM head.
         ### BEGIN SOLUTION
@@ -37,18 +44,33 @@ class Seq2SeqTransformer(nn.Module):
 
 @torch.no_grad()
 def greedy_decode(model, input_ids, attention_mask=None, *, bos_token_id, eos_token_id, pad_token_id, max_new_tokens):
-    """Generate by always taking the most likely next token.
+    """Generate by always taking the most likely next token, as Hugging Face generate(do_sample=False, num_beams=1).
+
+    The caller sets the mode: the model is in eval mode when greedy_decode is called (the grader calls
+    model.eval() first; do so yourself before decoding): greedy_decode need not change it, and the reference
+    leaves it as it is. It runs without gradients (torch.no_grad above).
+
+    The source is encoded once: memory = model.encoder(input_ids, attention_mask), (B, S, D). Each step then
+    runs the decoder on all the tokens so far, (B, L), with the source mask for cross-attention at every step
+    (model.decoder(tokens, memory, encoder_attention_mask=attention_mask)). It needs no target mask (generate()
+    passes none): only finished rows hold padding, whatever the model predicts after it is replaced by
+    pad_token_id, and the causal mask already hides it from every earlier position. The row's next token is
+    the arg-max over V of model.lm_head's logits at the last position; a row that emitted eos_token_id at an
+    earlier step gets pad_token_id instead. Decoding stops after the step in which the last unfinished row
+    emits eos_token_id, or after max_new_tokens steps.
 
     Args:
         model: a Seq2SeqTransformer.
         input_ids: (B, S) source token ids.
-        attention_mask: (B, S) 0/1 for the source, or None.
+        attention_mask: (B, S) 0/1 for the source, or None (no padding).
 
     Returns:
-        LongTensor (B, L), L <= 1 + max_new_tokens: bos, then the generated tokens; a row that has
-        emitted eos continues with pad; generation stops once every row has emitted eos.
+        LongTensor (B, L) on input_ids' device, L = 1 + the number of steps run <= 1 + max_new_tokens:
+        bos_token_id, then the generated tokens; a row keeps its eos_token_id and continues with pad_token_id.
+        Graded token for token against generate() on padded sources, with rows that finish at different steps
+        and a row that never finishes.
     """
-    # Hint: encode once; loop: decode the tokens so far, argmax of the last position's logits, pad finished rows, append.
+    # Hint: encode once; loop: decode the tokens so far (source mask for cross-attention every step), argmax of the last position's logits, pad finished rows, append; stop once all have finished.
     ### BEGIN SOLUTION
     memory = model.encoder(input_ids, attention_mask)  # (B, S, D), computed once
     batch_size = input_ids.size(0)

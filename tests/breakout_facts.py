@@ -273,6 +273,27 @@ def greedy_decode_runs():
 
 
 @fact
+def greedy_decode_left_in_train_mode():
+    """Two decodes of one batch by a model left in train mode (dropout 0.1), then two after model.eval()."""
+    names = reference()
+    config = bert_base(vocab_size=20, hidden_size=16, num_attention_heads=4, intermediate_size=32, num_hidden_layers=1)
+    torch.manual_seed(0)
+    model = names["Seq2SeqTransformer"](config, config)
+    source = torch.randint(2, 20, (4, 7))
+
+    def decode():
+        return names["greedy_decode"](model, source, bos_token_id=1, eos_token_id=20, pad_token_id=0, max_new_tokens=10)
+
+    in_train_mode = [decode() for _ in range(2)]
+    model.eval()
+    in_eval_mode = [decode() for _ in range(2)]
+    assert torch.equal(*in_eval_mode), "in eval mode greedy decoding is deterministic"
+    if torch.equal(*in_train_mode):
+        return "The same tokens as in eval mode."
+    return "Dropout stays on in every pass, under torch.no_grad() too: two calls on one source can give other tokens."
+
+
+@fact
 def layernorm_after_scaling_and_shifting():
     return _layernorm_last_entry([10 * value + 7 for value in (1.0, 2.0, 3.0, 4.0)])
 
@@ -311,11 +332,14 @@ def tied_lm_head_saves_bert_base():
     from transformers import BertForMaskedLM
 
     config = bert_base()
-    ours = reference()["LanguageModelHead"](config).decoder.weight
+    embeddings, head = reference()["Embeddings"](config), reference()["LanguageModelHead"](config)
+    untied = parameters(torch.nn.ModuleList([embeddings, head]))  # the kit's head has a decoder weight of its own
+    head.decoder.weight = embeddings.token_embeddings.weight  # tied as BERT ties them; parameters() counts it once
+    saved = untied - parameters(torch.nn.ModuleList([embeddings, head]))
     model = BertForMaskedLM(config)
     theirs = model.cls.predictions.decoder.weight
     assert theirs is model.bert.embeddings.word_embeddings.weight, "Hugging Face ties the decoder to the token table"
-    return agree(ours.numel(), theirs.numel(), "the decoder's weights, which tying shares")
+    return agree(saved, theirs.numel(), "the decoder's weights, which tying shares")
 
 
 @fact

@@ -1,4 +1,5 @@
-"""Pictures for the notebooks: attention heatmaps from the student's own encoder, masks, position tables.
+"""Pictures for the notebooks: attention heatmaps from the student's own encoder, masks, position tables, and
+diagrams drawn box by box (the decoder layer's post-LN blocks, the encoder-decoder's data flow).
 
 Offline by default: the encoder gets seeded weights and a small word-level vocabulary. Given a local
 checkpoint (the save_pretrained layout, with its tokenizer), it gets the checkpoint's weights instead,
@@ -139,3 +140,124 @@ def plot_loss(losses, title="training loss"):
     clear_output(wait=True)
     display(figure)
     plt.close(figure)
+
+
+# Box fill colours of the diagrams, by what a box holds: data, a sub-layer, a layer norm or a residual sum.
+COLOURS = {"data": "#e8e8e8", "layer": "#cfe2f3", "norm": "#fce5cd", "sum": "#ffffff"}
+
+
+def plot_decoder_layer():
+    """A decoder layer's three post-LN sub-blocks, x = norm(x + dropout(sublayer(x))), with their shapes."""
+    ax = _canvas((7.5, 9), (-3.2, 6.6), (-1.2, 11.6))
+    above = _box(ax, 0, 11, 3.6, 0.5, "x (B, T, D): the target so far", "data")
+    blocks = (
+        (9.3, "masked self-attention\nself mask (T, T) or (B, 1, T, T)", "self_attention_norm", "dropout"),
+        (6.0, "cross-attention: queries from x,\nkeys and values from memory", "cross_attention_norm", "dropout"),
+        (2.7, "feed-forward\n(ends in its own dropout)", "output_norm", None),
+    )
+    for y, text, norm, dropout in blocks:
+        sublayer = _box(ax, 0, y, 3.6, 0.8, text, "layer")
+        plus = _box(ax, 0, y - 1.1, 0.4, 0.4, "+", "sum")
+        _arrow(ax, [above["bottom"], sublayer["top"]])
+        _arrow(ax, [sublayer["bottom"], plus["top"]], dropout, (0.15, y - 0.65))
+        fork = (0, (above["bottom"][1] + sublayer["top"][1]) / 2)
+        _arrow(ax, [fork, (-2.9, fork[1]), (-2.9, y - 1.1), plus["left"]], "residual", (-2.8, y - 0.3))
+        above = _box(ax, 0, y - 1.8, 3.2, 0.5, f"LayerNorm: {norm}", "norm")
+        _arrow(ax, [plus["bottom"], above["top"]])
+    memory = _box(ax, 4.6, 6.0, 3.2, 1.1, "memory (B, S, D):\nthe encoder's output;\ncross mask (B, 1, 1, S)", "data")
+    _arrow(ax, [memory["left"], (1.8, 6.0)])
+    _arrow(ax, [above["bottom"], _box(ax, 0, -0.6, 2.0, 0.5, "x (B, T, D)", "data")["top"]])
+    ax.set_title("a decoder layer: three post-LN sub-blocks")
+    _show()
+
+
+def plot_encoder_decoder():
+    """The encoder-decoder's data flow: the source encoded once, its output read by every decoder layer."""
+    ax = _canvas((9, 5), (-2.2, 7.4), (0.5, 6.9))
+    columns = (
+        (
+            0,
+            "source ids (B, S) and its mask",
+            "Embeddings",
+            "encoder layer × N:\nself-attention (padding mask),\nfeed-forward",
+        ),
+        (
+            5.2,
+            "target ids (B, T): BOS, then\nthe target shifted right",
+            "Embeddings (all type 0)",
+            "decoder layer × N: masked self-attention,\ncross-attention, feed-forward",
+        ),
+    )
+    stacks = []
+    for x, ids, embeddings, layers in columns:
+        stack = [_box(ax, x, 6.3, 3.6, 0.7, ids, "data"), _box(ax, x, 5.1, 3.6, 0.5, embeddings, "layer")]
+        stack.append(_box(ax, x, 3.7, 3.9, 1.0, layers, "layer"))
+        stacks.append(stack)
+    stacks[0].append(_box(ax, 0, 2.2, 3.2, 0.5, "memory (B, S, D), computed once", "data"))
+    stacks[1] += [
+        _box(ax, 5.2, 2.2, 3.2, 0.5, "LM head", "layer"),
+        _box(ax, 5.2, 1.0, 3.2, 0.5, "logits (B, T, V)", "data"),
+    ]
+    for stack in stacks:
+        for upper, lower in zip(stack, stack[1:]):
+            _arrow(ax, [upper["bottom"], lower["top"]])
+    memory, decoder = stacks[0][3], stacks[1][2]
+    turn = (memory["right"][0] + decoder["left"][0]) / 2
+    _arrow(
+        ax,
+        [memory["right"], (turn, 2.2), (turn, 3.7), decoder["left"]],
+        "keys and values,\nsource mask,\nin every layer",
+        (turn + 0.1, 2.9),
+    )
+    ax.set_title("the encoder-decoder model")
+    _show()
+
+
+def _canvas(size, xlim, ylim):
+    import matplotlib.pyplot as plt
+
+    ax = plt.subplots(figsize=size)[1]
+    ax.set(xlim=xlim, ylim=ylim)
+    ax.axis("off")
+    return ax
+
+
+def _show():
+    import matplotlib.pyplot as plt
+
+    plt.show()
+
+
+def _box(ax, x, y, width, height, text, kind):
+    """A box centred at (x, y) with its text; returns the middles of its four sides."""
+    from matplotlib.patches import FancyBboxPatch
+
+    ax.add_patch(
+        FancyBboxPatch(
+            (x - width / 2, y - height / 2),
+            width,
+            height,
+            boxstyle="round,pad=0,rounding_size=0.1",
+            facecolor=COLOURS[kind],
+            edgecolor="0.3",
+        )
+    )
+    ax.text(x, y, text, ha="center", va="center", fontsize=9)
+    return {
+        "top": (x, y + height / 2),
+        "bottom": (x, y - height / 2),
+        "left": (x - width / 2, y),
+        "right": (x + width / 2, y),
+    }
+
+
+def _arrow(ax, points, label=None, at=None):
+    """A line through points with an arrow head at the last, and its label at `at`, left-aligned."""
+    xs, ys = zip(*points)
+    if len(points) > 2:
+        ax.plot(xs[:-1], ys[:-1], color="0.3", linewidth=1)
+    ax.annotate(
+        "", xy=points[-1], xytext=points[-2], arrowprops=dict(arrowstyle="->", color="0.3", shrinkA=0, shrinkB=0)
+    )
+    if label:
+        ax.text(*at, label, fontsize=8, color="0.3", ha="left", va="center")
