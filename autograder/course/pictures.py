@@ -166,7 +166,7 @@ def plot_head_split(hidden_size=8, num_heads=2, length=3):
     figure, axes = plt.subplots(
         1,
         1 + num_heads,
-        figsize=(1.2 + 0.9 * 2 * hidden_size, 2.6),
+        figsize=(1.5 + 1.1 * hidden_size, 2.6),
         width_ratios=[hidden_size] + [head_dim] * num_heads,
     )
     panels = [(features, f"projection (T={length}, D={hidden_size})")]
