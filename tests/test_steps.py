@@ -75,7 +75,7 @@ def test_every_step_of_the_parts_has_its_cases_and_hint_and_each_is_asked_once()
     asked = parts_steps()
     cased = {case.target for case in public.PUBLIC.cases("steps")}
     assert sorted(asked) == sorted(set(asked)), "a step is asked twice"
-    assert set(asked) == set(steps.STEPS) == cased == set(STEP_HINTS)
+    assert set(asked) == set(steps.STEPS) == cased == set(STEP_HINTS) == set(WRONG)
     for step, component in steps.STEPS.items():
         assert notebooks.step_reference(step).stem == component
 
