@@ -7,8 +7,53 @@ from layernorm import LayerNorm
 from torch import nn
 
 
+def sinusoid_angles(max_len, d_model):
+    """Step 1: the angle of every position at every frequency of the sinusoidal table.
+
+    Args:
+        max_len: positions p = 0 .. max_len - 1.
+        d_model: the table's width; odd widths too.
+
+    Returns:
+        (max_len, ceil(d_model / 2)) float: angle[p, i] = p / 10000^(2i / d_model), one column per pair of
+        columns 2i, 2i + 1 of the table (an odd width has a last pair with one column).
+    """
+    raise NotImplementedError('torch.arange(max_len) as a column times 10000 ** (-torch.arange(0, d_model, 2) / d_model) as a row.')
+
+
+def interleave_sin_cos(angles, d_model):
+    """Step 2: the table from its angles: sines in the even columns, cosines in the odd ones.
+
+    Args:
+        angles: (max_len, ceil(d_model / 2)), as sinusoid_angles gives them.
+        d_model: the table's width.
+
+    Returns:
+        (max_len, d_model), in the angles' dtype: column 2i = sin(angles[:, i]), column 2i + 1 = cos(angles[:, i]);
+        for an odd d_model the last angle has no cos column.
+    """
+    raise NotImplementedError('an empty (max_len, d_model) table; fill columns 0::2 with the sines and 1::2 with the cosines.')
+
+
+def embedding_sum(input_ids, token_table, position_table, type_table, token_type_ids=None):
+    """Step 3: the three embeddings of every position, looked up in their tables and summed.
+
+    Args:
+        input_ids: (B, T) token ids; token_type_ids: (B, T) segment ids, all 0 when None.
+        token_table: (V, D); position_table: (max positions, D); type_table: (token types, D).
+
+    Returns:
+        (B, T, D) = token_table[input_ids] + position_table[p] at positions p = 0 .. T-1 + type_table[type].
+    """
+    raise NotImplementedError("index each table with a tensor of ids; the positions are torch.arange(T) on input_ids' device.")
+
+
 class Embeddings(nn.Module):
-    """BERT's input embeddings: dropout(layer_norm(token + learned position + token type))."""
+    """BERT's input embeddings: dropout(layer_norm(token + learned position + token type)).
+
+    Positions are 0 .. T-1; token types are all 0 when none are given. Dropout (self.dropout, p =
+    hidden_dropout_prob) applies once, after the layer norm, and nowhere else.
+    """
 
     def __init__(self, config):
         super().__init__()
@@ -27,15 +72,17 @@ class Embeddings(nn.Module):
         Returns:
             (B, T, D)
         """
-        raise NotImplementedError('positions are 0..T-1 (torch.arange on input_ids.device); missing token types are all 0.')
+        raise NotImplementedError("embedding_sum of the three tables' .weight (or the modules themselves), then layer_norm, then dropout.")
 
 
 def sinusoidal_positional_encoding(max_len, d_model):
     """The fixed table of "Attention Is All You Need".
 
-    PE[p, 2i] = sin(p / 10000^(2i/d_model)), PE[p, 2i+1] = cos(p / 10000^(2i/d_model)).
+    PE[p, 2i] = sin(p / 10000^(2i/d_model)), PE[p, 2i+1] = cos(p / 10000^(2i/d_model)), for every
+    d_model, odd ones included: there are ceil(d_model/2) angles per position, and an odd table has no
+    cos column for the last of them.
 
     Returns:
-        (max_len, d_model) float tensor.
+        (max_len, d_model) float tensor, in the default dtype.
     """
-    raise NotImplementedError('angles (max_len, d_model/2) = position / 10000^(2i/d_model); sin fills even columns, cos odd ones.')
+    raise NotImplementedError('your steps: interleave_sin_cos(sinusoid_angles(max_len, d_model), d_model).')

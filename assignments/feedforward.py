@@ -1,11 +1,27 @@
 """The position-wise feed-forward block: the same two-layer MLP applied to every position."""
 
+import math
+
+import torch
 from torch import nn
 from torch.nn import functional as F
 
 
+def gelu(x):
+    """Step 1: the exact GELU, x·Φ(x) with Φ the standard normal distribution function, as BERT computes it.
+
+    Args:
+        x: any shape.
+
+    Returns:
+        the same shape: 0.5 * x * (1 + erf(x / sqrt(2))).
+    """
+    raise NotImplementedError("torch.erf, and math.sqrt(2) (a Python float keeps the input's dtype).")
+
+
 class FeedForward(nn.Module):
-    """linear1 (D -> F), exact GELU, linear2 (F -> D), dropout."""
+    """linear1 (D -> F), the exact (erf) GELU, linear2 (F -> D), then dropout (self.dropout, p =
+    hidden_dropout_prob) on linear2's output and nowhere else. No residual: the layer that uses it adds that."""
 
     def __init__(self, config):
         super().__init__()
@@ -15,4 +31,4 @@ class FeedForward(nn.Module):
 
     def forward(self, x):
         """x: (B, T, D) -> (B, T, D)."""
-        raise NotImplementedError('dropout(linear2(gelu(linear1(x)))) with the exact, erf-based GELU (not the tanh approximation).')
+        raise NotImplementedError("dropout(linear2(gelu(linear1(x)))) with the exact GELU: your gelu step, or F.gelu (not tanh's).")

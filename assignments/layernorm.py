@@ -4,6 +4,42 @@ import torch
 from torch import nn
 
 
+def mean_and_variance(x):
+    """Step 1: the statistics of each vector over its last dimension.
+
+    Args:
+        x: (..., D)
+
+    Returns:
+        mean (..., 1) and the biased variance (..., 1): the mean of (x - mean)², dividing by D (not D - 1).
+    """
+    raise NotImplementedError('.mean(dim=-1, keepdim=True) of x, then of the squared deviations (or var(unbiased=False)).')
+
+
+def normalise(x, mean, variance, eps):
+    """Step 2: each vector shifted to mean 0 and scaled to variance 1, eps keeping the division safe.
+
+    Args:
+        x: (..., D); mean, variance: (..., 1); eps: a small positive number.
+
+    Returns:
+        (..., D) = (x - mean) / sqrt(variance + eps): eps inside the square root.
+    """
+    raise NotImplementedError('torch.sqrt (or torch.rsqrt) of variance + eps; mean and variance broadcast over the last dimension.')
+
+
+def scale_and_shift(normalised, weight, bias):
+    """Step 3: the learned scale and shift, one of each per feature.
+
+    Args:
+        normalised: (..., D); weight, bias: (D,).
+
+    Returns:
+        (..., D) = weight * normalised + bias.
+    """
+    raise NotImplementedError('elementwise; (D,) broadcasts over the leading dimensions by itself.')
+
+
 class LayerNorm(nn.Module):
     """Normalise each vector over its last dimension, then scale and shift it.
 
@@ -23,4 +59,4 @@ class LayerNorm(nn.Module):
 
     def forward(self, x):
         """x: (..., D) -> (..., D)."""
-        raise NotImplementedError('mean and biased variance over the last dim (keepdim=True); eps goes inside the sqrt.')
+        raise NotImplementedError('your steps: mean_and_variance, normalise with self.eps (inside the sqrt), scale_and_shift.')

@@ -4,11 +4,54 @@ from attention import scaled_dot_product_attention
 from torch import nn
 
 
+def split_heads(x, num_heads):
+    """Step 1: one projection's D features cut into H heads of Dh = D / H, the heads made a batch dimension.
+
+    Args:
+        x: (B, T, D) a projection of every position.
+        num_heads: H; it divides D.
+
+    Returns:
+        (B, H, T, Dh): [b, h, t] holds features h*Dh to (h+1)*Dh of x[b, t].
+    """
+    raise NotImplementedError('view the last dimension as (H, Dh), then swap the position and head axes with transpose(1, 2).')
+
+
+def attend(q, k, v, mask=None, dropout=None):
+    """Step 2: every head attends at once, with dropout on the attention probabilities as BERT has it.
+
+    Args:
+        q: (B, H, T, Dh); k, v: (B, H, S, Dh).
+        mask: bool, broadcastable to (B, H, T, S); True where attending is allowed. None: nothing is blocked.
+        dropout: applied to the weights before they weight the values (the module's self.dropout); None: none.
+
+    Returns:
+        context (B, H, T, Dh) = dropout(weights) @ v, and weights (B, H, T, S) as the softmax gave them, before
+        dropout. scaled_dot_product_attention takes no dropout, so its weights are used and its output is not.
+    """
+    raise NotImplementedError('weights from scaled_dot_product_attention(q, k, v, mask); context from the weights after dropout, @ v.')
+
+
+def merge_heads(x):
+    """Step 3: the heads side by side again, in head order: the inverse of split_heads.
+
+    Args:
+        x: (B, H, T, Dh)
+
+    Returns:
+        (B, T, H*Dh): [b, t] holds head 0's Dh features, then head 1's, and so on.
+    """
+    raise NotImplementedError('transpose(1, 2) back to (B, T, H, Dh), then reshape (not view: the transpose left it non-contiguous).')
+
+
 class MultiHeadAttention(nn.Module):
-    """BERT's attention block without its residual and layer norm.
+    """BERT's self-attention and its output projection (BertSelfAttention, then BertSelfOutput's dense): the
+    residual sum, the layer norm and the dropout on the projected output belong to the layer that uses it.
 
     Self-attention when key_value_states is None; cross-attention (queries from hidden_states, keys and
     values from key_value_states) otherwise. Head h uses features h*Dh to (h+1)*Dh of each projection.
+    Dropout (self.dropout) applies to the attention probabilities and nowhere else: context = dropout(weights) @ v
+    per head, and the weights returned are those before dropout. No dropout on the output.
     """
 
     def __init__(self, config):
@@ -35,4 +78,4 @@ class MultiHeadAttention(nn.Module):
         Returns:
             output (B, T, D) and weights (B, H, T, S).
         """
-        raise NotImplementedError('project, split D into H heads of Dh with view + transpose to (B, H, T, Dh), attend, merge back.')
+        raise NotImplementedError('project with query, key, value; split_heads; attend(q, k, v, mask, self.dropout); merge_heads; output.')

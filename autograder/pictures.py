@@ -9,7 +9,9 @@ from autograder.course.pictures import (
     plot_attention,
     plot_decoder_layer,
     plot_encoder_decoder,
+    plot_head_split,
     plot_loss,
+    plot_masks,
     plot_matrix,
     toy_tokenize,
 )
@@ -19,7 +21,9 @@ __all__ = [
     "plot_attention",
     "plot_decoder_layer",
     "plot_encoder_decoder",
+    "plot_head_split",
     "plot_loss",
+    "plot_masks",
     "plot_matrix",
     "toy_tokenize",
 ]

@@ -17,6 +17,7 @@ from autograder.course.public import (
     check_masking,
     check_multihead,
     check_seq2seq,
+    check_step,
     config,
     seeded,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "check_masking",
     "check_multihead",
     "check_seq2seq",
+    "check_step",
     "config",
     "seeded",
 ]

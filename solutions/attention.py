@@ -5,6 +5,56 @@ import math
 import torch
 
 
+def attention_scores(query, key):
+    """Step 1: how well each query matches each key, scaled so that the scores have about unit variance.
+
+    Args:
+        query: (..., T, Dh)
+        key:   (..., S, Dh)
+
+    Returns:
+        (..., T, S): entry [t, s] is query[t] · key[s] / sqrt(Dh).
+    """
+    # Hint: a matrix product with the key's last two dimensions swapped (transpose(-2, -1)), divided by sqrt(Dh).
+    ### BEGIN SOLUTION
+    head_dim = query.shape[-1]
+    return query @ key.transpose(-2, -1) / math.sqrt(head_dim)  # (..., T, S)
+    ### END SOLUTION
+
+
+def masked_scores(scores, mask=None):
+    """Step 2: the scores with every blocked position set to -inf, so that the softmax gives it weight exactly 0.
+
+    Args:
+        scores: (..., T, S)
+        mask:   bool, broadcastable to (..., T, S); True where the query may attend. None: nothing is blocked.
+
+    Returns:
+        (..., T, S), a new tensor: the scores unchanged where the mask is True, -inf where it is False.
+    """
+    # Hint: masked_fill fills where its mask is True, so give it the blocked positions: mask.logical_not() (or ~mask).
+    ### BEGIN SOLUTION
+    if mask is None:
+        return scores
+    return scores.masked_fill(mask.logical_not(), -math.inf)  # (..., T, S)
+    ### END SOLUTION
+
+
+def attention_weights(scores):
+    """Step 3: each query's scores turned into weights that are positive and sum to 1 over the keys.
+
+    Args:
+        scores: (..., T, S), -inf where blocked.
+
+    Returns:
+        (..., T, S): the softmax over the LAST dimension, S (over the keys, not the queries).
+    """
+    # Hint: torch.softmax(scores, dim=...) with the keys' dimension; probabilities, not log-probabilities.
+    ### BEGIN SOLUTION
+    return scores.softmax(dim=-1)  # (..., T, S), each row sums to 1
+    ### END SOLUTION
+
+
 def scaled_dot_product_attention(query, key, value, mask=None):
     """Let every query take a weighted average of the values, weighted by how well it matches each key.
 
@@ -17,8 +67,11 @@ def scaled_dot_product_attention(query, key, value, mask=None):
     Returns:
         output:  (..., T, Dv) weights @ value.
         weights: (..., T, S) softmax over S of query·keyᵀ / sqrt(Dh); exactly 0 where the mask blocks.
+
+    Rows in which the mask blocks every key are never graded: their softmax is 0/0 (NaN here), and what they
+    hold is left to you.
     """
-    # Hint: scores = query @ keyᵀ / sqrt(Dh) (..., T, S); blocked scores become -inf; softmax over S; weights @ value.
+    # Hint: your three steps in turn: attention_weights(masked_scores(attention_scores(query, key), mask)) @ value.
     ### BEGIN SOLUTION
     scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))  # (..., T, S)
     if mask is not None:

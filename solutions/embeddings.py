@@ -7,8 +7,70 @@ from layernorm import LayerNorm
 from torch import nn
 
 
+def sinusoid_angles(max_len, d_model):
+    """Step 1: the angle of every position at every frequency of the sinusoidal table.
+
+    Args:
+        max_len: positions p = 0 .. max_len - 1.
+        d_model: the table's width; odd widths too.
+
+    Returns:
+        (max_len, ceil(d_model / 2)) float: angle[p, i] = p / 10000^(2i / d_model), one column per pair of
+        columns 2i, 2i + 1 of the table (an odd width has a last pair with one column).
+    """
+    # Hint: torch.arange(max_len) as a column times 10000 ** (-torch.arange(0, d_model, 2) / d_model) as a row.
+    ### BEGIN SOLUTION
+    positions = torch.arange(max_len, dtype=torch.float64).unsqueeze(1)  # (max_len, 1)
+    evens = torch.arange(0, d_model, 2, dtype=torch.float64)  # 2i, (ceil(d_model/2),)
+    return (positions / 10000.0 ** (evens / d_model)).to(torch.get_default_dtype())  # (max_len, ceil(d_model/2))
+    ### END SOLUTION
+
+
+def interleave_sin_cos(angles, d_model):
+    """Step 2: the table from its angles: sines in the even columns, cosines in the odd ones.
+
+    Args:
+        angles: (max_len, ceil(d_model / 2)), as sinusoid_angles gives them.
+        d_model: the table's width.
+
+    Returns:
+        (max_len, d_model), in the angles' dtype: column 2i = sin(angles[:, i]), column 2i + 1 = cos(angles[:, i]);
+        for an odd d_model the last angle has no cos column.
+    """
+    # Hint: an empty (max_len, d_model) table; fill columns 0::2 with the sines and 1::2 with the cosines.
+    ### BEGIN SOLUTION
+    out = angles.new_zeros(angles.shape[0], d_model)  # (max_len, d_model)
+    out[:, ::2] = angles.sin()
+    out[:, 1::2] = angles[:, : d_model // 2].cos()  # an odd width has one cos column fewer
+    return out
+    ### END SOLUTION
+
+
+def embedding_sum(input_ids, token_table, position_table, type_table, token_type_ids=None):
+    """Step 3: the three embeddings of every position, looked up in their tables and summed.
+
+    Args:
+        input_ids: (B, T) token ids; token_type_ids: (B, T) segment ids, all 0 when None.
+        token_table: (V, D); position_table: (max positions, D); type_table: (token types, D).
+
+    Returns:
+        (B, T, D) = token_table[input_ids] + position_table[p] at positions p = 0 .. T-1 + type_table[type].
+    """
+    # Hint: index each table with a tensor of ids; the positions are torch.arange(T) on input_ids' device.
+    ### BEGIN SOLUTION
+    length = input_ids.shape[1]
+    types = torch.zeros_like(input_ids) if token_type_ids is None else token_type_ids
+    index = torch.arange(length, device=input_ids.device)  # (T,)
+    return token_table[input_ids] + position_table[index] + type_table[types]  # (B, T, D)
+    ### END SOLUTION
+
+
 class Embeddings(nn.Module):
-    """BERT's input embeddings: dropout(layer_norm(token + learned position + token type))."""
+    """BERT's input embeddings: dropout(layer_norm(token + learned position + token type)).
+
+    Positions are 0 .. T-1; token types are all 0 when none are given. Dropout (self.dropout, p =
+    hidden_dropout_prob) applies once, after the layer norm, and nowhere else.
+    """
 
     def __init__(self, config):
         super().__init__()
@@ -27,7 +89,7 @@ class Embeddings(nn.Module):
         Returns:
             (B, T, D)
         """
-        # Hint: positions are 0..T-1 (torch.arange on input_ids.device); missing token types are all 0.
+        # Hint: embedding_sum of the three tables' .weight (or the modules themselves), then layer_norm, then dropout.
         ### BEGIN SOLUTION
         positions = torch.arange(input_ids.size(1), device=input_ids.device)  # (T,)
         if token_type_ids is None:
@@ -44,12 +106,14 @@ class Embeddings(nn.Module):
 def sinusoidal_positional_encoding(max_len, d_model):
     """The fixed table of "Attention Is All You Need".
 
-    PE[p, 2i] = sin(p / 10000^(2i/d_model)), PE[p, 2i+1] = cos(p / 10000^(2i/d_model)).
+    PE[p, 2i] = sin(p / 10000^(2i/d_model)), PE[p, 2i+1] = cos(p / 10000^(2i/d_model)), for every
+    d_model, odd ones included: there are ceil(d_model/2) angles per position, and an odd table has no
+    cos column for the last of them.
 
     Returns:
-        (max_len, d_model) float tensor.
+        (max_len, d_model) float tensor, in the default dtype.
     """
-    # Hint: angles (max_len, d_model/2) = position / 10000^(2i/d_model); sin fills even columns, cos odd ones.
+    # Hint: your steps: interleave_sin_cos(sinusoid_angles(max_len, d_model), d_model).
     ### BEGIN SOLUTION
     position = torch.arange(max_len, dtype=torch.float64)[:, None]  # (max_len, 1)
     two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # (ceil(d_model/2),)

@@ -11,6 +11,7 @@ import nbformat
 from nbclient import NotebookClient
 
 from autograder.course import jupyter, notebooks
+from autograder.engine.contract import spec
 
 
 def install_test_kernel(folder):
@@ -78,8 +79,9 @@ def notebook_student(folder):
     """Rewrite a completed submission as a student who works in the notebooks' own way would hand it in.
 
     Every notebook starts with a future import; each exercise cell gets a helper cell with a cell magic
-    before it, debug prints, a line magic and its own public check at its end (a self-check line), and a
-    quick test after it that calls the attention of notebook 1, as the notebook's setup cell provides it.
+    before it, debug prints, a line magic and its own public check at its end (a self-check line), and, after an
+    exercise of SPEC names (not a step towards one, which may come before the attention it would call), a quick
+    test that calls the attention of notebook 1, as the notebook's setup cell provides it.
     """
     quick = (
         "x = torch.randn(1, 3, 8)\nout, weights = scaled_dot_product_attention(x, x, x)\n"
@@ -95,7 +97,10 @@ def notebook_student(folder):
             check = next("".join(c["source"]) for c in nb["cells"][index:] if "check_" in "".join(c["source"]))
             cells.append(_code_cell("%%time\nDEBUG = True\n\ndef shape_of(t) -> tuple:\n    return tuple(t.shape)"))
             cell["source"] = f"print('debug: defining')\n%time _ = 1\n{''.join(cell['source'])}\n\n{check}\n"
-            cells += [cell, _code_cell(quick)]
+            graded = any(
+                f"def {name}(" in cell["source"] or f"class {name}(" in cell["source"] for name in spec.ALL_NAMES
+            )
+            cells += [cell, _code_cell(quick)] if graded else [cell]
         nb["cells"] = cells
         path.write_text(json.dumps(nb))
     return folder

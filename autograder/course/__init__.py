@@ -4,7 +4,8 @@ Built from the reference and course/parts/*.md: the notebooks, source and nbgrad
 and the student stubs (stubs). Run by the notebooks and the student bundle: the public checks (public),
 the pictures (pictures) and the notebooks' helpers (jupyter: earlier parts, the hidden grading cell,
 the kernel). The public checks run the hidden suites on the public cases (public_cases, built with the hidden
-ones by engine/build/fixtures.py), and name a mistake from the evidence beside them.
+ones by engine/build/fixtures.py), and name a mistake from the evidence beside them; the notebooks' step checks
+run the suites' comparison on the steps' public cases (public_cases/steps.*).
 
 May import engine/; never breakout/ or the modules on top.
 """

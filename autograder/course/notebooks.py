@@ -6,11 +6,20 @@ string:
 
     ```python                plain code the student runs (worked examples, pictures)
     ```setup                 (empty) the imports the exercises need, and the student's own earlier parts
+    ```step NAME             (empty) one step towards an exercise: the reference's helper function NAME (a
+                             top-level function of solutions/<component>.py that is no SPEC name), copied
+                             with its solution region like an exercise, then a locked cell that runs its
+                             public check, `check_step("NAME", NAME)` (public.check_step: the suites' own
+                             comparison on the step's public cases, engine/build/cases/steps.py)
     ```exercise NAME ...     (empty) an exercise cell: these SPEC definitions, copied from the reference
                              with their solution regions, which nbgrader turns into stubs
     ```graded COMPONENT      the test cell of COMPONENT, worth its SPEC points: the block's public checks,
                              which the student runs (and `nbgrader validate` with them), then the hidden
                              tests that grade the component
+
+A step is never graded: nothing collects its name (loader.py collects SPEC names), and its check cell is
+tagged as a worked example, so grading skips it. A graded definition that calls the student's own steps
+finds them where grading runs it, in the same notebook's module, beside it.
 
 The code of every exercise comes from solutions/, the points from spec.py and the checks from the
 kit's own modules, so nothing here is a second copy of any of them.
@@ -51,6 +60,7 @@ KERNEL_NOTE = (
 # What worked examples use besides the exercises' own imports.
 STANDARD_IMPORTS = ("import math", "import torch", "from torch import nn", "from torch.nn import functional as F")
 FENCE = re.compile(r"^```(\w+)?[ \t]*(.*)$")
+KINDS = ("python", "setup", "step", "exercise", "graded")
 
 
 class PartError(KitFault, ValueError):
@@ -59,7 +69,7 @@ class PartError(KitFault, ValueError):
 
 @dataclass
 class Cell:
-    kind: str  # markdown, python, setup, exercise, check, graded
+    kind: str  # markdown, python, setup, step, exercise, graded
     text: str
     args: tuple = ()
 
@@ -80,7 +90,7 @@ def parse(text, name="<part>"):
         if block is None and fence:
             _flush_prose(cells, prose)
             kind, args = fence.group(1) or "", tuple(fence.group(2).split())
-            if kind not in ("python", "setup", "exercise", "graded"):
+            if kind not in KINDS:
                 raise PartError(f"{name}:{number}: unknown block ```{kind}")
             block, opened = Cell(kind, "", args), number
             lines = []
@@ -123,6 +133,8 @@ def source_notebook(part):
             cells_out.append(notebook_cell("code", cell_id, cell.text, tags=[DEMO_TAG]))
         elif cell.kind == "setup":
             cells_out += _setup_cells(cell_id, components, name)
+        elif cell.kind == "step":
+            cells_out += _step_cells(cell_id, cell.args, cell.text, part.name)
         elif cell.kind == "exercise":
             definitions = _definitions(cell.args, part.name)
             cells_out.append(notebook_cell("code", cell_id, definitions, nbgrader_metadata(cell_id, solution=True)))
@@ -201,18 +213,52 @@ def _has_exercises(part):
     return any(cell.kind == "exercise" for cell in parse(part.read_text(), part.name))
 
 
-def _definitions(names, where):
-    """The source of these top-level definitions in the reference, solution regions included."""
+def _step_cells(cell_id, args, text, where):
+    """A step's exercise cell (the reference's helper, its solution region a stub in the release), then its check."""
+    if len(args) != 1 or text.strip():
+        raise PartError(f"{where}: ```step takes one helper's name and an empty block, got {' '.join(args) or 'none'}")
+    (name,) = args
+    if name in spec.OWNER:
+        raise PartError(f"{where}: {name} is a SPEC name: it is an ```exercise, not a ```step")
+    reference = step_reference(name)
+    if reference is None:
+        raise PartError(f"{where}: no file in solutions/ defines the step {name}")
+    check = (
+        f"# The public check of your step {name}: a step towards the exercise, never graded itself.\n"
+        "# Leave this cell as it is.\n"
+        "from autograder.public import check_step\n\n"
+        f"check_step({name!r}, {name})"
+    )
+    return [
+        notebook_cell("code", cell_id, _definitions(args, where, reference), nbgrader_metadata(cell_id, solution=True)),
+        # Locked, so that nbgrader puts it back if it is changed; a worked example's tag, so that grading skips it.
+        notebook_cell("code", f"{cell_id}-check", check, nbgrader_metadata(f"step-{name}", locked=True), [DEMO_TAG]),
+    ]
+
+
+def step_reference(name):
+    """The reference file that defines the helper function name at its top level, or None."""
+    for path in sorted(spec.SOLUTIONS.glob("*.py")):
+        body = ast.parse(path.read_text()).body
+        if any(isinstance(node, ast.FunctionDef) and node.name == name for node in body):
+            return path
+    return None
+
+
+def _definitions(names, where, reference=None):
+    """The source of these top-level definitions in the reference (the SPEC component's file unless given),
+    solution regions included."""
     chunks = []
     for name in names:
         component = spec.OWNER.get(name)
-        if component is None:
+        if component is None and reference is None:
             raise PartError(f"{where}: {name} is not a SPEC name")
-        source = component.reference.read_text()
+        path = reference or component.reference
+        source = path.read_text()
         body = ast.parse(source).body
         index = next((i for i, n in enumerate(body) if getattr(n, "name", None) == name), None)
         if index is None:
-            raise PartError(f"{where}: {component.reference.name} does not define {name}")
+            raise PartError(f"{where}: {path.name} does not define {name}")
         # Up to the next top-level statement: a trailing `### END SOLUTION` is a comment, outside the node.
         lines = source.splitlines()
         end = _first_line(body[index + 1]) - 1 if index + 1 < len(body) else len(lines)
@@ -233,8 +279,9 @@ def _graded_cell(cell_id, args, checks, name, where):
         raise PartError(f"{where}: ```graded {args[0]} needs the component's public checks in its block")
     component = spec.BY_ID[args[0]]
     text = (
-        f"# The public checks of your {component.id}; then hidden tests grade it here ({component.points} points),\n"
-        f"# the same as `python -m autograder grade`. Leave this cell as it is.\n"
+        f"# The public checks of your {component.id}, which run on your machine. Leave this cell as it is: when\n"
+        f"# your instructor grades the notebook, the hidden tests of {component.id} ({component.points} points) run\n"
+        "# here, on the grader's machine, as `python -m autograder grade` runs them; your copy does not hold them.\n"
         f"{checks.rstrip()}\n"
         "### BEGIN HIDDEN TESTS\n"
         "from autograder.notebook import grade_here\n\n"

@@ -129,6 +129,61 @@ def plot_matrix(matrix, title, xlabel, ylabel, cmap="viridis"):
     plt.show()
 
 
+def plot_masks(lengths=(6, 4), size=6):
+    """The masks of Part 1 side by side, True drawn light: the causal mask (T, T), a padding mask for a batch of
+    these lengths (B, S: row b is True at its real tokens), and both at once for the shortest row, as a decoder
+    combines them (causal_mask & padding_mask)."""
+    import matplotlib.pyplot as plt
+
+    causal = torch.ones(size, size, dtype=torch.bool).tril()
+    padding = torch.arange(size)[None, :] < torch.tensor(lengths)[:, None]  # (B, S)
+    panels = (
+        (causal, f"causal ({size}, {size}): j <= i", "key j", "query i"),
+        (padding, f"padding (B={len(lengths)}, S={size}), lengths {', '.join(map(str, lengths))}", "key", "row b"),
+        (causal & padding[-1], f"causal & padding of row {len(lengths) - 1}", "key j", "query i"),
+    )
+    figure, axes = plt.subplots(1, 3, figsize=(12, 3.6))
+    for ax, (mask, title, xlabel, ylabel) in zip(axes, panels):
+        ax.imshow(mask.int().numpy(), cmap="gray", vmin=0, vmax=1)
+        for (row, column), allowed in zip(
+            torch.cartesian_prod(*map(torch.arange, mask.shape)).tolist(), mask.flatten()
+        ):
+            ax.text(
+                column, row, "T" if allowed else "F", ha="center", va="center", color="black" if allowed else "white"
+            )
+        ax.set(title=title, xlabel=xlabel, ylabel=ylabel, xticks=range(mask.shape[1]), yticks=range(mask.shape[0]))
+    figure.tight_layout()
+    plt.show()
+
+
+def plot_head_split(hidden_size=8, num_heads=2, length=3):
+    """Where each feature goes when a (T, D) projection is split into H heads: feature f of every position
+    belongs to head f // Dh, and view + transpose make it (H, T, Dh), one (T, Dh) block per head."""
+    import matplotlib.pyplot as plt
+
+    head_dim = hidden_size // num_heads
+    features = torch.arange(hidden_size).repeat(length, 1)  # (T, D): the feature number of each entry
+    heads = features.view(length, num_heads, head_dim).transpose(0, 1)  # (H, T, Dh)
+    figure, axes = plt.subplots(
+        1,
+        1 + num_heads,
+        figsize=(1.5 + 1.1 * hidden_size, 2.6),
+        width_ratios=[hidden_size] + [head_dim] * num_heads,
+    )
+    panels = [(features, f"projection (T={length}, D={hidden_size})")]
+    panels += [(heads[h], f"head {h}: (T, Dh={head_dim})") for h in range(num_heads)]
+    for ax, (block, title) in zip(axes, panels):
+        ax.imshow((block // head_dim).numpy(), cmap="tab10", vmin=0, vmax=9)
+        for (row, column), feature in zip(
+            torch.cartesian_prod(*map(torch.arange, block.shape)).tolist(), block.flatten()
+        ):
+            ax.text(column, row, str(int(feature)), ha="center", va="center", color="white")
+        ax.set(title=title, xlabel="feature", ylabel="position", xticks=[], yticks=range(length))
+    figure.suptitle("split_heads: the colour is the head; the number, the feature of the projection it came from")
+    figure.tight_layout()
+    plt.show()
+
+
 def plot_loss(losses, title="training loss"):
     """The loss curve so far, drawn in place of the last one: called every few steps, a live plot in Jupyter."""
     import matplotlib.pyplot as plt

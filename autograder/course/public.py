@@ -4,9 +4,12 @@ They are the hidden suites themselves (engine/judge/suites), every comparison, h
 the same, run in the student's own process (course/local.py) on the public cases: the hidden cases' kinds
 drawn from other seeds, a few of each (course/public_cases, with each cataloged mistake's evidence on them;
 built by `python -m autograder generate`). A local verdict and the grader's can differ only by their cases.
-`check_<component>(names...)` takes the component's SPEC names in SPEC order.
+`check_<component>(names...)` takes the component's SPEC names in SPEC order. `check_step(name, function)` checks
+one of the notebooks' steps (a helper towards an exercise, never graded) with the suites' own comparison on the
+step's public cases, against the reference's helper.
 """
 
+import inspect
 import warnings
 import zlib
 from types import SimpleNamespace
@@ -18,13 +21,15 @@ from torch.nn.parameter import is_lazy
 
 from autograder.course import PUBLIC_CASES
 from autograder.course.jupyter import codes
-from autograder.course.local import LocalGrading
+from autograder.course.local import LocalGrading, LocalStudent
 from autograder.engine.child import runtime
 from autograder.engine.contract import spec
-from autograder.engine.contract.errors import StudentFault
+from autograder.engine.contract.errors import KitFault, StudentError, StudentFault
 from autograder.engine.judge import fixtures
+from autograder.engine.judge.hints import STEPS as STEP_HINTS
 from autograder.engine.judge.results import ComponentResult
 from autograder.engine.judge.run import run_suites
+from autograder.engine.judge.suites.common import check_case
 
 # What the notebooks' worked examples build: small, round sizes.
 CONFIG = dict(
@@ -96,6 +101,45 @@ def check(component_id, names, quiet=False):
 
 
 PUBLIC = fixtures.case_set(PUBLIC_CASES)
+
+
+class UnknownStep(KitFault, ValueError):
+    """A step that the public cases do not hold: the notebook and the kit are of different versions."""
+
+
+def check_step(name, function, quiet=False):
+    """Run the public check of the notebooks' step name on the student's function, printing a line per case: its
+    outputs against the reference's helper on a few small inputs, in float32 and float64, by the suites' own
+    comparison (suites/common.check_case: the one tolerance table, the step's hint from hints.STEPS). Returns how
+    many cases passed, or raises NotStarted or Failed as check() does."""
+    cases = [case for case in PUBLIC.cases("steps") if case.target == name]
+    if not cases:
+        raise UnknownStep(f"{name} is not one of the course's steps: is this notebook from this kit's course?")
+    student = LocalStudent(cases[0].meta["component"], {name: function})
+    hints = dict.fromkeys(cases[0].outputs, STEP_HINTS[name])
+    failures = []
+    for case in cases:
+        failed = None
+        for dtype in case.dtypes:
+            try:
+                check_case(student, case, dtype, hints)
+            except StudentError as error:
+                failed = failed or str(error)
+            if student.not_started is not None:
+                frame = runtime.student_frame(student.not_started)
+                where = f"{frame.filename}, line {frame.lineno}" if frame else "your code"
+                # A step that calls an earlier part (attend calls scaled_dot_product_attention) says which stub.
+                own = _raised_in_own_code(student.not_started, [function])
+                said = "is not written yet" if own else "calls code that is not written yet"
+                raise NotStarted(f"{name} {said}: {where} raises NotImplementedError") from student.not_started
+        if not quiet:
+            print("✗ " + failed.replace("\n", "\n    ") if failed else f"✓ {name}: {case.about}")
+        failures += [failed] if failed else []
+    if failures:
+        raise Failed(name, len(cases) - len(failures), failures)
+    if not quiet:
+        print(f"{name}: all {len(cases)} public checks passed")
+    return len(cases)
 
 
 def _checker(component):
@@ -198,15 +242,26 @@ def _through(component, names, passing):
     )
 
 
-def _names_read(obj):
-    """The global names a function, or a class's methods, read (nested functions and lambdas included)."""
-    return set().union(*(code.co_names for code in codes(obj)))
+def _names_read(obj, followed=None):
+    """The global names a function, or a class's methods, read (nested functions and lambdas included), and those
+    that the student's own helpers it calls read in turn (a step: attend calls scaled_dot_product_attention)."""
+    followed = set() if followed is None else followed
+    names = set().union(*(code.co_names for code in codes(obj)))
+    functions = [obj] if inspect.isfunction(obj) else []
+    if isinstance(obj, type):
+        functions = [f for f in vars(obj).values() if inspect.isfunction(f)]
+    namespace = functions[0].__globals__ if functions else {}
+    for name in sorted(names - followed - set(spec.OWNER)):
+        if inspect.isfunction(helper := namespace.get(name)):
+            followed.add(name)
+            names |= _names_read(helper, followed)
+    return names
 
 
 def _raised_in_own_code(error, objects):
-    """Whether the NotImplementedError behind error was raised by these objects' own code (a stub of the
-    component itself), rather than by an earlier part it calls."""
-    trace = error.__cause__.__traceback__ if error.__cause__ else None
+    """Whether the NotImplementedError error was raised by these objects' own code (a stub of the component or
+    step itself), rather than by an earlier part it calls."""
+    trace = error.__traceback__ if error else None
     while trace and trace.tb_next:
         trace = trace.tb_next
     return trace is not None and trace.tb_frame.f_code in {code for obj in objects for code in codes(obj)}
@@ -237,7 +292,7 @@ def progress(path):
                 if at := jupyter.unwritten_at(names[name]):
                     places.setdefault(at, []).append(name)
             stubs = [f"{', '.join(stubbed)} in {at}" for at, stubbed in places.items()]
-            own = _raised_in_own_code(error, [names[n] for n in component.names])
+            own = _raised_in_own_code(error.__cause__, [names[n] for n in component.names])
             said = f"write {'; '.join(stubs)}" if stubs else str(error).split(": ", 1)[-1] + ("" if own else through)
             lines.append(f"{component.id:<13} not started: {said}")
         except Failed as failure:

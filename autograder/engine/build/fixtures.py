@@ -20,6 +20,7 @@ from autograder.engine.build.cases import (
     masking,
     multihead,
     seq2seq,
+    steps,
 )
 from autograder.engine.child import runtime
 from autograder.engine.contract import loader, spec
@@ -31,6 +32,12 @@ BUILDERS = (attention, masking, layernorm, multihead, feedforward, embeddings, e
 def reference():
     """{SPEC name: the reference's object}, loaded from solutions/ as a child loads a submission."""
     return runtime.load_reference(loader.load(spec.SOLUTIONS).as_message(), spec.ALL_NAMES)
+
+
+def reference_steps():
+    """{step: the reference's helper}, each from its component's file (whose module is the component's id)."""
+    message = loader.load(spec.SOLUTIONS).as_message()
+    return runtime.load_reference({**message, "owners": steps.STEPS}, steps.STEPS)
 
 
 def build(folder=HERE, components=None, public=False):
@@ -46,3 +53,8 @@ def build(folder=HERE, components=None, public=False):
         module.build(builder)
         builder.write(folder)
         evidence.hidden(folder, component)
+    if public and not components:
+        # The notebooks' steps: never graded, so public only, and no mistakes to name.
+        builder = Builder("steps", reference_steps(), public)
+        steps.build(builder)
+        builder.write(folder)

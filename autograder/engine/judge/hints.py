@@ -156,3 +156,33 @@ HINTS["seq2seq"]["train"] = (
     "in train mode the dropouts are the encoder's and the decoder's own; the model adds none. "
     + HINTS["seq2seq"]["model"]
 )
+
+# The hint under a failing step of the notebooks (public.check_step, on engine/build/cases/steps.py's cases): steps
+# are never graded, so no suite shows these; tests/test_steps.py holds each to a wrong step that shows it.
+STEPS: dict[str, str] = {
+    "attention_scores": "scores = query @ key.transpose(-2, -1) / sqrt(Dh), with Dh = query.size(-1): swap the "
+    "last two dimensions of key only (not .T, which reverses every dimension), and divide by the square root.",
+    "masked_scores": "fill the scores with float('-inf') where the mask is False (scores.masked_fill(~mask, "
+    "float('-inf'))), and return the scores as they are when mask is None; -inf, not 0 or a large negative number.",
+    "attention_weights": "softmax over the LAST dimension, the keys (dim=-1), so that each query's row sums to 1; "
+    "torch.softmax, not log_softmax.",
+    "split_heads": "x.view(B, T, H, Dh).transpose(1, 2) with Dh = D // H: the view keeps each position's features "
+    "together, and the transpose puts the head axis before the positions.",
+    "attend": "the weights are the second value of scaled_dot_product_attention(q, k, v, mask), mask passed on; the "
+    "context is dropout(weights) @ v (weights @ v when dropout is None); return (context, weights), the weights "
+    "as the softmax gave them.",
+    "merge_heads": "x.transpose(1, 2) first, (B, T, H, Dh), then .reshape(B, T, H * Dh): a reshape without the "
+    "transpose mixes positions into features.",
+    "mean_and_variance": "over the last dimension only, keepdim=True so that both are (..., 1); the variance is the "
+    "BIASED one, the mean of (x - mean) ** 2 (divide by D, not D - 1).",
+    "normalise": "(x - mean) / sqrt(variance + eps): eps inside the square root.",
+    "scale_and_shift": "weight * normalised + bias: weight and bias (D,) broadcast over the last dimension.",
+    "gelu": "the exact GELU, 0.5 * x * (1 + erf(x / sqrt(2))) (torch.erf, math.sqrt(2)); not the tanh approximation, "
+    "not x * sigmoid(1.702 x).",
+    "sinusoid_angles": "angle[p, i] = p / 10000 ** (2i / d_model) for i = 0 .. ceil(d_model / 2) - 1, positions p = 0 "
+    ".. max_len - 1: shaped (max_len, (d_model + 1) // 2), 2i (the even column's index) in the exponent.",
+    "interleave_sin_cos": "sin(angles) into the even columns (table[:, 0::2]) and cos(angles) into the odd ones "
+    "(table[:, 1::2]); for an odd d_model there is one odd column fewer: drop the cos of the last angle.",
+    "embedding_sum": "token_table[input_ids] + position_table[:T] (positions 0 .. T-1) + type_table[token_type_ids], "
+    "with every token type 0 when token_type_ids is None.",
+}

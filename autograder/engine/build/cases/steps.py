@@ -1,0 +1,158 @@
+"""The cases of the public step checks: the helper functions that the notebooks' ```step blocks ask for, each a
+piece of one component (notebooks.py), against the reference's own helper on a few small inputs.
+
+Public only (never graded, so no hidden cases and no mistakes): each case's meta names the component whose file
+defines the step, whose tripwire watches the student's step as it watches the component.
+"""
+
+import torch
+
+from autograder.engine.build.builder import In, randn, random_mask
+
+# step: the component whose reference file defines it.
+STEPS = {
+    "attention_scores": "attention",
+    "masked_scores": "attention",
+    "attention_weights": "attention",
+    "split_heads": "multihead",
+    "attend": "multihead",
+    "merge_heads": "multihead",
+    "mean_and_variance": "layernorm",
+    "normalise": "layernorm",
+    "scale_and_shift": "layernorm",
+    "gelu": "feedforward",
+    "sinusoid_angles": "embeddings",
+    "interleave_sin_cos": "embeddings",
+    "embedding_sum": "embeddings",
+}
+
+
+def build(b):
+    for cases in (_attention, _multihead, _layernorm, _feedforward, _embeddings):
+        cases(b)
+
+
+def _add(b, step, case_id, about, inputs, args, outputs=("output",), kwargs=None, dtypes=("float32", "float64")):
+    b.add(
+        f"{step}-{case_id}",
+        about,
+        "step",
+        step,
+        args=args,
+        kwargs=kwargs,
+        outputs=list(outputs),
+        inputs=inputs,
+        dtypes=list(dtypes),
+        meta={"component": STEPS[step]},
+        train_outputs=[],
+    )
+
+
+def _generator(b, step, case_id):
+    return torch.Generator().manual_seed(b.seed(f"{step}-{case_id}"))
+
+
+def _attention(b):
+    for case_id, about, lead, T, S, dh in (
+        ("3d", "3-D (B=2), T=3 queries, S=5 keys, Dh=4", (2,), 3, 5, 4),
+        ("4d", "4-D (B=2, H=2), T=4, S=3, Dh=9", (2, 2), 4, 3, 9),
+    ):
+        g = _generator(b, "attention_scores", case_id)
+        inputs = {"query": randn(g, *lead, T, dh), "key": randn(g, *lead, S, dh)}
+        _add(b, "attention_scores", case_id, about, inputs, [In("query"), In("key")])
+    for case_id, about, lead, T, S, kind in (
+        ("TxS-mask", "scores (2, 3, 5), a (T, S) mask", (2,), 3, 5, "TS"),
+        ("padding-mask", "scores (2, 2, 3, 5), a (B, 1, 1, S) padding mask", (2, 2), 3, 5, "padding"),
+        ("causal-mask", "scores (1, 2, 4, 4), a causal (T, T) mask", (1, 2), 4, 4, "causal"),
+    ):
+        g = _generator(b, "masked_scores", case_id)
+        inputs = {"scores": randn(g, *lead, T, S, scale=2.0), "mask": random_mask(g, kind, lead[0], T, S)}
+        _add(b, "masked_scores", case_id, about, inputs, [In("scores"), In("mask")])
+    g = _generator(b, "masked_scores", "no-mask")
+    _add(b, "masked_scores", "no-mask", "scores (2, 3, 5), mask None", {"scores": randn(g, 2, 3, 5)}, [In("scores")])
+    for case_id, about, lead, T, S, kind in (
+        ("T-ne-S", "scores (2, 3, 5), no blocked position", (2,), 3, 5, None),
+        ("blocked", "scores (2, 2, 4, 6) with -inf where a mask blocks", (2, 2), 4, 6, "full"),
+    ):
+        g = _generator(b, "attention_weights", case_id)
+        scores = randn(g, *lead, T, S, scale=2.0)
+        if kind:
+            scores = scores.masked_fill(~random_mask(g, kind, lead[0], T, S), float("-inf"))
+        _add(b, "attention_weights", case_id, about, {"scores": scores}, [In("scores")])
+
+
+def _multihead(b):
+    for case_id, about, B, T, H, dh in (
+        ("B2-T3-H2", "x (2, 3, 8) into H=2 heads of Dh=4", 2, 3, 2, 4),
+        ("B1-T5-H3", "x (1, 5, 6) into H=3 heads of Dh=2", 1, 5, 3, 2),
+    ):
+        g = _generator(b, "split_heads", case_id)
+        _add(b, "split_heads", case_id, about, {"x": randn(g, B, T, H * dh)}, [In("x"), H])
+        g = _generator(b, "merge_heads", case_id)
+        about = f"x {(B, H, T, dh)}, {H} heads of Dh={dh} side by side"
+        _add(b, "merge_heads", case_id, about, {"x": randn(g, B, H, T, dh)}, [In("x")])
+    for case_id, about, T, S, kind in (
+        ("self", "self-attention, (B=2, H=2, T=4, Dh=3), no mask", 4, 4, None),
+        ("cross-padding", "cross-attention, T=3, S=5, a (B, 1, 1, S) padding mask", 3, 5, "padding"),
+    ):
+        g = _generator(b, "attend", case_id)
+        inputs = {"q": randn(g, 2, 2, T, 3), "k": randn(g, 2, 2, S, 3), "v": randn(g, 2, 2, S, 3)}
+        args = [In("q"), In("k"), In("v")]
+        if kind:
+            inputs["mask"] = random_mask(g, kind, 2, T, S)
+            args.append(In("mask"))
+        _add(b, "attend", case_id, about, inputs, args, outputs=("context", "weights"))
+
+
+def _layernorm(b):
+    for case_id, about, shape in (("3d", "x (2, 3, 5)", (2, 3, 5)), ("2d", "x (4, 6)", (4, 6))):
+        g = _generator(b, "mean_and_variance", case_id)
+        inputs = {"x": randn(g, *shape, scale=2.0, shift=1.0)}
+        _add(b, "mean_and_variance", case_id, about, inputs, [In("x")], outputs=("mean", "variance"))
+    for case_id, about, eps in (
+        ("eps-0.5", "x (2, 3, 4), eps 0.5", 0.5),
+        ("eps-1e-12", "x (2, 3, 4), eps 1e-12", 1e-12),
+    ):
+        g = _generator(b, "normalise", case_id)
+        inputs = {
+            "x": randn(g, 2, 3, 4),
+            "mean": randn(g, 2, 3, 1),
+            "variance": randn(g, 2, 3, 1).abs() + 0.25,
+        }
+        _add(b, "normalise", case_id, about, inputs, [In("x"), In("mean"), In("variance"), eps])
+    g = _generator(b, "scale_and_shift", "3d")
+    inputs = {"normalised": randn(g, 2, 3, 4), "weight": randn(g, 4, shift=1.0), "bias": randn(g, 4)}
+    args = [In("normalised"), In("weight"), In("bias")]
+    _add(b, "scale_and_shift", "3d", "normalised (2, 3, 4), weight and bias (4,)", inputs, args)
+
+
+def _feedforward(b):
+    g = _generator(b, "gelu", "range")
+    x = torch.cat([torch.linspace(-4, 4, 17), randn(g, 15, scale=2.0)]).view(2, 16)
+    _add(b, "gelu", "range", "x (2, 16): -4 to 4 in steps of 0.5, and 15 random values", {"x": x}, [In("x")])
+
+
+def _embeddings(b):
+    for case_id, (max_len, d_model) in (("even", (6, 8)), ("odd", (5, 7))):
+        about = f"max_len={max_len}, d_model={d_model}"
+        _add(b, "sinusoid_angles", case_id, about, {}, [max_len, d_model], dtypes=(None,))
+        g = _generator(b, "interleave_sin_cos", case_id)
+        angles = randn(g, max_len, (d_model + 1) // 2, scale=2.0)
+        _add(b, "interleave_sin_cos", case_id, about, {"angles": angles}, [In("angles"), d_model])
+    for case_id, about, types in (
+        ("types", "input_ids (2, 4), token types given", True),
+        ("no-types", "input_ids (2, 3), token_type_ids None", False),
+    ):
+        g = _generator(b, "embedding_sum", case_id)
+        T = 4 if types else 3
+        inputs = {
+            "input_ids": torch.randint(0, 7, (2, T), generator=g),
+            "token_table": randn(g, 7, 5),
+            "position_table": randn(g, 6, 5),
+            "type_table": randn(g, 3, 5),
+        }
+        args = [In("input_ids"), In("token_table"), In("position_table"), In("type_table")]
+        if types:
+            inputs["token_type_ids"] = torch.randint(0, 3, (2, T), generator=g)
+            args.append(In("token_type_ids"))
+        _add(b, "embedding_sum", case_id, about, inputs, args)

@@ -1,0 +1,239 @@
+"""The notebooks' steps: helpers towards an exercise, each with its public check, never graded.
+
+A ```step block becomes the reference's helper as an exercise cell and a locked check cell; every step of the parts
+has public cases and a hint; the reference's steps pass their checks, a wrong step is told so with its hint, an
+unwritten one is "not written yet"; and a graded class that calls the student's own steps is graded on them,
+fairly: the grader finds them beside it, and a broken step costs only its own component.
+"""
+
+import json
+import math
+
+import pytest
+import torch
+from course_helpers import completed
+from helpers import scores
+
+from autograder.course import notebooks, public
+from autograder.engine.build import fixtures
+from autograder.engine.build.cases import steps
+from autograder.engine.contract import loader, spec
+from autograder.engine.judge.hints import STEPS as STEP_HINTS
+
+
+def parts_steps():
+    return [
+        cell.args[0]
+        for part in notebooks.parts()
+        for cell in notebooks.parse(part.read_text(), part.name)
+        if cell.kind == "step"
+    ]
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return fixtures.reference_steps()
+
+
+def test_a_step_block_becomes_the_helpers_exercise_cell_and_a_locked_check(tmp_path):
+    part = tmp_path / "99_part.md"
+    part.write_text(
+        "# A part\n\n```setup\n```\n\n```step attention_scores\n```\n\n```exercise scaled_dot_product_attention\n```\n\n"
+        "```graded attention\ncheck_attention(scaled_dot_product_attention)\n```\n"
+    )
+    cells = notebooks.source_notebook(part)["cells"]
+    (index,) = [i for i, c in enumerate(cells) if c["source"].startswith("def attention_scores(")]
+    exercise, check = cells[index], cells[index + 1]
+    assert exercise["metadata"]["nbgrader"]["solution"] and "### BEGIN SOLUTION" in exercise["source"]
+    assert "def scaled_dot_product_attention" not in exercise["source"]
+    assert check["source"].endswith("check_step('attention_scores', attention_scores)")
+    meta = check["metadata"]
+    assert meta["nbgrader"]["locked"] and not meta["nbgrader"]["grade"] and loader.DEMO_TAG in meta["tags"]
+    # Grading reads the helper with the notebook's code, and never runs the check.
+    units = loader.load_files("sub", [("99_part.ipynb", json.dumps(notebooks.source_notebook(part)))]).units
+    assert any("def attention_scores(" in u.code for u in units)
+    assert not any("check_step" in u.code for u in units)
+
+
+@pytest.mark.parametrize(
+    "block, problem",
+    [
+        ("```step scaled_dot_product_attention\n```\n", "is a SPEC name"),
+        ("```step no_such_helper\n```\n", "no file in solutions/ defines the step no_such_helper"),
+        ("```step attention_scores masked_scores\n```\n", "takes one helper's name"),
+        ("```step attention_scores\ncheck_step(attention_scores)\n```\n", "an empty block"),
+    ],
+)
+def test_malformed_step_blocks_are_refused(tmp_path, block, problem):
+    part = tmp_path / "99_part.md"
+    part.write_text(block)
+    with pytest.raises(notebooks.PartError, match=problem):
+        notebooks.source_notebook(part)
+
+
+def test_every_step_of_the_parts_has_its_cases_and_hint_and_each_is_asked_once():
+    asked = parts_steps()
+    cased = {case.target for case in public.PUBLIC.cases("steps")}
+    assert sorted(asked) == sorted(set(asked)), "a step is asked twice"
+    assert set(asked) == set(steps.STEPS) == cased == set(STEP_HINTS) == set(WRONG)
+    for step, component in steps.STEPS.items():
+        assert notebooks.step_reference(step).stem == component
+
+
+def test_the_reference_steps_pass_their_checks(reference, capsys):
+    for name, function in reference.items():
+        assert public.check_step(name, function) == len([c for c in public.PUBLIC.cases("steps") if c.target == name])
+    assert "✗" not in capsys.readouterr().out
+
+
+def _sdpa(query, key, value, mask=None):
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(~mask, -math.inf)
+    weights = scores.softmax(-1)
+    return weights @ value, weights
+
+
+# A plausible wrong version of each step, as students write them.
+WRONG = {
+    "attention_scores": lambda query, key: query @ key.transpose(-2, -1) / query.size(-1),
+    "masked_scores": lambda scores, mask=None: scores if mask is None else scores.masked_fill(~mask, 0.0),
+    "attention_weights": lambda scores: scores.softmax(dim=-2),
+    "split_heads": lambda x, num_heads: x.view(x.size(0), num_heads, x.size(1), -1),
+    "attend": lambda q, k, v, mask=None, dropout=None: _sdpa(q, k, v),  # the mask not passed on
+    "merge_heads": lambda x: x.reshape(x.size(0), x.size(2), -1),
+    "mean_and_variance": lambda x: (x.mean(-1, keepdim=True), x.var(-1, keepdim=True)),
+    "normalise": lambda x, mean, variance, eps: (x - mean) / (variance.sqrt() + eps),
+    "scale_and_shift": lambda normalised, weight, bias: normalised * weight,
+    "gelu": lambda x: torch.nn.functional.gelu(x, approximate="tanh"),
+    "sinusoid_angles": lambda max_len, d_model: (
+        torch.arange(max_len)[:, None] / 10000 ** (torch.arange((d_model + 1) // 2) / d_model)  # i for 2i
+    ),
+    "interleave_sin_cos": lambda angles, d_model: torch.cat([angles.sin(), angles.cos()], -1)[:, :d_model],
+    "embedding_sum": lambda input_ids, tokens, positions, types, token_type_ids=None: (
+        tokens[input_ids] + positions[1 : input_ids.size(1) + 1]
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_a_wrong_step_is_told_so_with_its_hint(name):
+    with pytest.raises(public.Failed) as failure:
+        public.check_step(name, WRONG[name], quiet=True)
+    assert failure.value.passed < failure.value.total
+    assert f"Hint: {STEP_HINTS[name]}" in str(failure.value)
+
+
+def test_an_unwritten_step_is_not_started_and_an_unknown_one_is_named():
+    def attention_scores(query, key):
+        raise NotImplementedError
+
+    with pytest.raises(public.NotStarted, match="attention_scores is not written yet"):
+        public.check_step("attention_scores", attention_scores, quiet=True)
+    with pytest.raises(public.UnknownStep, match="not_a_step is not one of the course's steps"):
+        public.check_step("not_a_step", attention_scores)
+
+
+# The graded definitions written on the student's own steps, as a student who follows the notebooks writes them:
+# each solution region starts with a return on the steps (the reference's code after it never runs).
+ON_STEPS = [
+    (
+        "    ### BEGIN SOLUTION\n    scores = query @",
+        "    ### BEGIN SOLUTION\n    weights = attention_weights(masked_scores(attention_scores(query, key), mask))\n"
+        "    return weights @ value, weights\n    scores = query @",
+    ),
+    (
+        "        ### BEGIN SOLUTION\n        source = hidden_states if",
+        "        ### BEGIN SOLUTION\n        source = hidden_states if key_value_states is None else key_value_states\n"
+        "        q = split_heads(self.query(hidden_states), self.num_heads)\n"
+        "        k, v = split_heads(self.key(source), self.num_heads), split_heads(self.value(source), self.num_heads)\n"
+        "        context, weights = attend(q, k, v, mask, self.dropout)\n"
+        "        return self.output(merge_heads(context)), weights\n        source = hidden_states if",
+    ),
+    (
+        "        ### BEGIN SOLUTION\n        mean = x.mean(",
+        "        ### BEGIN SOLUTION\n"
+        "        return scale_and_shift(normalise(x, *mean_and_variance(x), self.eps), self.weight, self.bias)\n"
+        "        mean = x.mean(",
+    ),
+    (
+        "        ### BEGIN SOLUTION\n        return self.dropout(self.linear2(F.gelu(",
+        "        ### BEGIN SOLUTION\n        return self.dropout(self.linear2(gelu(self.linear1(x))))\n"
+        "        return self.dropout(self.linear2(F.gelu(",
+    ),
+    (
+        "        ### BEGIN SOLUTION\n        positions = torch.arange(",
+        "        ### BEGIN SOLUTION\n        tables = (self.token_embeddings, self.position_embeddings, self.token_type_embeddings)\n"
+        "        x = embedding_sum(input_ids, *(table.weight for table in tables), token_type_ids)\n"
+        "        return self.dropout(self.layer_norm(x))\n        positions = torch.arange(",
+    ),
+    (
+        "    ### BEGIN SOLUTION\n    position = torch.arange(",
+        "    ### BEGIN SOLUTION\n    return interleave_sin_cos(sinusoid_angles(max_len, d_model), d_model)\n"
+        "    position = torch.arange(",
+    ),
+]
+BROKEN_STEP = ("return query @ key.transpose(-2, -1) / math.sqrt(head_dim)", "return query @ key.transpose(-2, -1)")
+PARTS = ("01_attention.ipynb", "02_multihead.ipynb", "03_feedforward_layernorm.ipynb", "04_embeddings.ipynb")
+
+
+@pytest.mark.parametrize("broken", [False, True], ids=["steps-right", "attention-step-broken"])
+def test_classes_graded_on_the_students_own_steps_are_graded_fairly(tmp_path, sandbox, broken):
+    """The grader collects a notebook's helpers with its graded names (one module per notebook): classes that call
+    their own steps get full marks, train mode and gradients included, and a broken attention step costs attention
+    alone, since the others are graded with the reference's attention, whatever their own steps call."""
+    folder = completed(
+        notebooks.RELEASE, notebooks.SOURCE, tmp_path / "student", ON_STEPS + ([BROKEN_STEP] if broken else [])
+    )
+    for path in folder.glob("*.ipynb"):
+        if path.name not in PARTS:
+            path.unlink()
+    components = ["attention", "multihead", "layernorm", "feedforward", "embeddings"]
+    results, _ = scores(folder, components=components, sandbox=sandbox)
+    for component in components[1:]:
+        assert results[component].score == results[component].points, results[component].feedback()
+    attention = results["attention"]
+    assert (attention.score < attention.points) if broken else (attention.score == attention.points), (
+        attention.feedback()
+    )
+
+
+def test_the_worked_examples_numbers_in_the_prose_are_what_torch_computes():
+    """The numbers the parts work out by hand before their exercises, computed."""
+    prose = {part.stem[:2]: " ".join(part.read_text().split()) for part in notebooks.parts()}
+    scores = torch.tensor([4.0, 0.0, 2.0], dtype=torch.float64) / math.sqrt(4)
+    weights = scores.softmax(-1)
+    output = weights @ torch.tensor([[1.0, 0.0], [0.0, 1.0], [10.0, 10.0]], dtype=torch.float64)
+    kept = scores[:2].softmax(-1)
+    assert f"{scores.exp().sum():.3f} = {weights[0]:.3f}" in prose["01"]
+    assert f"| {weights[1]:.3f} |" in prose["01"] and f"| {weights[2]:.3f} |" in prose["01"]
+    assert f"= ({output[0]:.2f}, {output[1]:.2f})" in prose["01"]
+    assert f"= {kept[0]:.3f} and 1 / {scores[:2].exp().sum():.3f} = {kept[1]:.3f}" in prose["01"]
+
+    x = torch.tensor([1.0, 2.0, 3.0, 6.0], dtype=torch.float64)
+    normalised = (x - x.mean()) / x.var(unbiased=False).sqrt()
+    final = torch.tensor([1.0, 1.0, 2.0, 2.0]) * normalised + torch.tensor([0.0, 0.0, 0.0, 1.0])
+    assert f"σ² = 14 / 4 = {x.var(unbiased=False):.1f}" in prose["03"] and f"14 / 3 = {x.var():.2f}" in prose["03"]
+    assert "(" + ", ".join(f"{v:.3f}".replace("0.000", "0") for v in normalised) + ")" in prose["03"]
+    assert "(" + ", ".join(f"{v:.3f}".replace("0.000", "0") for v in final) + ")" in prose["03"]
+    gelu = torch.nn.functional.gelu(torch.tensor([1.0, -1.0, 2.0], dtype=torch.float64))
+    assert f"GELU(1) = {gelu[0]:.4f} and GELU(-1) = -1 · (1 - {gelu[0]:.4f}) = {gelu[1]:.4f}" in prose["03"]
+    assert f"GELU(2) = {gelu[2]:.4f}" in prose["03"]
+
+    row = fixtures.reference()["sinusoidal_positional_encoding"](2, 4)[1].tolist()
+    assert f"({row[0]:.4f}, {row[1]:.4f}, {row[2]:.4f}, {row[3]:.5f})" in prose["04"]
+
+
+def test_a_part_that_fails_through_an_earlier_one_is_told_so_through_its_steps():
+    """The progress report names the earlier part a component runs, also when only a step of its own calls it."""
+    namespace = {}
+    exec(
+        "def scaled_dot_product_attention(q, k, v, mask=None):\n    raise NotImplementedError\n\n"
+        "def attend(q, k, v, mask=None, dropout=None):\n    return scaled_dot_product_attention(q, k, v, mask)\n\n"
+        "class MultiHeadAttention:\n    def forward(self, x):\n        return attend(x, x, x)\n",
+        namespace,
+    )
+    component = spec.BY_ID["multihead"]
+    said = public._through(component, {"MultiHeadAttention": namespace["MultiHeadAttention"]}, passing=set())
+    assert "it runs your attention, which does not pass its own checks yet" in said
+    assert public._through(component, {"MultiHeadAttention": namespace["MultiHeadAttention"]}, {"attention"}) == ""
