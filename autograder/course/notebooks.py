@@ -7,7 +7,8 @@ string:
     ```python                plain code the student runs (worked examples, pictures)
     ```setup                 (empty) the imports the exercises need, and the student's own earlier parts
     ```exercise NAME ...     (empty) an exercise cell: these SPEC definitions, copied from the reference
-                             with their solution regions, which nbgrader turns into stubs
+                             with their solution regions, which nbgrader turns into stubs (or ungraded
+                             ones, from UNGRADED_REFERENCES, which no graded block follows)
     ```graded COMPONENT      the test cell of COMPONENT, worth its SPEC points: the block's public checks,
                              which the student runs (and `nbgrader validate` with them), then the hidden
                              tests that grade the component
@@ -51,6 +52,9 @@ KERNEL_NOTE = (
 # What worked examples use besides the exercises' own imports.
 STANDARD_IMPORTS = ("import math", "import torch", "from torch import nn", "from torch.nn import functional as F")
 FENCE = re.compile(r"^```(\w+)?[ \t]*(.*)$")
+# Exercises that no hidden suite grades (part 9's training steps) have their reference in solutions/ too, in a
+# file that is no SPEC component: an ```exercise block copies them from there, solution regions and all.
+UNGRADED_REFERENCES = (spec.SOLUTIONS / "training.py",)
 
 
 class PartError(KitFault, ValueError):
@@ -206,18 +210,27 @@ def _definitions(names, where):
     chunks = []
     for name in names:
         component = spec.OWNER.get(name)
-        if component is None:
-            raise PartError(f"{where}: {name} is not a SPEC name")
-        source = component.reference.read_text()
+        reference = (
+            component.reference
+            if component
+            else next((path for path in UNGRADED_REFERENCES if _defines(path.read_text(), name)), None)
+        )
+        if reference is None:
+            raise PartError(f"{where}: {name} is not a SPEC name, nor defined in {UNGRADED_REFERENCES[0].name}")
+        source = reference.read_text()
         body = ast.parse(source).body
         index = next((i for i, n in enumerate(body) if getattr(n, "name", None) == name), None)
         if index is None:
-            raise PartError(f"{where}: {component.reference.name} does not define {name}")
+            raise PartError(f"{where}: {reference.name} does not define {name}")
         # Up to the next top-level statement: a trailing `### END SOLUTION` is a comment, outside the node.
         lines = source.splitlines()
         end = _first_line(body[index + 1]) - 1 if index + 1 < len(body) else len(lines)
         chunks.append("\n".join(lines[_first_line(body[index]) - 1 : end]).rstrip())
     return "\n\n\n".join(chunks)
+
+
+def _defines(source, name):
+    return any(getattr(node, "name", None) == name for node in ast.parse(source).body)
 
 
 def _first_line(node):
