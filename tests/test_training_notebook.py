@@ -17,6 +17,7 @@ from autograder.course import notebooks
 from autograder.course import training as task
 from autograder.course.public import NotStarted
 from autograder.engine.build import mistakes
+from autograder.engine.contract import loader
 
 NOTEBOOK = "09_train.ipynb"
 # The notebook trains 300 steps (warm-up 30); under test, half of that with the same seeds, to keep the tests cheap
@@ -212,3 +213,12 @@ def test_an_unwritten_step_is_not_started_not_a_failure():
 
     with pytest.raises(NotStarted, match="not written yet"):
         task.check_shift_right(stub)
+
+
+def test_the_grader_leaves_the_ungraded_exercises_out(tmp_path):
+    """Part 9's exercises define no graded name: loaded, they only added notes on the statements the static check
+    leaves out ("line 12 uses .full_like") to every student's results."""
+    folder = completed(notebooks.RELEASE, notebooks.SOURCE, tmp_path / "student")
+    submission = loader.load(folder / NOTEBOOK)
+    assert submission.notes == [] and not [u for u in submission.units if "def training_step" in u.code]
+    assert "def training_step" in (folder / NOTEBOOK).read_text()

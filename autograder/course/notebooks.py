@@ -129,7 +129,11 @@ def source_notebook(part):
             cells_out += _setup_cells(cell_id, components, name)
         elif cell.kind == "exercise":
             definitions = _definitions(cell.args, part.name)
-            cells_out.append(notebook_cell("code", cell_id, definitions, nbgrader_metadata(cell_id, solution=True)))
+            # The grader loads only cells that may define graded names: an ungraded exercise, tagged as a worked
+            # example is, would only add notes on the statements it leaves out to every student's results.
+            ungraded = [DEMO_TAG] if not any(name in spec.OWNER for name in cell.args) else []
+            meta = nbgrader_metadata(cell_id, solution=True)
+            cells_out.append(notebook_cell("code", cell_id, definitions, meta, tags=ungraded))
         elif cell.kind == "graded":
             cells_out.append(_graded_cell(cell_id, cell.args, cell.text, name, part.name))
     missing = sorted(set(components) - set(graded))
