@@ -17,7 +17,7 @@ from autograder.course import PUBLIC_CASES, notebooks
 from autograder.engine.contract import spec
 
 PACKAGE = spec.KIT_ROOT / "autograder"
-# What the notebooks import (public, pictures, notebook; breakout for the quizzes' format check), what those
+# What the notebooks import (public, pictures, notebook, training; breakout for the quizzes' format check), what those
 # import in turn: the public checks are the hidden suites' code (judge/suites, run, checks, diagnosis, results,
 # limits for the suites' options) run on the child's own code (child/server and what it loads) in the student's
 # process, on the public cases (course/public_cases, with each mistake's evidence on them, never the catalog,
@@ -33,6 +33,7 @@ STUDENT_MODULES = (
     "notebook.py",
     "pictures.py",
     "public.py",
+    "training.py",
     "engine/__init__.py",
     *(
         f"engine/contract/{name}.py"
@@ -74,7 +75,7 @@ STUDENT_MODULES = (
         for path in sorted((PACKAGE / "engine/judge/suites").iterdir())
         if path.suffix in (".py", ".ini")
     ),
-    *(f"course/{name}.py" for name in ("__init__", "jupyter", "local", "pictures", "public")),
+    *(f"course/{name}.py" for name in ("__init__", "jupyter", "local", "pictures", "public", "training")),
     *(f"course/{PUBLIC_CASES.name}/{path.name}" for path in sorted(PUBLIC_CASES.glob("*.*"))),
     *(f"breakout/{name}.py" for name in ("__init__", "bank", "questions", "quiz")),
 )

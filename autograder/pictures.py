@@ -6,7 +6,9 @@ keeps working whatever moves inside the kit.
 
 from autograder.course.pictures import (
     attention_maps,
+    cross_attention_maps,
     plot_attention,
+    plot_curves,
     plot_decoder_layer,
     plot_encoder_decoder,
     plot_head_split,
@@ -18,7 +20,9 @@ from autograder.course.pictures import (
 
 __all__ = [
     "attention_maps",
+    "cross_attention_maps",
     "plot_attention",
+    "plot_curves",
     "plot_decoder_layer",
     "plot_encoder_decoder",
     "plot_head_split",

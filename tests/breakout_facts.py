@@ -5,6 +5,7 @@ implementation and, where BERT has the same part, from a Hugging Face model buil
 two agree, and returns the value; tests/test_breakout.py compares it with the answer in the bank.
 """
 
+import importlib.util
 import math
 from functools import cache
 
@@ -220,6 +221,27 @@ def uniform_loss_over_13_tokens():
     loss = F.cross_entropy(torch.zeros(1, 13, dtype=torch.float64), torch.tensor([5])).item()
     assert math.isclose(loss, math.log(13), rel_tol=1e-12)
     return loss
+
+
+@cache
+def training_reference():
+    """solutions/training.py (part 9's ungraded exercises), imported by its path: no loader knows it."""
+    found = importlib.util.spec_from_file_location("training_reference", spec.SOLUTIONS / "training.py")
+    module = importlib.util.module_from_spec(found)
+    found.loader.exec_module(module)
+    return module
+
+
+@fact
+def adam_first_step_with_warmup():
+    """Adam's first move is the step's learning rate, for gradients over five orders of magnitude."""
+    rate = training_reference().learning_rate(1, 0.02, 30, 300)
+    weights = torch.zeros(1000, dtype=torch.float64, requires_grad=True)
+    sizes = 10 ** torch.linspace(-3, 2, 1000, dtype=torch.float64)
+    weights.grad = sizes * torch.randn(1000, generator=torch.Generator().manual_seed(0), dtype=torch.float64).sign()
+    torch.optim.Adam([weights], lr=rate).step()
+    torch.testing.assert_close(weights.detach().abs(), torch.full_like(sizes, rate), rtol=1e-4, atol=0)
+    return rate
 
 
 def _combined_mask():

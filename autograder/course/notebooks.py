@@ -12,7 +12,8 @@ string:
                              public check, `check_step("NAME", NAME)` (public.check_step: the suites' own
                              comparison on the step's public cases, engine/build/cases/steps.py)
     ```exercise NAME ...     (empty) an exercise cell: these SPEC definitions, copied from the reference
-                             with their solution regions, which nbgrader turns into stubs
+                             with their solution regions, which nbgrader turns into stubs (or ungraded
+                             ones, from UNGRADED_REFERENCES, which no graded block follows)
     ```graded COMPONENT      the test cell of COMPONENT, worth its SPEC points: the block's public checks,
                              which the student runs (and `nbgrader validate` with them), then the hidden
                              tests that grade the component
@@ -61,6 +62,9 @@ KERNEL_NOTE = (
 STANDARD_IMPORTS = ("import math", "import torch", "from torch import nn", "from torch.nn import functional as F")
 FENCE = re.compile(r"^```(\w+)?[ \t]*(.*)$")
 KINDS = ("python", "setup", "step", "exercise", "graded")
+# Exercises that no hidden suite grades (part 9's training steps) have their reference in solutions/ too, in a
+# file that is no SPEC component: an ```exercise block copies them from there, solution regions and all.
+UNGRADED_REFERENCES = (spec.SOLUTIONS / "training.py",)
 
 
 class PartError(KitFault, ValueError):
@@ -137,7 +141,11 @@ def source_notebook(part):
             cells_out += _step_cells(cell_id, cell.args, cell.text, part.name)
         elif cell.kind == "exercise":
             definitions = _definitions(cell.args, part.name)
-            cells_out.append(notebook_cell("code", cell_id, definitions, nbgrader_metadata(cell_id, solution=True)))
+            # The grader loads only cells that may define graded names: an ungraded exercise, tagged as a worked
+            # example is, would only add notes on the statements it leaves out to every student's results.
+            ungraded = [DEMO_TAG] if not any(name in spec.OWNER for name in cell.args) else []
+            meta = nbgrader_metadata(cell_id, solution=True)
+            cells_out.append(notebook_cell("code", cell_id, definitions, meta, tags=ungraded))
         elif cell.kind == "graded":
             cells_out.append(_graded_cell(cell_id, cell.args, cell.text, name, part.name))
     missing = sorted(set(components) - set(graded))
@@ -251,9 +259,13 @@ def _definitions(names, where, reference=None):
     chunks = []
     for name in names:
         component = spec.OWNER.get(name)
-        if component is None and reference is None:
-            raise PartError(f"{where}: {name} is not a SPEC name")
-        path = reference or component.reference
+        path = reference or (
+            component.reference
+            if component
+            else next((path for path in UNGRADED_REFERENCES if _defines(path.read_text(), name)), None)
+        )
+        if path is None:
+            raise PartError(f"{where}: {name} is not a SPEC name, nor defined in {UNGRADED_REFERENCES[0].name}")
         source = path.read_text()
         body = ast.parse(source).body
         index = next((i for i, n in enumerate(body) if getattr(n, "name", None) == name), None)
@@ -264,6 +276,10 @@ def _definitions(names, where, reference=None):
         end = _first_line(body[index + 1]) - 1 if index + 1 < len(body) else len(lines)
         chunks.append("\n".join(lines[_first_line(body[index]) - 1 : end]).rstrip())
     return "\n\n\n".join(chunks)
+
+
+def _defines(source, name):
+    return any(getattr(node, "name", None) == name for node in ast.parse(source).body)
 
 
 def _first_line(node):

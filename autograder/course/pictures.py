@@ -100,10 +100,30 @@ def _pretrained(TransformerEncoder, sentence, checkpoint):
     return encoder, tokenizer.convert_ids_to_tokens(input_ids[0]), input_ids
 
 
-def plot_attention(tokens, maps, title="attention weights"):
-    """A grid of heatmaps, a row per layer and a column per head: row = query token, column = key token."""
+def cross_attention_maps(model, input_ids, decoder_input_ids, attention_mask=None):
+    """Run the student's Seq2SeqTransformer (eval mode, no gradient) and keep each decoder layer's
+    cross-attention weights: [(H, T, S) per layer], for the first row of the batch."""
+    caught = []
+    hooks = [
+        layer.cross_attention.register_forward_hook(lambda module, args, result: caught.append(result[1][0]))
+        for layer in model.decoder.layers
+    ]
+    model.eval()
+    try:
+        with torch.no_grad():
+            model(input_ids, decoder_input_ids, attention_mask)
+    finally:
+        for hook in hooks:
+            hook.remove()
+    return [weights.detach().cpu().float() for weights in caught]
+
+
+def plot_attention(tokens, maps, title="attention weights", keys=None):
+    """A grid of heatmaps, a row per layer and a column per head: row = query token, column = key token
+    (keys: the key tokens, where they are not the queries, as in cross-attention)."""
     import matplotlib.pyplot as plt
 
+    keys = tokens if keys is None else keys
     layers, heads = len(maps), maps[0].shape[0]
     figure, axes = plt.subplots(layers, heads, figsize=(2.6 * heads, 2.6 * layers), squeeze=False)
     for layer, weights in enumerate(maps):
@@ -111,7 +131,7 @@ def plot_attention(tokens, maps, title="attention weights"):
             ax = axes[layer][head]
             ax.imshow(weights[head].numpy(), vmin=0, vmax=1, cmap="viridis")
             ax.set_title(f"layer {layer}, head {head}", fontsize=9)
-            ax.set_xticks(range(len(tokens)), tokens, rotation=90, fontsize=7)
+            ax.set_xticks(range(len(keys)), keys, rotation=90, fontsize=7)
             ax.set_yticks(range(len(tokens)), tokens, fontsize=7)
     figure.suptitle(title)
     figure.tight_layout()
@@ -316,3 +336,20 @@ def _arrow(ax, points, label=None, at=None):
     )
     if label:
         ax.text(*at, label, fontsize=8, color="0.3", ha="left", va="center")
+
+
+def plot_curves(curves, title, xlabel="step", ylabel="loss (cross-entropy)", log=True, live=False):
+    """Several curves on one plot: curves = {label: (xs, ys)}. live: drawn in place of the last plot (called every
+    few steps, a live plot in Jupyter)."""
+    import matplotlib.pyplot as plt
+    from IPython.display import clear_output, display
+
+    figure, ax = plt.subplots(figsize=(6, 3))
+    for label, (xs, ys) in curves.items():
+        ax.plot(list(xs), list(ys), label=label)
+    ax.set(title=title, xlabel=xlabel, ylabel=ylabel, yscale="log" if log else "linear")
+    ax.legend()
+    if live:
+        clear_output(wait=True)
+    display(figure)
+    plt.close(figure)
