@@ -30,6 +30,7 @@ STUDENT_MODULES = (
     "notebook.py",
     "pictures.py",
     "public.py",
+    "language_model.py",
     "engine/__init__.py",
     *(
         f"engine/contract/{name}.py"
@@ -49,7 +50,9 @@ STUDENT_MODULES = (
         for path in sorted((PACKAGE / "engine/judge/suites").iterdir())
         if path.suffix in (".py", ".ini")
     ),
-    *(f"course/{name}.py" for name in ("__init__", "jupyter", "local", "pictures", "public")),
+    *(f"course/{name}.py" for name in ("__init__", "jupyter", "language_model", "local", "pictures", "public")),
+    "course/corpus/README.md",
+    "course/corpus/shakespeare.txt",
     *(f"course/{PUBLIC_CASES.name}/{path.name}" for path in sorted(PUBLIC_CASES.glob("*.*"))),
     *(f"breakout/{name}.py" for name in ("__init__", "bank", "quiz")),
 )

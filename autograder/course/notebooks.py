@@ -7,7 +7,8 @@ string:
     ```python                plain code the student runs (worked examples, pictures)
     ```setup                 (empty) the imports the exercises need, and the student's own earlier parts
     ```exercise NAME ...     (empty) an exercise cell: these SPEC definitions, copied from the reference
-                             with their solution regions, which nbgrader turns into stubs
+                             with their solution regions, which nbgrader turns into stubs; a name outside
+                             the SPEC (an ungraded exercise) is copied from course/exercises/ the same way
     ```graded COMPONENT      the test cell of COMPONENT, worth its SPEC points: the block's public checks,
                              which the student runs (and `nbgrader validate` with them), then the hidden
                              tests that grade the component
@@ -35,6 +36,8 @@ from autograder.engine.contract.loader import DEMO_TAG
 
 COURSE = spec.KIT_ROOT / "course"
 PARTS = COURSE / "parts"
+# The reference of the ungraded exercises, whose names are outside the SPEC: copied as the reference's are.
+EXERCISES = COURSE / "exercises"
 ASSIGNMENT = "transformer"
 SOURCE = COURSE / "source" / ASSIGNMENT
 RELEASE = COURSE / "release" / ASSIGNMENT
@@ -205,19 +208,33 @@ def _definitions(names, where):
     """The source of these top-level definitions in the reference, solution regions included."""
     chunks = []
     for name in names:
-        component = spec.OWNER.get(name)
-        if component is None:
-            raise PartError(f"{where}: {name} is not a SPEC name")
-        source = component.reference.read_text()
+        reference = _reference_of(name, where)
+        source = reference.read_text()
         body = ast.parse(source).body
         index = next((i for i, n in enumerate(body) if getattr(n, "name", None) == name), None)
         if index is None:
-            raise PartError(f"{where}: {component.reference.name} does not define {name}")
+            raise PartError(f"{where}: {reference.name} does not define {name}")
         # Up to the next top-level statement: a trailing `### END SOLUTION` is a comment, outside the node.
         lines = source.splitlines()
         end = _first_line(body[index + 1]) - 1 if index + 1 < len(body) else len(lines)
         chunks.append("\n".join(lines[_first_line(body[index]) - 1 : end]).rstrip())
     return "\n\n\n".join(chunks)
+
+
+def _reference_of(name, where):
+    """The file that defines an exercise: its component's reference, or for a name outside the SPEC (an
+    ungraded exercise) the one file of course/exercises/ that defines it at top level."""
+    if name in spec.OWNER:
+        return spec.OWNER[name].reference
+    defining = [
+        path
+        for path in sorted(EXERCISES.glob("*.py"))
+        if any(getattr(node, "name", None) == name for node in ast.parse(path.read_text()).body)
+    ]
+    if len(defining) != 1:
+        found = f" (defined in {', '.join(p.name for p in defining)})" if defining else ""
+        raise PartError(f"{where}: {name} is not a SPEC name, nor defined in exactly one of course/exercises/{found}")
+    return defining[0]
 
 
 def _first_line(node):
