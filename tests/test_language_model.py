@@ -16,9 +16,9 @@ from autograder.course import notebooks
 from autograder.course.public import Failed, config
 
 NOTEBOOK = "10_language_model.ipynb"
-STEPS_LINE = "STEPS = 500"
-# Under test: 40 steps at the notebook's seed, from ln 73 = 4.29 at the start.
-TEST_STEPS, LEARNED_BY_THEN = 40, 3.1
+STEPS_LINE = "STEPS = 600"
+# Under test: 40 of the notebook's 600 steps, at its seed, take the loss from ln 73 = 4.29 to 2.75 (validation 2.62).
+TEST_STEPS, LEARNED_BY_THEN = 40, 3.0
 
 
 def test_the_text_ships_under_a_megabyte_with_its_source_and_licence():
