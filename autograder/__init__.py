@@ -13,7 +13,8 @@ Three subpackages, each importing only those below it (tests/test_layout.py hold
 
 On top, importing any of them: the command line (__main__, a module per group of commands in commands/),
 nbgrader's autograde step (autograde), what is delivered (bundle for students, gradescope for Gradescope,
-generated for every generated file), and the names the notebooks import (public, notebook, pictures).
+generated for every generated file), and the names the notebooks import (public, notebook,
+pictures, training, language_model).
 
 Importing this package, or engine, must stay cheap and must never import the reference solutions: the
 sandbox's zygote imports them before forking the processes that run student code.

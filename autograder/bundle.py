@@ -33,6 +33,7 @@ STUDENT_MODULES = (
     "notebook.py",
     "pictures.py",
     "public.py",
+    "language_model.py",
     "training.py",
     "engine/__init__.py",
     *(
@@ -75,7 +76,12 @@ STUDENT_MODULES = (
         for path in sorted((PACKAGE / "engine/judge/suites").iterdir())
         if path.suffix in (".py", ".ini")
     ),
-    *(f"course/{name}.py" for name in ("__init__", "jupyter", "local", "pictures", "public", "training")),
+    *(
+        f"course/{name}.py"
+        for name in ("__init__", "jupyter", "language_model", "local", "pictures", "public", "training")
+    ),
+    "course/corpus/README.md",
+    "course/corpus/shakespeare.txt",
     *(f"course/{PUBLIC_CASES.name}/{path.name}" for path in sorted(PUBLIC_CASES.glob("*.*"))),
     *(f"breakout/{name}.py" for name in ("__init__", "bank", "questions", "quiz")),
 )

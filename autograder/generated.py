@@ -61,7 +61,7 @@ def stale(parts=tuple(BUILT)):
 
 def stamp(part):
     """{"inputs": hash, "files": hash} of a built part: what it is made from, and what was made."""
-    # The graded components' references: solutions/ also holds part 9's ungraded exercises, which no fixture reads.
+    # The graded components' references alone: no fixture reads the ungraded exercises' (course/exercises/).
     references = sorted(component.reference for component in spec.COMPONENTS)
     inputs = [*references, spec.KIT_ROOT / "requirements.txt", *_modules_of(BUILT[part])]
     return {"inputs": _digest(inputs), "files": _digest(_files_of(part))}

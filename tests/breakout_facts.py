@@ -15,7 +15,10 @@ from transformers import BertConfig, BertModel
 from transformers.models.bert.modeling_bert import BertLayer
 
 from autograder.course import jupyter
-from autograder.engine.contract import spec
+from autograder.course.language_model import expected_probabilities
+from autograder.course.notebooks import EXERCISES
+from autograder.engine.child import runtime
+from autograder.engine.contract import loader, spec
 
 FACTS = {}
 
@@ -31,6 +34,25 @@ def reference():
     names, problems = jupyter.load_names(spec.SOLUTIONS)
     assert not problems, problems
     return names
+
+
+@cache
+def language_model():
+    """Part 10's exercises (course/exercises/language_model.py) as the reference solves them: {name: object}."""
+    return language_model_with()
+
+
+def language_model_with(*edits):
+    """Part 10's exercises loaded beside the reference, with (text, replacement) edits of their source."""
+    source = (EXERCISES / "language_model.py").read_text()
+    for old, new in edits:
+        assert source.count(old) == 1, f"{old!r} is not in the exercises once"
+        source = source.replace(old, new)
+    units = loader.load(spec.SOLUTIONS).as_message()["units"]
+    units.append({"module": "language_model", "label": "language_model.py", "code": source})
+    modules, problems = runtime.load_modules(units)
+    assert not problems, problems
+    return vars(modules["language_model"])
 
 
 def bert_base(**overrides):
@@ -225,8 +247,10 @@ def uniform_loss_over_13_tokens():
 
 @cache
 def training_reference():
-    """solutions/training.py (part 9's ungraded exercises), imported by its path: no loader knows it."""
-    found = importlib.util.spec_from_file_location("training_reference", spec.SOLUTIONS / "training.py")
+    """course/exercises/training.py (part 9's ungraded exercises), imported by its path: no loader knows it."""
+    found = importlib.util.spec_from_file_location(
+        "training_reference", spec.KIT_ROOT / "course" / "exercises" / "training.py"
+    )
     module = importlib.util.module_from_spec(found)
     found.loader.exec_module(module)
     return module
@@ -370,3 +394,36 @@ def bert_base_parameters():
     encoder = reference()["TransformerEncoder"](config)
     pooler = torch.nn.Linear(config.hidden_size, config.hidden_size)
     return agree(parameters(encoder) + parameters(pooler), parameters(BertModel(config)), "BERT-base's parameters")
+
+
+@fact
+def temperature_half_first_probability():
+    """softmax((2, 1, 0) / 0.5)[0], and the reference sampler draws token 0 that often (20,000 draws)."""
+    logits = torch.tensor([[2.0, 1.0, 0.0]], dtype=torch.float64)
+    probability = expected_probabilities(logits, 0.5)[0, 0].item()
+    drawn = language_model()["sample_next"](logits.expand(20_000, -1), 0.5, None, torch.Generator().manual_seed(0))
+    # The frequency's standard error is sqrt(p (1 - p) / 20000) = 0.0024: 0.01 is four of them.
+    assert abs((drawn == 0).double().mean().item() - probability) < 0.01
+    return probability
+
+
+def _positions_through_the_model(cached, prompt=10, new_tokens=90):
+    """The positions the reference's generate runs through the LM head (the model's last part) in all."""
+    names = language_model()
+    config = bert_base(vocab_size=20, hidden_size=16, num_attention_heads=4, intermediate_size=32, num_hidden_layers=2)
+    torch.manual_seed(0)
+    model = names["CharLM"](config)
+    rows = []
+    model.lm_head.register_forward_hook(lambda module, args, out: rows.append(out.size(1)))
+    names["generate"](model, torch.randint(0, 20, (1, prompt)), new_tokens, cached=cached)
+    return sum(rows)
+
+
+@fact
+def positions_without_kv_cache():
+    return _positions_through_the_model(cached=False)
+
+
+@fact
+def positions_with_kv_cache():
+    return _positions_through_the_model(cached=True)

@@ -164,7 +164,7 @@ def test_find_part_by_number_or_name(wanted, name):
     assert bank.find_part(PARTS, wanted).name == name
 
 
-@pytest.mark.parametrize("wanted, message", [("10", "no part '10'; the parts are 01_attention"), ("e", "could be")])
+@pytest.mark.parametrize("wanted, message", [("11", "no part '11'; the parts are 01_attention"), ("e", "could be")])
 def test_find_part_says_what_exists(wanted, message):
     with pytest.raises(bank.BankError, match=message):
         bank.find_part(PARTS, wanted)

@@ -224,12 +224,13 @@ def test_layout_names_the_notebooks_import_exist(module, names):
 
 def test_layout_notebooks_import_the_fixed_names_only():
     """The notebooks import from the fixed names on top (autograder.public, .notebook, .pictures, .training,
-    .breakout), never from a module whose place inside the kit may change."""
+    .language_model, .breakout), never from a module whose place inside the kit may change."""
     assert {module for module, _ in _kit_imports_of_notebooks()} == {
         "autograder.public",
         "autograder.notebook",
         "autograder.pictures",
         "autograder.training",
+        "autograder.language_model",
         "autograder.breakout",
     }
 

@@ -12,8 +12,8 @@ string:
                              public check, `check_step("NAME", NAME)` (public.check_step: the suites' own
                              comparison on the step's public cases, engine/build/cases/steps.py)
     ```exercise NAME ...     (empty) an exercise cell: these SPEC definitions, copied from the reference
-                             with their solution regions, which nbgrader turns into stubs (or ungraded
-                             ones, from UNGRADED_REFERENCES, which no graded block follows)
+                             with their solution regions, which nbgrader turns into stubs; a name outside
+                             the SPEC (an ungraded exercise) is copied from course/exercises/ the same way
     ```graded COMPONENT      the test cell of COMPONENT, worth its SPEC points: the block's public checks,
                              which the student runs (and `nbgrader validate` with them), then the hidden
                              tests that grade the component
@@ -45,6 +45,8 @@ from autograder.engine.contract.loader import DEMO_TAG
 
 COURSE = spec.KIT_ROOT / "course"
 PARTS = COURSE / "parts"
+# The reference of the ungraded exercises, whose names are outside the SPEC: copied as the reference's are.
+EXERCISES = COURSE / "exercises"
 ASSIGNMENT = "transformer"
 SOURCE = COURSE / "source" / ASSIGNMENT
 RELEASE = COURSE / "release" / ASSIGNMENT
@@ -62,9 +64,6 @@ KERNEL_NOTE = (
 STANDARD_IMPORTS = ("import math", "import torch", "from torch import nn", "from torch.nn import functional as F")
 FENCE = re.compile(r"^```(\w+)?[ \t]*(.*)$")
 KINDS = ("python", "setup", "step", "exercise", "graded")
-# Exercises that no hidden suite grades (part 9's training steps) have their reference in solutions/ too, in a
-# file that is no SPEC component: an ```exercise block copies them from there, solution regions and all.
-UNGRADED_REFERENCES = (spec.SOLUTIONS / "training.py",)
 
 
 class PartError(KitFault, ValueError):
@@ -258,14 +257,7 @@ def _definitions(names, where, reference=None):
     solution regions included."""
     chunks = []
     for name in names:
-        component = spec.OWNER.get(name)
-        path = reference or (
-            component.reference
-            if component
-            else next((path for path in UNGRADED_REFERENCES if _defines(path.read_text(), name)), None)
-        )
-        if path is None:
-            raise PartError(f"{where}: {name} is not a SPEC name, nor defined in {UNGRADED_REFERENCES[0].name}")
+        path = reference or _reference_of(name, where)
         source = path.read_text()
         body = ast.parse(source).body
         index = next((i for i, n in enumerate(body) if getattr(n, "name", None) == name), None)
@@ -276,6 +268,18 @@ def _definitions(names, where, reference=None):
         end = _first_line(body[index + 1]) - 1 if index + 1 < len(body) else len(lines)
         chunks.append("\n".join(lines[_first_line(body[index]) - 1 : end]).rstrip())
     return "\n\n\n".join(chunks)
+
+
+def _reference_of(name, where):
+    """The file that defines an exercise: its component's reference, or for a name outside the SPEC (an
+    ungraded exercise) the one file of course/exercises/ that defines it at top level."""
+    if name in spec.OWNER:
+        return spec.OWNER[name].reference
+    defining = [path for path in sorted(EXERCISES.glob("*.py")) if _defines(path.read_text(), name)]
+    if len(defining) != 1:
+        found = f" (defined in {', '.join(p.name for p in defining)})" if defining else ""
+        raise PartError(f"{where}: {name} is not a SPEC name, nor defined in exactly one of course/exercises/{found}")
+    return defining[0]
 
 
 def _defines(source, name):

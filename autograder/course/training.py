@@ -1,4 +1,4 @@
-"""Part 9's task and the checks of its exercises (solutions/training.py holds their reference).
+"""Part 9's task and the checks of its exercises (course/exercises/training.py holds their reference).
 
 The task: reverse a sequence of digits. The data have a true held-out split: every source of 3 to 5 digits
 is either a training source or held out (validation or test), never both, and no source of 6 digits is ever
