@@ -21,7 +21,8 @@ PACKAGE = spec.KIT_ROOT / "autograder"
 # import in turn: the public checks are the hidden suites' code (judge/suites, run, checks, diagnosis, results,
 # limits for the suites' options) run on the child's own code (child/server and what it loads) in the student's
 # process, on the public cases (course/public_cases, with each mistake's evidence on them, never the catalog,
-# which quotes the reference); hf for a checkpoint's pictures; the terminal quiz (offered only where the bank is).
+# which quotes the reference); minilm and hf for part 5's pretrained BERT; the terminal quiz (offered only where
+# the bank is).
 # No hidden case: of judge/fixtures, only the reader. No sandbox: nothing of the student's is jailed at home.
 # Paths in the package.
 STUDENT_MODULES = (
@@ -49,7 +50,7 @@ STUDENT_MODULES = (
         for path in sorted((PACKAGE / "engine/judge/suites").iterdir())
         if path.suffix in (".py", ".ini")
     ),
-    *(f"course/{name}.py" for name in ("__init__", "jupyter", "local", "pictures", "public")),
+    *(f"course/{name}.py" for name in ("__init__", "jupyter", "local", "minilm", "pictures", "public")),
     *(f"course/{PUBLIC_CASES.name}/{path.name}" for path in sorted(PUBLIC_CASES.glob("*.*"))),
     *(f"breakout/{name}.py" for name in ("__init__", "bank", "quiz")),
 )
