@@ -192,3 +192,22 @@ def test_the_cls_head_parks_on_a_short_value():
     with torch.no_grad():
         lengths = (layer.value(inputs["x"])[:, head] @ layer.output.weight[:, head].T).norm(dim=-1)  # (T,)
     assert lengths[0] * 10 < lengths[1:].min(), lengths
+
+
+def test_minilm_loads_with_no_network(monkeypatch):
+    """Part 5 at a student's desk, or on a machine with no network: every connection refused, nothing cached."""
+    import socket
+
+    attempts = []
+
+    def refused(*args, **kwargs):
+        attempts.append(args)  # kept: a library may catch the error and fall back to its files
+        raise OSError("no network in this test")
+
+    monkeypatch.setattr(socket.socket, "connect", refused)
+    monkeypatch.setattr(socket, "create_connection", refused)
+    minilm._hugging_face.cache_clear()
+    minilm.sentence_transformer.cache_clear()
+    model = minilm.pretrained(encoder_of(spec.SOLUTIONS))
+    assert model.sentence_transformer.encode(["A cat sleeps on the sofa."]).shape == (1, 384)
+    assert attempts == []
