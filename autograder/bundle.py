@@ -21,8 +21,8 @@ PACKAGE = spec.KIT_ROOT / "autograder"
 # import in turn: the public checks are the hidden suites' code (judge/suites, run, checks, diagnosis, results,
 # limits for the suites' options) run on the child's own code (child/server and what it loads) in the student's
 # process, on the public cases (course/public_cases, with each mistake's evidence on them, never the catalog,
-# which quotes the reference); hf for a checkpoint's pictures; the terminal quiz (offered only where the bank is).
-# Of the command line, the student's commands alone (commands/student).
+# which quotes the reference); minilm and hf for part 5's pretrained BERT; the terminal quiz (offered only where
+# the bank is). Of the command line, the student's commands alone (commands/student).
 # No hidden case: of judge/fixtures, only the reader. No sandbox: nothing of the student's is jailed at home.
 # Paths in the package.
 STUDENT_MODULES = (
@@ -78,7 +78,7 @@ STUDENT_MODULES = (
     ),
     *(
         f"course/{name}.py"
-        for name in ("__init__", "jupyter", "language_model", "local", "pictures", "public", "training")
+        for name in ("__init__", "jupyter", "language_model", "local", "minilm", "pictures", "public", "training")
     ),
     "course/corpus/README.md",
     "course/corpus/shakespeare.txt",

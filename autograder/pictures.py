@@ -15,7 +15,6 @@ from autograder.course.pictures import (
     plot_loss,
     plot_masks,
     plot_matrix,
-    toy_tokenize,
 )
 
 __all__ = [
@@ -29,5 +28,4 @@ __all__ = [
     "plot_loss",
     "plot_masks",
     "plot_matrix",
-    "toy_tokenize",
 ]

@@ -427,3 +427,36 @@ def positions_without_kv_cache():
 @fact
 def positions_with_kv_cache():
     return _positions_through_the_model(cached=True)
+
+
+# all-MiniLM-L6-v2, the pretrained BERT that part 5 loads into the student's encoder (it ships in a package).
+ATTENTION_SENTENCE = "The keys to the cabinet are on the table."
+
+
+@cache
+def minilm_attentions(sentence):
+    """(tokens, attention weights (L, H, T, T)) of all-MiniLM-L6-v2 on a sentence, as part 5 draws them (the
+    reference's encoder with the checkpoint's weights), asserted equal to Hugging Face's BertModel's."""
+    from autograder.course import minilm, pictures
+    from autograder.engine.judge.tolerances import TOLERANCES
+
+    tokens, maps = pictures.attention_maps(reference()["TransformerEncoder"], sentence)
+    model = minilm.pretrained(reference()["TransformerEncoder"])
+    with torch.no_grad():
+        theirs = model.bert(**model.tokenizer(sentence, return_tensors="pt"), output_attentions=True).attentions
+    tolerance = TOLERANCES["float32"]
+    torch.testing.assert_close(maps, torch.cat(theirs), rtol=tolerance.rtol, atol=tolerance.atol)
+    return tokens, maps
+
+
+def strongest(score):
+    """The (layer, head) where an (L, H) score is largest."""
+    return divmod(score.argmax().item(), score.shape[1])
+
+
+@fact
+def minilm_cls_share():
+    _, maps = minilm_attentions(ATTENTION_SENTENCE)
+    to_cls = maps[:, :, 1:-1, 0].mean(-1)  # (L, H): the words' mean weight on [CLS]
+    assert strongest(to_cls) == (4, 5), "the question names the head that attends most to [CLS]"
+    return to_cls[4, 5].item()

@@ -2,7 +2,7 @@
 
 Built from the reference and course/parts/*.md: the notebooks, source and nbgrader release (notebooks),
 and the student stubs (stubs). Run by the notebooks and the student bundle: the public checks (public),
-the pictures (pictures) and the notebooks' helpers (jupyter: earlier parts, the hidden grading cell,
+the pictures (pictures), part 5's pretrained BERT in the student's encoder (minilm) and the notebooks' helpers (jupyter: earlier parts, the hidden grading cell,
 the kernel). The public checks run the hidden suites on the public cases (public_cases, built with the hidden
 ones by engine/build/fixtures.py), and name a mistake from the evidence beside them; the notebooks' step checks
 run the suites' comparison on the steps' public cases (public_cases/steps.*).

@@ -1,103 +1,39 @@
-"""Pictures for the notebooks: attention heatmaps from the student's own encoder, masks, position tables, and
-diagrams drawn box by box (the decoder layer's post-LN blocks, the encoder-decoder's data flow).
+"""Pictures for the notebooks: attention heatmaps from the student's own encoder, masks, position tables, training
+curves, and diagrams drawn box by box (the head split, the decoder layer's post-LN blocks, the encoder-decoder's data
+flow).
 
-Offline by default: the encoder gets seeded weights and a small word-level vocabulary. Given a local
-checkpoint (the save_pretrained layout, with its tokenizer), it gets the checkpoint's weights instead,
-loaded by SPEC name, and the sentence goes through the checkpoint's own tokenizer.
+The attention maps are those of a real pretrained BERT: the student's encoder with all-MiniLM-L6-v2's weights
+(course/minilm.py, offline: the checkpoint ships in a package), or with a local checkpoint's, loaded by SPEC name,
+the sentence going through the checkpoint's own tokenizer.
 """
-
-import os
-import re
-from types import SimpleNamespace
 
 import torch
 
-from autograder.course import public
-
-WORDS = [
-    "time",
-    "flies",
-    "like",
-    "an",
-    "arrow",
-    "fruit",
-    "a",
-    "banana",
-    "the",
-    "quick",
-    "brown",
-    "fox",
-    "jumps",
-    "over",
-    "lazy",
-    "dog",
-    "and",
-    "then",
-    "it",
-    "rests",
-    "attention",
-    "is",
-    "all",
-    "you",
-    "need",
-]
-VOCABULARY = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", *dict.fromkeys(WORDS))
-TOY_CONFIG = dict(
-    vocab_size=len(VOCABULARY),
-    hidden_size=32,
-    num_hidden_layers=2,
-    num_attention_heads=4,
-    intermediate_size=64,
-    max_position_embeddings=32,
-)
+from autograder.course import minilm
 
 
-def toy_tokenize(sentence):
-    """[CLS] words [SEP] over VOCABULARY: lower case, punctuation dropped, unknown words as [UNK]."""
-    words = re.findall(r"[a-z']+", sentence.lower())
-    tokens = ["[CLS]", *(w if w in VOCABULARY else "[UNK]" for w in words), "[SEP]"]
-    return tokens, torch.tensor([[VOCABULARY.index(t) for t in tokens]])
+def attention_maps(TransformerEncoder, sentence="The keys to the cabinet are on the table.", checkpoint=None):
+    """Run the student's TransformerEncoder with a checkpoint's weights (all-MiniLM-L6-v2 unless a folder in the
+    save_pretrained layout is given) on a sentence, and keep every layer's attention weights.
 
-
-def attention_maps(TransformerEncoder, sentence="Time flies like an arrow.", checkpoint=None):
-    """Run the student's TransformerEncoder on a sentence and keep every layer's attention weights.
-
-    Returns (tokens, [weights (H, T, T) per layer]). The weights are what each layer's `attention`
-    submodule returns, caught with a forward hook, so the encoder itself needs no change.
+    Returns (tokens, weights (L, H, T, T)): L layers, H heads, row = the token that asks, column = the token it
+    looks at. The weights are what each layer's `attention` submodule returns, caught with a forward hook, so
+    the encoder itself needs no change.
     """
-    if checkpoint:
-        encoder, tokens, input_ids = _pretrained(TransformerEncoder, sentence, checkpoint)
-    else:
-        encoder = public.seeded(TransformerEncoder, public.config(**TOY_CONFIG), seed=0)
-        tokens, input_ids = toy_tokenize(sentence)
+    model = minilm.pretrained(TransformerEncoder, checkpoint)
+    input_ids = model.tokenizer(sentence, return_tensors="pt")["input_ids"]  # (1, T)
     caught = []
     hooks = [
         layer.attention.register_forward_hook(lambda module, args, result: caught.append(result[1][0]))
-        for layer in encoder.layers
+        for layer in model.encoder.layers
     ]
     try:
         with torch.no_grad():
-            encoder(input_ids.to(next(encoder.parameters()).device))
+            model.encoder(input_ids)
     finally:
         for hook in hooks:
             hook.remove()
-    return tokens, [weights.detach().cpu().float() for weights in caught]
-
-
-def _pretrained(TransformerEncoder, sentence, checkpoint):
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from transformers import AutoConfig, AutoTokenizer, BertModel
-
-    from autograder.engine.judge import hf
-
-    config = AutoConfig.from_pretrained(checkpoint, local_files_only=True)
-    encoder = TransformerEncoder(SimpleNamespace(**hf.spec_config(config))).eval()
-    shapes = {name: tuple(value.shape) for name, value in encoder.state_dict().items()}
-    model = BertModel.from_pretrained(checkpoint, local_files_only=True)
-    encoder.load_state_dict(hf.to_spec(model.state_dict(), shapes), strict=True)
-    tokenizer = AutoTokenizer.from_pretrained(checkpoint, local_files_only=True)
-    input_ids = tokenizer(sentence, return_tensors="pt")["input_ids"]
-    return encoder, tokenizer.convert_ids_to_tokens(input_ids[0]), input_ids
+    return model.tokenizer.convert_ids_to_tokens(input_ids[0]), torch.stack(caught).detach().float()
 
 
 def cross_attention_maps(model, input_ids, decoder_input_ids, attention_mask=None):
@@ -118,21 +54,24 @@ def cross_attention_maps(model, input_ids, decoder_input_ids, attention_mask=Non
     return [weights.detach().cpu().float() for weights in caught]
 
 
-def plot_attention(tokens, maps, title="attention weights", keys=None):
-    """A grid of heatmaps, a row per layer and a column per head: row = query token, column = key token
-    (keys: the key tokens, where they are not the queries, as in cross-attention)."""
+def plot_attention(tokens, maps, title="attention weights", heads=None, keys=None):
+    """Heatmaps of attention weights, (H, T, S) per layer: row = query token, column = key token (keys: the key
+    tokens where they are not the queries, as in cross-attention). Every head, a row of panels per layer, or only
+    the (layer, head) pairs in heads, side by side."""
     import matplotlib.pyplot as plt
 
     keys = tokens if keys is None else keys
-    layers, heads = len(maps), maps[0].shape[0]
-    figure, axes = plt.subplots(layers, heads, figsize=(2.6 * heads, 2.6 * layers), squeeze=False)
-    for layer, weights in enumerate(maps):
-        for head in range(heads):
-            ax = axes[layer][head]
-            ax.imshow(weights[head].numpy(), vmin=0, vmax=1, cmap="viridis")
-            ax.set_title(f"layer {layer}, head {head}", fontsize=9)
-            ax.set_xticks(range(len(keys)), keys, rotation=90, fontsize=7)
-            ax.set_yticks(range(len(tokens)), tokens, fontsize=7)
+    heads = heads or [(layer, head) for layer in range(len(maps)) for head in range(len(maps[layer]))]
+    columns = min(len(heads), len(maps[0]))
+    rows = -(-len(heads) // columns)
+    figure, axes = plt.subplots(rows, columns, figsize=(2.6 * columns, 2.6 * rows), squeeze=False)
+    for ax in axes.flat[len(heads) :]:
+        ax.set_axis_off()
+    for ax, (layer, head) in zip(axes.flat, heads):
+        ax.imshow(maps[layer][head].numpy(), vmin=0, vmax=1, cmap="viridis")
+        ax.set_title(f"layer {layer}, head {head}", fontsize=9)
+        ax.set_xticks(range(len(keys)), keys, rotation=90, fontsize=7)
+        ax.set_yticks(range(len(tokens)), tokens, fontsize=7)
     figure.suptitle(title)
     figure.tight_layout()
     plt.show()
@@ -215,6 +154,9 @@ def plot_loss(losses, title="training loss"):
     clear_output(wait=True)
     display(figure)
     plt.close(figure)
+
+
+# Box fill colours of the diagrams, by what a box holds: data, a sub-layer, a layer norm or a residual sum.
 
 
 # Box fill colours of the diagrams, by what a box holds: data, a sub-layer, a layer norm or a residual sum.
