@@ -45,7 +45,7 @@ def greedy_decode(model, input_ids, attention_mask=None, *, bos_token_id, eos_to
     model.eval() first; do so yourself before decoding): greedy_decode need not change it, and the reference
     leaves it as it is. It runs without gradients (torch.no_grad above).
 
-    The source is encoded once: memory = model.encoder(input_ids, attention_mask), (B, S, D). Each step then
+    The source is encoded once, by model.encoder with the source mask: memory (B, S, D). Each step then
     runs the decoder on all the tokens so far, (B, L), with the source mask for cross-attention at every step
     (model.decoder(tokens, memory, encoder_attention_mask=attention_mask)). It needs no target mask (generate()
     passes none): only finished rows hold padding, whatever the model predicts after it is replaced by

@@ -33,6 +33,13 @@ def submission(folder, edits=(), files=None, drop=()):
 TIME_LIMIT = 20.0  # seconds per component: the kit's tests grade small submissions
 
 
+def line_of(component_id, text):
+    """The line number of text in a component's reference, as a message about a submission built from it names it."""
+    lines = spec.BY_ID[component_id].reference.read_text().splitlines()
+    (number,) = [i for i, line in enumerate(lines, start=1) if text in line]
+    return number
+
+
 def scores(path, time_limit=TIME_LIMIT, **kwargs):
     """{component id: ComponentResult} for a graded submission (in the given sandbox, if one is)."""
     report = grade(path, limits=Limits(time=time_limit), **kwargs)

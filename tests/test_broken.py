@@ -7,7 +7,7 @@ import sys
 import time
 
 import pytest
-from helpers import full_marks_except, scores, submission
+from helpers import full_marks_except, line_of, scores, submission
 
 from autograder.engine.contract import spec
 from autograder.engine.judge import watchdog
@@ -34,7 +34,8 @@ def test_syntax_error_costs_only_that_file(tmp_path, sandbox):
     )
     assert results["multihead"].score == 0
     assert "not found in your submission: MultiHeadAttention" in results["multihead"].feedback()
-    assert any("multihead.py: syntax error on line 28" in note for note in report.notes)
+    line = line_of("multihead", "def forward(self, hidden_states, mask=None, key_value_states=None):")
+    assert any(f"multihead.py: syntax error on line {line}" in note for note in report.notes)
     assert full_marks_except(results, "multihead") == []
 
 
@@ -294,8 +295,10 @@ def test_a_kernel_in_a_branch_that_never_runs_keeps_the_score_with_a_warning(tmp
     )
     multihead = results["multihead"]
     assert multihead.score == multihead.points and not multihead.flags and "HELD" not in report.table()
-    assert (
-        "warning: multihead.py, line 50: names torch.nn.functional.scaled_dot_product_attention" in multihead.feedback()
+    # The kernel stands a line below the `if` that replaced the original line, and __init__ gained a line above it.
+    line = line_of("multihead", "context = self.dropout(weights) @ v  # (B, H, T, Dh)") + 2
+    assert f"warning: multihead.py, line {line}: names torch.nn.functional.scaled_dot_product_attention" in (
+        multihead.feedback()
     )
     assert "never ran while this part was graded" in report.table()
 

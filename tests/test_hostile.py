@@ -538,7 +538,12 @@ LayerNorm.forward = _forward
 
 def test_a_kernel_named_and_run_where_the_tripwire_does_not_watch_scores_zero(tmp_path, sandbox):
     """Issue 34: a kernel run in a DataLoader worker (a thread here), where the tripwire does not watch, was reported
-    as 'never ran while this part was graded, so the score stands'. Accepted by an instructor, it still scores 0."""
+    as 'never ran while this part was graded, so the score stands'. Accepted by an instructor, it still scores 0.
+    After another student in the same sandbox, too: the thread, joined, once went unseen in a child forked then."""
+    before = submission(
+        tmp_path / "before", files={"layernorm.py": spec.BY_ID["layernorm"].reference.read_text() + DYNAMIC_SUBCLASS}
+    )
+    grade(before, components=["layernorm"], sandbox=sandbox, accept_flagged=True)
     path = submission(
         tmp_path / "s", files={"layernorm.py": spec.BY_ID["layernorm"].reference.read_text() + KERNEL_ON_A_THREAD}
     )

@@ -2,7 +2,7 @@
 
 import pytest
 import torch
-from helpers import scores, submission
+from helpers import line_of, scores, submission
 
 from autograder.engine.contract import spec
 
@@ -130,7 +130,8 @@ def test_a_crash_inside_the_kits_code_quotes_the_students_line_and_none_of_the_k
     )
     results, _ = scores(path, components=["encoder"], sandbox=sandbox)
     feedback = results["encoder"].feedback()
-    assert "encoder.py, line 26: attended, _ = self.attention(hidden_states, mask)" in feedback
+    line = line_of("encoder", "attended, _ = self.attention(hidden_states, mask)")
+    assert f"encoder.py, line {line}: attended, _ = self.attention(hidden_states, mask)" in feedback
     assert "inside another part, the kit's, that this line calls" in feedback
     kit_code = [
         line.strip()

@@ -334,6 +334,31 @@ def _answer(value):
     return {messages.OTHER: type(value).__name__}
 
 
+def _mark_threads(spreading):
+    """Every thread started from now on marks the component spread: the tripwire (a torch function mode) watches its
+    own thread alone, and /proc/self/task, counted after a call, no longer shows a thread that was joined (a
+    kernel run on one went unseen in a child forked after another student's). The kit starts none of its own."""
+    import _thread
+    import threading
+
+    def marking(start):
+        def started(*args, **kwargs):
+            spreading()
+            return start(*args, **kwargs)
+
+        return started
+
+    for module, name in (
+        (_thread, "start_new_thread"),
+        (_thread, "start_new"),
+        (_thread, "start_joinable_thread"),
+        (threading, "_start_new_thread"),
+        (threading, "_start_joinable_thread"),
+    ):
+        if hasattr(module, name):
+            setattr(module, name, marking(getattr(module, name)))
+
+
 def main(sock):
     _die_with_zygote()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -350,6 +375,7 @@ def main(sock):
         return
     server = Server(sock, setup)
     os.register_at_fork(before=server.forking)
+    _mark_threads(server.forking)
     try:
         hello = server.load(setup)
     except BaseException as error:  # noqa: BLE001
