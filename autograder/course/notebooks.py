@@ -244,12 +244,9 @@ def _step_cells(cell_id, args, text, where):
 
 
 def step_reference(name):
-    """The reference file that defines the helper function name at its top level, or None."""
-    for path in sorted(spec.SOLUTIONS.glob("*.py")):
-        body = ast.parse(path.read_text()).body
-        if any(isinstance(node, ast.FunctionDef) and node.name == name for node in body):
-            return path
-    return None
+    """The reference file that defines the helper function name at its top level, or None (every other top-level
+    name of solutions/ is a SPEC name, which is no step)."""
+    return next(iter(_defining(spec.SOLUTIONS, name)), None)
 
 
 def _definitions(names, where, reference=None):
@@ -275,11 +272,16 @@ def _reference_of(name, where):
     ungraded exercise) the one file of course/exercises/ that defines it at top level."""
     if name in spec.OWNER:
         return spec.OWNER[name].reference
-    defining = [path for path in sorted(EXERCISES.glob("*.py")) if _defines(path.read_text(), name)]
+    defining = _defining(EXERCISES, name)
     if len(defining) != 1:
         found = f" (defined in {', '.join(p.name for p in defining)})" if defining else ""
         raise PartError(f"{where}: {name} is not a SPEC name, nor defined in exactly one of course/exercises/{found}")
     return defining[0]
+
+
+def _defining(folder, name):
+    """The Python files of folder that define name at their top level."""
+    return [path for path in sorted(folder.glob("*.py")) if _defines(path.read_text(), name)]
 
 
 def _defines(source, name):
