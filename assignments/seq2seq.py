@@ -37,6 +37,49 @@ class Seq2SeqTransformer(nn.Module):
         raise NotImplementedError('encode the source once, decode with both masks, then the LM head.')
 
 
+def next_tokens(logits):
+    """Step 1: the greedy choice, every row's most likely next token, read at the last position.
+
+    Args:
+        logits: (B, L, V) the LM head's scores at each of the L positions so far; position l scores the token
+            that follows token l, so only the last position scores a token that is not there yet.
+
+    Returns:
+        LongTensor (B,): the arg-max over the vocabulary V of the last position's logits.
+    """
+    raise NotImplementedError('the last position is logits[:, -1], (B, V); then argmax over the vocabulary, the last dimension.')
+
+
+def finish_rows(next_token, finished, eos_token_id, pad_token_id):
+    """Step 2: finished rows. A row that emitted EOS at an earlier step gets PAD, whatever the model proposes;
+    a row that emits EOS now keeps its EOS and is finished from now on.
+
+    Args:
+        next_token: LongTensor (B,) the proposed next tokens (next_tokens' result).
+        finished: BoolTensor (B,) True for the rows that emitted EOS at an earlier step.
+
+    Returns:
+        (next_token, finished): LongTensor (B,), the proposals with pad_token_id in every row finished before
+        this step; BoolTensor (B,), the rows finished after it (those finished before, and those that emit EOS).
+    """
+    raise NotImplementedError('masked_fill with the rows finished BEFORE this step; then those rows or (|) the rows whose token is EOS.')
+
+
+def decode_step(tokens, logits, finished, eos_token_id, pad_token_id):
+    """Step 3: one step of the decoding loop, given the model's logits on the tokens so far.
+
+    Args:
+        tokens: LongTensor (B, L) the tokens so far, BOS first.
+        logits: (B, L, V) the LM head's scores at each of the L positions.
+        finished: BoolTensor (B,) True for the rows that emitted EOS at an earlier step.
+
+    Returns:
+        (tokens, finished): LongTensor (B, L + 1), each row with its next token appended (PAD in a row finished
+        before this step), and BoolTensor (B,), the rows finished after this step.
+    """
+    raise NotImplementedError('your steps: next_tokens(logits), finish_rows; then the new tokens as a column (B, 1) after the old ones.')
+
+
 @torch.no_grad()
 def greedy_decode(model, input_ids, attention_mask=None, *, bos_token_id, eos_token_id, pad_token_id, max_new_tokens):
     """Generate by always taking the most likely next token, as Hugging Face generate(do_sample=False, num_beams=1).
@@ -65,4 +108,4 @@ def greedy_decode(model, input_ids, attention_mask=None, *, bos_token_id, eos_to
         Graded token for token against generate() on padded sources, with rows that finish at different steps
         and a row that never finishes.
     """
-    raise NotImplementedError("encode once; loop: decode the tokens so far (source mask for cross-attention every step), argmax of the last position's logits, pad finished rows, append; stop once all have finished.")
+    raise NotImplementedError("encode once; loop: the LM head's logits on the decoder's output for the tokens so far (source mask for cross-attention every step), your decode_step; stop once all have finished.")

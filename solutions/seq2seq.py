@@ -42,6 +42,61 @@ class Seq2SeqTransformer(nn.Module):
         ### END SOLUTION
 
 
+def next_tokens(logits):
+    """Step 1: the greedy choice, every row's most likely next token, read at the last position.
+
+    Args:
+        logits: (B, L, V) the LM head's scores at each of the L positions so far; position l scores the token
+            that follows token l, so only the last position scores a token that is not there yet.
+
+    Returns:
+        LongTensor (B,): the arg-max over the vocabulary V of the last position's logits.
+    """
+    # Hint: the last position is logits[:, -1], (B, V); then argmax over the vocabulary, the last dimension.
+    ### BEGIN SOLUTION
+    last = logits[:, -1]  # (B, V)
+    return last.argmax(dim=-1)  # (B,)
+    ### END SOLUTION
+
+
+def finish_rows(next_token, finished, eos_token_id, pad_token_id):
+    """Step 2: finished rows. A row that emitted EOS at an earlier step gets PAD, whatever the model proposes;
+    a row that emits EOS now keeps its EOS and is finished from now on.
+
+    Args:
+        next_token: LongTensor (B,) the proposed next tokens (next_tokens' result).
+        finished: BoolTensor (B,) True for the rows that emitted EOS at an earlier step.
+
+    Returns:
+        (next_token, finished): LongTensor (B,), the proposals with pad_token_id in every row finished before
+        this step; BoolTensor (B,), the rows finished after it (those finished before, and those that emit EOS).
+    """
+    # Hint: masked_fill with the rows finished BEFORE this step; then those rows or (|) the rows whose token is EOS.
+    ### BEGIN SOLUTION
+    appended = next_token.masked_fill(finished, pad_token_id)  # (B,)
+    return appended, finished | (appended == eos_token_id)
+    ### END SOLUTION
+
+
+def decode_step(tokens, logits, finished, eos_token_id, pad_token_id):
+    """Step 3: one step of the decoding loop, given the model's logits on the tokens so far.
+
+    Args:
+        tokens: LongTensor (B, L) the tokens so far, BOS first.
+        logits: (B, L, V) the LM head's scores at each of the L positions.
+        finished: BoolTensor (B,) True for the rows that emitted EOS at an earlier step.
+
+    Returns:
+        (tokens, finished): LongTensor (B, L + 1), each row with its next token appended (PAD in a row finished
+        before this step), and BoolTensor (B,), the rows finished after this step.
+    """
+    # Hint: your steps: next_tokens(logits), finish_rows; then the new tokens as a column (B, 1) after the old ones.
+    ### BEGIN SOLUTION
+    appended, finished = finish_rows(next_tokens(logits), finished, eos_token_id, pad_token_id)  # (B,), (B,)
+    return torch.cat([tokens, appended.unsqueeze(1)], dim=1), finished  # (B, L + 1), (B,)
+    ### END SOLUTION
+
+
 @torch.no_grad()
 def greedy_decode(model, input_ids, attention_mask=None, *, bos_token_id, eos_token_id, pad_token_id, max_new_tokens):
     """Generate by always taking the most likely next token, as Hugging Face generate(do_sample=False, num_beams=1).
@@ -70,7 +125,7 @@ def greedy_decode(model, input_ids, attention_mask=None, *, bos_token_id, eos_to
         Graded token for token against generate() on padded sources, with rows that finish at different steps
         and a row that never finishes.
     """
-    # Hint: encode once; loop: decode the tokens so far (source mask for cross-attention every step), argmax of the last position's logits, pad finished rows, append; stop once all have finished.
+    # Hint: encode once; loop: the LM head's logits on the decoder's output for the tokens so far (source mask for cross-attention every step), your decode_step; stop once all have finished.
     ### BEGIN SOLUTION
     memory = model.encoder(input_ids, attention_mask)  # (B, S, D), computed once
     batch_size = input_ids.size(0)

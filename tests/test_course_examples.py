@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from autograder.course import jupyter, notebooks
+from autograder.engine.build import fixtures
 from autograder.engine.contract import spec
 
 
@@ -49,3 +50,35 @@ def test_part_7_greedy_decoding_by_hand_is_what_the_reference_decodes(run_exampl
     rows = [str(row) for row in by_hand.tolist()]
     assert f"rows {rows[0]}, {rows[1]} and {rows[2]}" in text
     assert f"the result is 1 + {by_hand.size(1) - 1} = {by_hand.size(1)} tokens long" in text
+
+
+def _rows(indices):
+    if not indices:
+        return "none"
+    return f"row {indices[0]}" if len(indices) == 1 else f"rows {', '.join(map(str, indices[:-1]))} and {indices[-1]}"
+
+
+def test_part_7_table_is_what_the_reference_steps_compute(run_examples):
+    """Each row of the hand trace's table, step by step through the reference's own finish_rows, and the
+    table's step 2 as the worked example prints it."""
+    names, text = run_examples("07_seq2seq"), prose("07_seq2seq")
+    proposals, finish_rows = names["PROPOSALS"], fixtures.reference_steps()["finish_rows"]
+    finished = torch.zeros(proposals.size(0), dtype=torch.bool)
+    for step in range(proposals.size(1)):
+        before = finished
+        appended, finished = finish_rows(proposals[:, step], before, names["EOS"], names["PAD"])
+        new = (finished & ~before).nonzero().flatten().tolist()
+        cells = [
+            str(step),
+            ", ".join(map(str, proposals[:, step].tolist())),
+            _rows(before.nonzero().flatten().tolist()),
+            ", ".join("PAD" if done else str(token) for done, token in zip(before.tolist(), appended.tolist())),
+        ]
+        row = "| " + " | ".join(cells) + (f": {_rows(new)} emits EOS" if new else "")
+        assert row + (", every row has finished |" if finished.all() else " |") in text, row
+        if step == 2:
+            assert names["next_token"].masked_fill(names["finished"], names["PAD"]).tolist() == appended.tolist()
+        if finished.all():
+            break
+    assert f"| {step + 1} |" not in text and f"decoding stops after step {step}" in text
+    assert f"after its EOS ({proposals[0, 2]}, {proposals[0, 3]}) never appear" in text

@@ -15,9 +15,10 @@ from course_helpers import completed
 from helpers import scores
 
 from autograder.course import notebooks, public
-from autograder.engine.build import fixtures
+from autograder.engine.build import fixtures, mistakes
 from autograder.engine.build.cases import steps
 from autograder.engine.contract import loader, spec
+from autograder.engine.judge.diagnosis import PREFIX
 from autograder.engine.judge.hints import STEPS as STEP_HINTS
 
 
@@ -113,7 +114,20 @@ WRONG = {
     "embedding_sum": lambda input_ids, tokens, positions, types, token_type_ids=None: (
         tokens[input_ids] + positions[1 : input_ids.size(1) + 1]
     ),
+    "next_tokens": lambda logits: logits[:, 0].argmax(dim=-1),  # the first position's
+    "finish_rows": lambda next_token, finished, eos_token_id, pad_token_id: _finished_first(
+        next_token, finished | (next_token == eos_token_id), pad_token_id
+    ),
+    "decode_step": lambda tokens, logits, finished, eos_token_id, pad_token_id: (  # finished rows not padded
+        torch.cat([tokens, logits[:, -1].argmax(-1, keepdim=True)], dim=1),
+        finished | (logits[:, -1].argmax(-1) == eos_token_id),
+    ),
 }
+
+
+def _finished_first(next_token, finished, pad_token_id):
+    """finish_rows with the rows finished after the step padded: a row's own EOS becomes PAD."""
+    return next_token.masked_fill(finished, pad_token_id), finished
 
 
 @pytest.mark.parametrize("name", sorted(WRONG))
@@ -172,30 +186,57 @@ ON_STEPS = [
         "    ### BEGIN SOLUTION\n    return interleave_sin_cos(sinusoid_angles(max_len, d_model), d_model)\n"
         "    position = torch.arange(",
     ),
+    (
+        "    ### BEGIN SOLUTION\n    memory = model.encoder(",
+        "    ### BEGIN SOLUTION\n    memory = model.encoder(input_ids, attention_mask)\n"
+        "    tokens = torch.full((input_ids.size(0), 1), bos_token_id, device=input_ids.device)\n"
+        "    finished = torch.zeros(input_ids.size(0), dtype=torch.bool, device=input_ids.device)\n"
+        "    for _ in range(max_new_tokens):\n"
+        "        logits = model.lm_head(model.decoder(tokens, memory, encoder_attention_mask=attention_mask))\n"
+        "        tokens, finished = decode_step(tokens, logits, finished, eos_token_id, pad_token_id)\n"
+        "        if finished.all():\n            break\n"
+        "    return tokens\n    memory = model.encoder(",
+    ),
 ]
-BROKEN_STEP = ("return query @ key.transpose(-2, -1) / math.sqrt(head_dim)", "return query @ key.transpose(-2, -1)")
-PARTS = ("01_attention.ipynb", "02_multihead.ipynb", "03_feedforward_layernorm.ipynb", "04_embeddings.ipynb")
+BROKEN_STEPS = [
+    ("return query @ key.transpose(-2, -1) / math.sqrt(head_dim)", "return query @ key.transpose(-2, -1)"),
+    ("appended = next_token.masked_fill(finished, pad_token_id)", "appended = next_token"),
+]
+PARTS = (
+    "01_attention.ipynb",
+    "02_multihead.ipynb",
+    "03_feedforward_layernorm.ipynb",
+    "04_embeddings.ipynb",
+    "07_seq2seq.ipynb",
+)
 
 
-@pytest.mark.parametrize("broken", [False, True], ids=["steps-right", "attention-step-broken"])
+@pytest.mark.parametrize("broken", [False, True], ids=["steps-right", "steps-broken"])
 def test_classes_graded_on_the_students_own_steps_are_graded_fairly(tmp_path, sandbox, broken):
-    """The grader collects a notebook's helpers with its graded names (one module per notebook): classes that call
-    their own steps get full marks, train mode and gradients included, and a broken attention step costs attention
-    alone, since the others are graded with the reference's attention, whatever their own steps call."""
+    """The grader collects a notebook's helpers with its graded names (one module per notebook): definitions that
+    call their own steps get full marks, train mode and gradients included. A broken attention step costs attention
+    alone, since the others are graded with the reference's attention, whatever their own steps call; a
+    greedy_decode whose finish_rows does not pad loses the decoding test's points, named as the catalog's mistake
+    in the class (finished rows not padded) is named."""
     folder = completed(
-        notebooks.RELEASE, notebooks.SOURCE, tmp_path / "student", ON_STEPS + ([BROKEN_STEP] if broken else [])
+        notebooks.RELEASE, notebooks.SOURCE, tmp_path / "student", ON_STEPS + (BROKEN_STEPS if broken else [])
     )
     for path in folder.glob("*.ipynb"):
         if path.name not in PARTS:
             path.unlink()
-    components = ["attention", "multihead", "layernorm", "feedforward", "embeddings"]
+    components = ["attention", "multihead", "layernorm", "feedforward", "embeddings", "seq2seq"]
     results, _ = scores(folder, components=components, sandbox=sandbox)
-    for component in components[1:]:
+    for component in components[1:-1]:
         assert results[component].score == results[component].points, results[component].feedback()
-    attention = results["attention"]
-    assert (attention.score < attention.points) if broken else (attention.score == attention.points), (
-        attention.feedback()
-    )
+    for component in ("attention", "seq2seq"):
+        result = results[component]
+        assert (result.score < result.points) if broken else (result.score == result.points), result.feedback()
+    if broken:
+        feedback = results["seq2seq"].feedback()
+        assert "test_greedy_decode_matches_hf_generate" in feedback and "test_seq2seq_matches_hf" not in feedback
+        assert results["seq2seq"].diagnosis == PREFIX + mistakes.BY_ID["seq2seq/finished-rows-not-padded"].says, (
+            feedback
+        )
 
 
 def test_the_worked_examples_numbers_in_the_prose_are_what_torch_computes():

@@ -185,4 +185,10 @@ STEPS: dict[str, str] = {
     "(table[:, 1::2]); for an odd d_model there is one odd column fewer: drop the cos of the last angle.",
     "embedding_sum": "token_table[input_ids] + position_table[:T] (positions 0 .. T-1) + type_table[token_type_ids], "
     "with every token type 0 when token_type_ids is None.",
+    "next_tokens": "logits[:, -1].argmax(dim=-1): the LAST position (the one that scores the token to come), and the "
+    "arg-max over the vocabulary, the last dimension; a LongTensor (B,).",
+    "finish_rows": "pad with the rows finished BEFORE this step, next_token.masked_fill(finished, pad_token_id); then "
+    "finished | (that token == eos_token_id): a row that emits EOS now keeps its EOS, and a finished row stays finished.",
+    "decode_step": "next_tokens(logits), then finish_rows; append the new tokens as a column, torch.cat([tokens, "
+    "next_token[:, None]], dim=1), (B, L + 1); return (tokens, finished).",
 }

@@ -24,11 +24,14 @@ STEPS = {
     "sinusoid_angles": "embeddings",
     "interleave_sin_cos": "embeddings",
     "embedding_sum": "embeddings",
+    "next_tokens": "seq2seq",
+    "finish_rows": "seq2seq",
+    "decode_step": "seq2seq",
 }
 
 
 def build(b):
-    for cases in (_attention, _multihead, _layernorm, _feedforward, _embeddings):
+    for cases in (_attention, _multihead, _layernorm, _feedforward, _embeddings, _seq2seq):
         cases(b)
 
 
@@ -156,3 +159,44 @@ def _embeddings(b):
             inputs["token_type_ids"] = torch.randint(0, 3, (2, T), generator=g)
             args.append(In("token_type_ids"))
         _add(b, "embedding_sum", case_id, about, inputs, args)
+
+
+def _seq2seq(b):
+    """Greedy decoding's steps, on logits that the cases make up: each step reads the model's logits, not the model
+    (a step's check holds no Seq2SeqTransformer to call)."""
+    for case_id, about, B, L, V in (
+        ("B3-L4", "logits (3, 4, 7)", 3, 4, 7),
+        ("B2-L1", "logits (2, 1, 5): BOS only", 2, 1, 5),
+    ):
+        g = _generator(b, "next_tokens", case_id)
+        _add(b, "next_tokens", case_id, about, {"logits": randn(g, B, L, V, scale=2.0)}, [In("logits")])
+    # Hand-picked: a row finished before that proposes a token, one that emits EOS now, one that goes on, and a row
+    # finished before that proposes EOS again; the second case with other ids, PAD not 0.
+    for case_id, about, proposed, finished, eos, pad in (
+        ("mixed", "4 rows, EOS = 2, PAD = 0", [7, 2, 5, 2], [True, False, False, True], 2, 0),
+        ("pad-9", "3 rows, EOS = 3, PAD = 9", [3, 3, 4], [False, True, False], 3, 9),
+    ):
+        inputs = {"next_token": torch.tensor(proposed), "finished": torch.tensor(finished)}
+        args = [In("next_token"), In("finished"), eos, pad]
+        _add(b, "finish_rows", case_id, about, inputs, args, outputs=("next_token", "finished"), dtypes=(None,))
+    # Row 0 emits EOS now, row 1 finished at the step before (its EOS, then PAD) and proposes 4, row 2 goes on.
+    g = _generator(b, "decode_step", "finished-row")
+    logits = randn(g, 3, 3, 6)
+    logits[:, -1] += 10 * torch.nn.functional.one_hot(torch.tensor([2, 4, 3]), 6)  # the last position's arg-max
+    inputs = {
+        "tokens": torch.tensor([[1, 4, 5], [1, 2, 0], [1, 3, 3]]),
+        "logits": logits,
+        "finished": torch.tensor([False, True, False]),
+    }
+    args = [In("tokens"), In("logits"), In("finished"), 2, 0]
+    about = "tokens (3, 3), logits (3, 3, 6), a row finished before, EOS = 2, PAD = 0"
+    _add(b, "decode_step", "finished-row", about, inputs, args, outputs=("tokens", "finished"))
+    g = _generator(b, "decode_step", "first-step")
+    inputs = {
+        "tokens": torch.ones(2, 1, dtype=torch.long),
+        "logits": randn(g, 2, 1, 5),
+        "finished": torch.zeros(2).bool(),
+    }
+    args = [In("tokens"), In("logits"), In("finished"), 4, 0]
+    about = "tokens (2, 1): BOS only, logits (2, 1, 5), EOS = 4, PAD = 0"
+    _add(b, "decode_step", "first-step", about, inputs, args, outputs=("tokens", "finished"))
