@@ -82,3 +82,16 @@ def test_part_7_table_is_what_the_reference_steps_compute(run_examples):
             break
     assert f"| {step + 1} |" not in text and f"decoding stops after step {step}" in text
     assert f"after its EOS ({proposals[0, 2]}, {proposals[0, 3]}) never appear" in text
+
+
+def test_part_7_untrained_model_shows_a_finished_row_and_one_that_runs_out(run_examples):
+    names, text = run_examples("07_seq2seq"), prose("07_seq2seq")
+    untrained, eos = names["untrained"], 10
+    ended, ran_out = untrained[1].tolist(), untrained[0].tolist()
+    step = ended.index(eos)  # the row's position: BOS, then one token a step
+    assert eos not in ran_out and set(ended[step + 1 :]) == {0} and step < len(ended) - 1
+    assert f"With EOS = {eos}, the second row emits EOS at its {ORDINALS[step - 1]} step" in text
+    assert f"the result is 1 + {untrained.size(1) - 1} = {untrained.size(1)} tokens long" in text
+
+
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
