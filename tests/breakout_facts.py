@@ -42,13 +42,18 @@ def language_model():
     return language_model_with()
 
 
-def language_model_with(*edits):
-    """Part 10's exercises loaded beside the reference, with (text, replacement) edits of their source."""
+def language_model_with(*edits, reference_edits=None):
+    """Part 10's exercises loaded beside the reference, with (text, replacement) edits of their source, and of the
+    reference's files: reference_edits {module (a component's id): [(text, replacement)]}."""
     source = (EXERCISES / "language_model.py").read_text()
     for old, new in edits:
         assert source.count(old) == 1, f"{old!r} is not in the exercises once"
         source = source.replace(old, new)
     units = loader.load(spec.SOLUTIONS).as_message()["units"]
+    for unit in units:
+        for old, new in (reference_edits or {}).get(unit["module"], []):
+            assert unit["code"].count(old) == 1, f"{old!r} is not in {unit['module']} once"
+            unit["code"] = unit["code"].replace(old, new)
     units.append({"module": "language_model", "label": "language_model.py", "code": source})
     modules, problems = runtime.load_modules(units)
     assert not problems, problems
