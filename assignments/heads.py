@@ -7,6 +7,19 @@ from torch import nn
 from torch.nn import functional as F
 
 
+def pool(hidden_states, weight, bias):
+    """Step 1: BERT's pooler: the first position's vector ([CLS]), through a dense layer and tanh.
+
+    Args:
+        hidden_states: (B, T, D) the encoder's output.
+        weight: (D, D) and bias: (D,), the dense layer's (as nn.Linear holds them: out = h @ weight.T + bias).
+
+    Returns:
+        (B, D) = tanh(hidden_states[:, 0] @ weight.T + bias): position 0 only, not a mean or the last position.
+    """
+    raise NotImplementedError('hidden_states[:, 0] is (B, D); F.linear(that, weight, bias), then torch.tanh.')
+
+
 class LanguageModelHead(nn.Module):
     """BERT's prediction head: logits = decoder(layer_norm(gelu(dense(h)))).
 
@@ -44,7 +57,7 @@ class SequenceClassificationHead(nn.Module):
 
     def forward(self, hidden_states):
         """hidden_states (B, T, D) -> logits (B, num_labels), read from the first ([CLS]) position."""
-        raise NotImplementedError('take position 0 only (hidden_states[:, 0]), then pooler, tanh, dropout, classifier.')
+        raise NotImplementedError("your pool (position 0, pooler, tanh) with self.pooler's weight and bias, then dropout, classifier.")
 
 
 class TransformerForSequenceClassification(nn.Module):

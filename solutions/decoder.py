@@ -1,11 +1,74 @@
 """The decoder: masked self-attention, cross-attention to the encoder, feed-forward; each post-LN."""
 
+from attention import scaled_dot_product_attention
 from embeddings import Embeddings
 from feedforward import FeedForward
 from layernorm import LayerNorm
 from masking import causal_mask, padding_mask
 from multihead import MultiHeadAttention
 from torch import nn
+from torch.nn import functional as F
+
+
+def self_attention_mask(length, attention_mask=None):
+    """Step 1: the decoder's self-attention mask, built once by the stack: causal, and the target's padding.
+
+    Args:
+        length: T, the target's length.
+        attention_mask: (B, T) 0/1, 1 at the target's real tokens; or None (no padding).
+
+    Returns:
+        bool, True where query i may attend to key j: causal_mask(T), (T, T), when attention_mask is None; else
+        causal_mask(T) & padding_mask(attention_mask), (B, 1, T, T): j <= i and j a real token, both at once.
+    """
+    # Hint: causal_mask(length) alone without a mask; with one, & (and, not |) padding_mask: (T, T) & (B, 1, 1, T).
+    ### BEGIN SOLUTION
+    causal = causal_mask(length)  # (T, T)
+    if attention_mask is None:
+        return causal
+    return causal.to(attention_mask.device) & padding_mask(attention_mask)  # (B, 1, T, T)
+    ### END SOLUTION
+
+
+def masked_self_attention_block(x, self_mask, weight, bias, eps):
+    """Step 2: the layer's first sub-block with the plainest attention (one head, no projections: each position's
+    query, key and value are its own vector), causal.
+
+    Args:
+        x: (B, T, D) the target so far.
+        self_mask: bool (T, T) or (B, 1, T, T), as self_attention_mask gives it; True where attending is allowed.
+        weight, bias: (D,) the layer norm's; eps: its epsilon.
+
+    Returns:
+        (B, T, D) = LN(x + softmax(x xᵀ / sqrt(D), blocked keys removed) x), the residual added before the norm.
+    """
+    # Hint: x.unsqueeze(1) as query, key and value of scaled_dot_product_attention with self_mask; F.layer_norm(x + it).
+    ### BEGIN SOLUTION
+    head = x.unsqueeze(1)  # (B, 1, T, D): one head
+    context, _ = scaled_dot_product_attention(head, head, head, self_mask)  # (B, 1, T, D)
+    return F.layer_norm(x + context.squeeze(1), x.shape[-1:], weight, bias, eps)  # (B, T, D)
+    ### END SOLUTION
+
+
+def cross_attention_block(x, memory, cross_mask, weight, bias, eps):
+    """Step 3: the layer's second sub-block with the plainest attention: the target's positions ask (queries), the
+    encoder's output, the memory, answers (keys and values).
+
+    Args:
+        x: (B, T, D) the target; memory: (B, S, D) the encoder's output.
+        cross_mask: None, or bool (B, 1, 1, S), True at the source's real tokens; never causal.
+        weight, bias: (D,) the layer norm's; eps: its epsilon.
+
+    Returns:
+        (B, T, D) = LN(x + softmax(x memoryᵀ / sqrt(D), blocked keys removed) memory): T rows, each a mixture of
+        the S source positions, added to x (not to the memory) before the norm.
+    """
+    # Hint: query x.unsqueeze(1), keys and values memory.unsqueeze(1), with cross_mask; then F.layer_norm(x + context).
+    ### BEGIN SOLUTION
+    source = memory.unsqueeze(1)  # (B, 1, S, D): one head
+    context, _ = scaled_dot_product_attention(x.unsqueeze(1), source, source, cross_mask)  # (B, 1, T, D)
+    return F.layer_norm(x + context.squeeze(1), x.shape[-1:], weight, bias, eps)  # (B, T, D)
+    ### END SOLUTION
 
 
 class TransformerDecoderLayer(nn.Module):
@@ -90,7 +153,7 @@ class TransformerDecoder(nn.Module):
         Returns:
             (B, T, D)
         """
-        # Hint: self mask = causal_mask(T), AND padding_mask(attention_mask) if given; cross mask = padding_mask(encoder_attention_mask) or None; embeddings(input_ids) without token types.
+        # Hint: self mask = your self_attention_mask(T, attention_mask); cross mask = padding_mask(encoder_attention_mask) or None; embeddings(input_ids) without token types.
         ### BEGIN SOLUTION
         self_mask = causal_mask(input_ids.size(1), device=input_ids.device)  # (T, T)
         if attention_mask is not None:

@@ -1,11 +1,71 @@
 """The encoder: embeddings, then a stack of post-layer-norm blocks of self-attention and feed-forward."""
 
+from attention import scaled_dot_product_attention
 from embeddings import Embeddings
 from feedforward import FeedForward
 from layernorm import LayerNorm
 from masking import padding_mask
 from multihead import MultiHeadAttention
 from torch import nn
+from torch.nn import functional as F
+
+
+def add_and_norm(x, sublayer_output, weight, bias, eps):
+    """Step 1: the end of a post-LN sub-block: the residual sum first, then its layer norm.
+
+    Args:
+        x: (B, T, D) the sub-block's input.
+        sublayer_output: (B, T, D) what its sub-layer made of x (in the layer, the attention's output after
+            self.dropout, or the feed-forward block's output).
+        weight, bias: (D,) the layer norm's scale and shift; eps: its epsilon.
+
+    Returns:
+        (B, T, D) = LN(x + sublayer_output): the mean and biased variance of the sum over its last dimension, eps
+        inside the square root, then weight and bias. Not x + LN(sublayer_output), and not LN(x) + sublayer_output.
+    """
+    # Hint: add first, then normalise the sum: F.layer_norm(x + sublayer_output, (D,), weight, bias, eps).
+    ### BEGIN SOLUTION
+    return F.layer_norm(x + sublayer_output, x.shape[-1:], weight, bias, eps)  # (B, T, D)
+    ### END SOLUTION
+
+
+def self_attention_block(x, mask, weight, bias, eps):
+    """Step 2: the layer's first sub-block with the plainest attention: one head and no projections, so that each
+    position's query, key and value are its own vector.
+
+    Args:
+        x: (B, T, D).
+        mask: None (attend everywhere), or bool broadcastable to (B, 1, T, T), True where attending is allowed;
+            the encoder's padding mask is (B, 1, 1, T).
+        weight, bias: (D,) the layer norm's; eps: its epsilon.
+
+    Returns:
+        (B, T, D) = LN(x + softmax(x xᵀ / sqrt(D), blocked keys removed) x): your add_and_norm of x and what
+        scaled_dot_product_attention(x, x, x, mask) gives, on a head axis of size 1.
+    """
+    # Hint: x.unsqueeze(1), (B, 1, T, D), is query, key and value (one head); pass the mask; squeeze(1) the context.
+    ### BEGIN SOLUTION
+    head = x.unsqueeze(1)  # (B, 1, T, D)
+    context, _ = scaled_dot_product_attention(head, head, head, mask)  # (B, 1, T, D)
+    return add_and_norm(x, context.squeeze(1), weight, bias, eps)  # (B, T, D)
+    ### END SOLUTION
+
+
+def encoder_mask(attention_mask):
+    """Step 3: the stack's mask, built once from the 0/1 attention_mask and given to every layer.
+
+    Args:
+        attention_mask: (B, T) 0/1, 1 at real tokens and 0 at padding; or None (no padding at all).
+
+    Returns:
+        bool (B, 1, 1, T), True at the real tokens: one row of keys that broadcasts over the heads and over the T
+        queries, so that every query (a padded one too) attends to the real tokens only. None when attention_mask
+        is None.
+    """
+    # Hint: padding_mask from part 1 gives (B, 1, 1, T); None stays None.
+    ### BEGIN SOLUTION
+    return None if attention_mask is None else padding_mask(attention_mask)  # (B, 1, 1, T)
+    ### END SOLUTION
 
 
 class TransformerEncoderLayer(nn.Module):
@@ -42,7 +102,7 @@ class TransformerEncoderLayer(nn.Module):
         Returns:
             (B, T, D)
         """
-        # Hint: post-LN, as BERT: the residual is added first and layer norm comes after each sub-block.
+        # Hint: post-LN, as BERT: add_and_norm after each sub-block; self.dropout on the attention's output only.
         ### BEGIN SOLUTION
         attended, _ = self.attention(hidden_states, mask)  # (B, T, D)
         hidden_states = self.attention_norm(hidden_states + self.dropout(attended))
@@ -76,7 +136,7 @@ class TransformerEncoder(nn.Module):
         Returns:
             (B, T, D) the last hidden state.
         """
-        # Hint: embed, turn attention_mask into a boolean padding mask, run every layer in order.
+        # Hint: embed (token types too), encoder_mask(attention_mask) once, then every layer in order with that mask.
         ### BEGIN SOLUTION
         mask = None if attention_mask is None else padding_mask(attention_mask)  # (B, 1, 1, T)
         hidden_states = self.embeddings(input_ids, token_type_ids)  # (B, T, D)

@@ -1,8 +1,10 @@
-"""The worked examples of parts 6 and 7: the numbers their prose works out by hand are what their cells compute
-with the reference. The cells run in this process, without a kernel or a notebook (about a second)."""
+"""The worked examples of parts 5, 6 and 7: the numbers their prose works out by hand are what their cells compute
+with the reference. The cells run in this process, without a kernel or a notebook (about a second; part 5's cells
+that load the pretrained model are left out)."""
 
 import pytest
 import torch
+from torch.nn import functional as F
 
 from autograder.course import jupyter, notebooks
 from autograder.engine.build import fixtures
@@ -16,13 +18,13 @@ def run_examples(monkeypatch):
 
     monkeypatch.setattr(plt, "show", lambda: plt.close("all"))
 
-    def run(stem):
+    def run(stem, leave_out=()):
         names, problems = jupyter.load_names(spec.SOLUTIONS)
         assert not problems, problems
         namespace = dict(names)
         exec("\n".join(notebooks.STANDARD_IMPORTS), namespace)
         for cell in notebooks.parse((notebooks.PARTS / f"{stem}.md").read_text()):
-            if cell.kind == "python":
+            if cell.kind == "python" and not any(name in cell.text for name in leave_out):
                 exec(cell.text, namespace)
         return namespace
 
@@ -33,6 +35,45 @@ def prose(stem):
     return " ".join((notebooks.PARTS / f"{stem}.md").read_text().split())
 
 
+def written(values):
+    """A vector as the prose writes it: (a, b, ...), three decimals, trailing zeros dropped."""
+    return "(" + ", ".join(f"{v:.3f}".rstrip("0").rstrip(".") for v in values) + ")"
+
+
+def layer_norm(x):
+    return F.layer_norm(x, x.shape[-1:], eps=1e-12)
+
+
+def test_part_5_add_and_norm_and_the_pooler_by_hand_are_what_torch_computes(run_examples):
+    names = run_examples("05_encoder_heads", leave_out=("pretrained(", "attention_maps("))
+    text = prose("05_encoder_heads")
+    ones, s = torch.ones(4, dtype=torch.float64), names["sublayer_output"]
+    assert s.tolist() == [0, 1, 2, 5] and f"LN(x + sublayer) = {written(layer_norm(ones + s))}" in text
+    assert (s - s.mean()).tolist() == [-2, -1, 0, 3] and "same deviations from its mean, (-2, -1, 0, 3)" in text
+    assert f"= {written(ones + layer_norm(s))}, whose mean is 1" in text and (ones + layer_norm(s)).mean() == 1
+
+    weights, output, x = names["weights"], names["output"], names["x"]  # (T, S), (T, D), (T, D)
+    assert weights[0].tolist() == [0.5, 0.5, 0] and "the two real keys get 1/2 each" in text
+    assert (weights @ x)[0].tolist() == [1, 2, 3, 6] and "(x₀ + x₁) / 2 = (1, 2, 3, 6)" in text
+    assert names["scores"][1, 1] == 100 and "x₁ · x₁ / 2 = 100 against itself" in text
+    assert (weights @ x)[1].tolist() == x[1].tolist() and (2 * x[1]).tolist() == [4, 8, 12, 24]
+    assert "x₁ + x₁ = (4, 8, 12, 24)" in text
+    for row in output[:2]:
+        assert torch.allclose(row, layer_norm(torch.tensor([1.0, 2, 3, 6], dtype=torch.float64)))
+    assert f"its output is {written(output[0])} once more" in text
+    assert x.sum(0).tolist() == [10, 4, 6, 12] and "context (10, 4, 6, 12) / 3" in text
+    assert f"the output {written(names['unmasked'][0])}" in text
+
+    hidden, weight, bias = names["hidden_states"], names["weight"], names["bias"]
+    dense = hidden[:, 0] @ weight.T  # (B, D)
+    assert dense.tolist() == [[0, 2]] and (dense + bias).tolist() == [[0, 1]]
+    pooled = torch.tanh(dense + bias)[0]
+    assert (
+        "W h₀ = (1 - 1, 2 + 0) = (0, 2); adding the bias gives (0, 1)" in text
+        and f"(tanh 0, tanh 1) = (0, {pooled[1]:.4f})" in text
+    )
+
+
 def test_part_6_cross_attention_by_hand_is_what_torch_computes(run_examples):
     names, text = run_examples("06_decoder"), prose("06_decoder")
     assert names["self_mask"][1, 0].sum().item() == 18 and "1 + 2 + 3 + 4 + 4 + 4 = 18" in text
@@ -41,6 +82,13 @@ def test_part_6_cross_attention_by_hand_is_what_torch_computes(run_examples):
     assert torch.allclose(output, torch.tensor([[1.0, 2, 0, 0], [1.5, 1, 0, 0]], dtype=torch.float64))
     assert "1/2 each" in text and "the weights 3/4 and 1/4" in text
     assert "= [1, 2, 0, 0]" in text and "its output is [1.5, 1, 0, 0]" in text
+    first = names["x"][0, 0] + output[0]  # (D,)
+    assert first.tolist() == [1, 2, 0, 0] and f"whose mean is {first.mean():.2f}" in text
+    variance = first.var(unbiased=False)
+    assert f"2.75 / 4 = {variance:.4f}" in text and f"square root, {variance.sqrt():.3f}" in text
+    assert torch.allclose(names["normed"][0, 0], layer_norm(first))
+    assert f"LN = {written(layer_norm(first))}" in text
+    assert torch.softmax(names["self_scores"], dim=-1)[0, 0].tolist() == [1, 0] and "(weights [1, 0])" in text
 
 
 def test_part_7_greedy_decoding_by_hand_is_what_the_reference_decodes(run_examples):

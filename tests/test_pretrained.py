@@ -56,7 +56,7 @@ def notebook_sentences():
     """The SENTENCES that part 5's cells encode and rank, read from the part itself."""
     for block in re.findall(r"```python\n(.*?)```", PART.read_text(), re.S):
         for node in ast.parse(block).body:
-            if isinstance(node, ast.Assign) and [t.id for t in node.targets] == ["SENTENCES"]:
+            if isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["SENTENCES"]:
                 return ast.literal_eval(node.value)
     raise AssertionError("part 5 defines no SENTENCES")
 

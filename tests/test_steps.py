@@ -13,6 +13,7 @@ import pytest
 import torch
 from course_helpers import completed
 from helpers import scores
+from torch.nn import functional as F
 
 from autograder.course import notebooks, public
 from autograder.engine.build import fixtures, mistakes
@@ -114,6 +115,20 @@ WRONG = {
     "embedding_sum": lambda input_ids, tokens, positions, types, token_type_ids=None: (
         tokens[input_ids] + positions[1 : input_ids.size(1) + 1]
     ),
+    "add_and_norm": lambda x, sublayer_output, weight, bias, eps: x + _norm(sublayer_output, weight, bias, eps),
+    "self_attention_block": lambda x, mask, weight, bias, eps: _norm(x + _sdpa(x, x, x)[0], weight, bias, eps),
+    "encoder_mask": lambda attention_mask: (attention_mask == 0)[:, None, None, :],  # True at padding
+    "pool": lambda hidden_states, weight, bias: torch.tanh(F.linear(hidden_states.mean(1), weight, bias)),
+    "self_attention_mask": lambda length, attention_mask=None: (
+        torch.ones(length, length, dtype=torch.bool).tril()
+        | (attention_mask is not None and attention_mask.bool()[:, None, None, :])
+    ),
+    "masked_self_attention_block": lambda x, self_mask, weight, bias, eps: _norm(
+        _sdpa(x, x, x, self_mask)[0], weight, bias, eps
+    ),  # no residual
+    "cross_attention_block": lambda x, memory, cross_mask, weight, bias, eps: _norm(
+        x + _sdpa(x, x, x)[0], weight, bias, eps
+    ),  # keys and values from the target itself
     "next_tokens": lambda logits: logits[:, 0].argmax(dim=-1),  # the first position's
     "finish_rows": lambda next_token, finished, eos_token_id, pad_token_id: _finished_first(
         next_token, finished | (next_token == eos_token_id), pad_token_id
@@ -123,6 +138,10 @@ WRONG = {
         finished | (logits[:, -1].argmax(-1) == eos_token_id),
     ),
 }
+
+
+def _norm(x, weight, bias, eps):
+    return F.layer_norm(x, x.shape[-1:], weight, bias, eps)
 
 
 def _finished_first(next_token, finished, pad_token_id):
@@ -237,6 +256,57 @@ def test_classes_graded_on_the_students_own_steps_are_graded_fairly(tmp_path, sa
         assert results["seq2seq"].diagnosis == PREFIX + mistakes.BY_ID["seq2seq/finished-rows-not-padded"].says, (
             feedback
         )
+
+
+# Parts 5 and 6 the same way: the encoder layer's two add & norms, the stacks' masks and the pooler on the steps.
+LAYERS_ON_STEPS = [
+    (
+        "        ### BEGIN SOLUTION\n        attended, _ = self.attention(",
+        "        ### BEGIN SOLUTION\n        attended, _ = self.attention(hidden_states, mask)\n"
+        "        first, second = self.attention_norm, self.output_norm\n"
+        "        x = add_and_norm(hidden_states, self.dropout(attended), first.weight, first.bias, first.eps)\n"
+        "        return add_and_norm(x, self.feed_forward(x), second.weight, second.bias, second.eps)\n"
+        "        attended, _ = self.attention(",
+    ),
+    (
+        "        ### BEGIN SOLUTION\n        mask = None if attention_mask is None",
+        "        ### BEGIN SOLUTION\n        mask, x = encoder_mask(attention_mask), self.embeddings(input_ids, token_type_ids)\n"
+        "        for layer in self.layers:\n            x = layer(x, mask)\n        return x\n"
+        "        mask = None if attention_mask is None",
+    ),
+    (
+        "        ### BEGIN SOLUTION\n        pooled = torch.tanh(",
+        "        ### BEGIN SOLUTION\n"
+        "        return self.classifier(self.dropout(pool(hidden_states, self.pooler.weight, self.pooler.bias)))\n"
+        "        pooled = torch.tanh(",
+    ),
+    (
+        "        ### BEGIN SOLUTION\n        self_mask = causal_mask(",
+        "        ### BEGIN SOLUTION\n        self_mask = self_attention_mask(input_ids.size(1), attention_mask)\n"
+        "        cross_mask = None if encoder_attention_mask is None else padding_mask(encoder_attention_mask)\n"
+        "        x = self.embeddings(input_ids)\n        for layer in self.layers:\n"
+        "            x = layer(x, encoder_hidden_states, self_mask, cross_mask)\n        return x\n"
+        "        self_mask = causal_mask(",
+    ),
+]
+BROKEN_ADD_AND_NORM = (
+    "return F.layer_norm(x + sublayer_output, x.shape[-1:], weight, bias, eps)",
+    "return x + F.layer_norm(sublayer_output, x.shape[-1:], weight, bias, eps)",
+)
+
+
+@pytest.mark.parametrize("broken", [False, True], ids=["steps-right", "add-and-norm-broken"])
+def test_layers_graded_on_the_students_own_steps_are_graded_fairly(tmp_path, sandbox, broken):
+    """Parts 5 and 6 on their own steps get full marks; a broken add & norm costs the encoder alone: the heads are
+    graded with the reference's encoder, and the decoder's steps are its own."""
+    edits = LAYERS_ON_STEPS + ([BROKEN_ADD_AND_NORM] if broken else [])
+    folder = completed(notebooks.RELEASE, notebooks.SOURCE, tmp_path / "student", edits)
+    components = ["encoder", "heads", "decoder"]
+    results, _ = scores(folder, components=components, sandbox=sandbox)
+    for component in components[1:]:
+        assert results[component].score == results[component].points, results[component].feedback()
+    encoder = results["encoder"]
+    assert (encoder.score < encoder.points) if broken else (encoder.score == encoder.points), encoder.feedback()
 
 
 def test_the_worked_examples_numbers_in_the_prose_are_what_torch_computes():

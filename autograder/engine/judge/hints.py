@@ -185,6 +185,23 @@ STEPS: dict[str, str] = {
     "(table[:, 1::2]); for an odd d_model there is one odd column fewer: drop the cos of the last angle.",
     "embedding_sum": "token_table[input_ids] + position_table[:T] (positions 0 .. T-1) + type_table[token_type_ids], "
     "with every token type 0 when token_type_ids is None.",
+    "add_and_norm": "post-LN: add first, then normalise the sum, LN(x + sublayer_output) with the given weight, bias "
+    "and eps (F.layer_norm(x + sublayer_output, (D,), weight, bias, eps)); not x + LN(sublayer_output).",
+    "self_attention_block": "query, key and value are all x on a head axis of size 1 (x.unsqueeze(1)), the mask "
+    "passed to scaled_dot_product_attention; then add_and_norm(x, context.squeeze(1), weight, bias, eps): the "
+    "residual is x, added before the norm.",
+    "encoder_mask": "padding_mask(attention_mask): bool (B, 1, 1, T), True at the REAL tokens, where attending is "
+    "allowed (not at the padding, as nn.MultiheadAttention's key_padding_mask has it); None when attention_mask is "
+    "None.",
+    "pool": "position 0 only (hidden_states[:, 0], not a mean over positions nor the last one), then "
+    "F.linear(..., weight, bias) and torch.tanh.",
+    "self_attention_mask": "causal_mask(length) when attention_mask is None; else causal_mask(length) & "
+    "padding_mask(attention_mask), (B, 1, T, T): and (&), not or (|), so that a key must be both earlier and real.",
+    "masked_self_attention_block": "x.unsqueeze(1) as query, key and value, self_mask passed to "
+    "scaled_dot_product_attention, then F.layer_norm(x + context.squeeze(1), (D,), weight, bias, eps): the residual "
+    "before the norm.",
+    "cross_attention_block": "the queries come from x, the keys AND the values from memory (memory.unsqueeze(1)), "
+    "with cross_mask; the context (B, T, D) is added to x, then F.layer_norm(x + context, (D,), weight, bias, eps).",
     "next_tokens": "logits[:, -1].argmax(dim=-1): the LAST position (the one that scores the token to come), and the "
     "arg-max over the vocabulary, the last dimension; a LongTensor (B,).",
     "finish_rows": "pad with the rows finished BEFORE this step, next_token.masked_fill(finished, pad_token_id); then "

@@ -7,7 +7,7 @@ defines the step, whose tripwire watches the student's step as it watches the co
 
 import torch
 
-from autograder.engine.build.builder import In, randn, random_mask
+from autograder.engine.build.builder import In, attention_mask, randn, random_mask
 
 # step: the component whose reference file defines it.
 STEPS = {
@@ -24,6 +24,13 @@ STEPS = {
     "sinusoid_angles": "embeddings",
     "interleave_sin_cos": "embeddings",
     "embedding_sum": "embeddings",
+    "add_and_norm": "encoder",
+    "self_attention_block": "encoder",
+    "encoder_mask": "encoder",
+    "pool": "heads",
+    "self_attention_mask": "decoder",
+    "masked_self_attention_block": "decoder",
+    "cross_attention_block": "decoder",
     "next_tokens": "seq2seq",
     "finish_rows": "seq2seq",
     "decode_step": "seq2seq",
@@ -31,7 +38,7 @@ STEPS = {
 
 
 def build(b):
-    for cases in (_attention, _multihead, _layernorm, _feedforward, _embeddings, _seq2seq):
+    for cases in (_attention, _multihead, _layernorm, _feedforward, _embeddings, _encoder, _heads, _decoder, _seq2seq):
         cases(b)
 
 
@@ -161,6 +168,85 @@ def _embeddings(b):
         _add(b, "embedding_sum", case_id, about, inputs, args)
 
 
+def _norm(g, D):
+    """A layer norm's weight and bias, (D,) each, away from the identity so that leaving them out shows."""
+    return {"weight": randn(g, D, scale=0.5, shift=1.0), "bias": randn(g, D, scale=0.5)}
+
+
+NORM_ARGS = [In("weight"), In("bias")]
+
+
+def _encoder(b):
+    for case_id, about, shape, eps in (
+        ("3d-eps-0.5", "x and sublayer_output (2, 3, 4), eps 0.5", (2, 3, 4), 0.5),
+        ("eps-1e-12", "x and sublayer_output (1, 2, 6), eps 1e-12", (1, 2, 6), 1e-12),
+    ):
+        g = _generator(b, "add_and_norm", case_id)
+        inputs = {
+            "x": randn(g, *shape, shift=1.0),
+            "sublayer_output": randn(g, *shape, scale=2.0),
+            **_norm(g, shape[-1]),
+        }
+        _add(b, "add_and_norm", case_id, about, inputs, [In("x"), In("sublayer_output"), *NORM_ARGS, eps])
+    for case_id, about, B, T, D, kind in (
+        ("padding", "x (2, 5, 4), a (B, 1, 1, T) padding mask, eps 0.1", 2, 5, 4, "padding"),
+        ("no-mask", "x (1, 3, 6), mask None, eps 0.1", 1, 3, 6, None),
+    ):
+        g = _generator(b, "self_attention_block", case_id)
+        inputs = {"x": randn(g, B, T, D), **_norm(g, D)}
+        mask = None
+        if kind:
+            inputs["mask"] = random_mask(g, kind, B, T, T)
+            mask = In("mask")
+        _add(b, "self_attention_block", case_id, about, inputs, [In("x"), mask, *NORM_ARGS, 0.1])
+    for case_id, about, lengths, total, left in (
+        ("right-padding", "attention_mask (2, 5), lengths 5 and 3, padding on the right", (5, 3), 5, False),
+        ("left-padding", "attention_mask (3, 4), lengths 2, 4 and 1, padding on the left", (2, 4, 1), 4, True),
+    ):
+        inputs = {"attention_mask": attention_mask(list(lengths), total, left=left)}
+        _add(b, "encoder_mask", case_id, about, inputs, [In("attention_mask")], dtypes=(None,))
+
+
+def _heads(b):
+    for case_id, about, B, T, D in (
+        ("B2-T3", "hidden_states (2, 3, 4), weight (4, 4), bias (4,)", 2, 3, 4),
+        ("B3-T5", "hidden_states (3, 5, 6), weight (6, 6), bias (6,)", 3, 5, 6),
+    ):
+        g = _generator(b, "pool", case_id)
+        inputs = {"hidden_states": randn(g, B, T, D), "weight": randn(g, D, D, scale=0.7), "bias": randn(g, D)}
+        _add(b, "pool", case_id, about, inputs, [In("hidden_states"), In("weight"), In("bias")])
+
+
+def _decoder(b):
+    for case_id, about, lengths in (
+        ("padded", "T=4, attention_mask (2, 4), lengths 4 and 2", (4, 2)),
+        ("no-padding", "T=5, attention_mask None", None),
+    ):
+        if lengths is None:
+            _add(b, "self_attention_mask", case_id, about, {}, [5], dtypes=(None,))
+            continue
+        inputs = {"attention_mask": attention_mask(list(lengths), 4)}
+        _add(b, "self_attention_mask", case_id, about, inputs, [4, In("attention_mask")], dtypes=(None,))
+    causal_padded = torch.ones(4, 4, dtype=torch.bool).tril() & attention_mask([4, 3], 4).bool()[:, None, None, :]
+    for case_id, about, D, mask in (
+        ("causal", "x (2, 4, 4), the causal (T, T) mask, eps 0.1", 4, torch.ones(4, 4, dtype=torch.bool).tril()),
+        ("causal-padding", "x (2, 4, 6), causal and padding (B, 1, T, T), eps 0.1", 6, causal_padded),
+    ):
+        g = _generator(b, "masked_self_attention_block", case_id)
+        inputs = {"x": randn(g, 2, 4, D), "self_mask": mask, **_norm(g, D)}
+        _add(b, "masked_self_attention_block", case_id, about, inputs, [In("x"), In("self_mask"), *NORM_ARGS, 0.1])
+    for case_id, about, B, T, S, D, kind in (
+        ("padding", "x (2, 3, 4), memory (2, 5, 4), a (B, 1, 1, S) padding mask, eps 0.1", 2, 3, 5, 4, "padding"),
+        ("no-mask", "x (1, 2, 6), memory (1, 4, 6), cross_mask None, eps 0.1", 1, 2, 4, 6, None),
+    ):
+        g = _generator(b, "cross_attention_block", case_id)
+        inputs = {"x": randn(g, B, T, D), "memory": randn(g, B, S, D), **_norm(g, D)}
+        mask = None
+        if kind:
+            inputs["cross_mask"] = random_mask(g, kind, B, T, S)
+            mask = In("cross_mask")
+        args = [In("x"), In("memory"), mask, *NORM_ARGS, 0.1]
+        _add(b, "cross_attention_block", case_id, about, inputs, args)
 def _seq2seq(b):
     """Greedy decoding's steps, on logits that the cases make up: each step reads the model's logits, not the model
     (a step's check holds no Seq2SeqTransformer to call)."""
