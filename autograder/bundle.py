@@ -48,6 +48,7 @@ STUDENT_MODULES = (
             "policy/libraries",
             "policy/values",
             "protocol",
+            "reasons",
             "spec",
         )
     ),

@@ -8,6 +8,7 @@ import time
 
 import pytest
 from helpers import full_marks_except, line_of, scores, submission
+from hint_evidence import reasons_said
 
 from autograder.engine.contract import spec
 from autograder.engine.judge import watchdog
@@ -54,6 +55,7 @@ def test_infinite_loop_times_out_one_component(tmp_path):
     )
     assert results["layernorm"].score == 0
     assert "time limit of 3 s" in results["layernorm"].feedback()
+    assert "zero.time" in reasons_said(results["layernorm"].feedback())
     assert full_marks_except(results, "layernorm") == []
 
 
@@ -126,6 +128,7 @@ def test_a_sleeping_component_is_stopped_by_the_wall_clock(tmp_path):
         "was stopped while running causal_mask: it slept or waited for 14 s, using 0.0 s of its 1 s of CPU time"
         in results["masking"].feedback()
     )
+    assert "zero.slept" in reasons_said(results["masking"].feedback())
 
 
 def test_shape_error_is_reported_with_the_line(tmp_path, sandbox):
@@ -193,6 +196,7 @@ def test_crash_in_forward_scores_zero_with_a_message(tmp_path, sandbox):
     )
     assert results["embeddings"].score == 0
     assert "the process running your code stopped" in results["embeddings"].feedback()
+    assert "zero.crashed" in reasons_said(results["embeddings"].feedback())
     assert full_marks_except(results, "embeddings") == []
 
 
@@ -230,6 +234,8 @@ def test_delegating_to_a_library_scores_zero(tmp_path, sandbox, component, old, 
     results, _ = graded(tmp_path, [(component, old, new)], sandbox=sandbox)
     assert results[component].score == 0
     assert call in results[component].feedback() and "scores 0" in results[component].feedback()
+    said = "delegation.any.transformers" if "transformers" in call else f"delegation.{component}.kernel"
+    assert said in reasons_said(results[component].feedback())
     assert not results[component].flags and "HELD" not in results[component].feedback()  # delegation is not tampering
     assert full_marks_except(results, component) == []
 
@@ -270,6 +276,7 @@ def test_delegation_is_seen_however_it_is_spelled_and_named_with_its_line(tmp_pa
     results, _ = graded(tmp_path, edits, components=[component], sandbox=sandbox)
     feedback = results[component].feedback()
     assert results[component].score == 0 and call in feedback and f"named at {component}.py, line" in feedback
+    assert {f"delegation.{component}.kernel", "delegation.any.named at"} <= reasons_said(feedback)
     assert not results[component].flags and "HELD" not in feedback
 
 
@@ -301,6 +308,7 @@ def test_a_kernel_in_a_branch_that_never_runs_keeps_the_score_with_a_warning(tmp
         multihead.feedback()
     )
     assert "never ran while this part was graded" in report.table()
+    assert "delegation.any.never ran" in reasons_said(multihead.feedback())
 
 
 def test_code_the_check_cannot_read_never_runs(tmp_path, sandbox):
@@ -413,6 +421,7 @@ def test_unreadable_submission_scores_zero_with_a_note(tmp_path, sandbox, name, 
     results, report = scores(path, components=["masking"], sandbox=sandbox)
     assert report.score == 0
     assert any(note in n for n in report.notes) or note in results["masking"].feedback()
+    assert "zero.unreadable" in reasons_said(results["masking"].feedback())
 
 
 def test_empty_folder_scores_zero(tmp_path, sandbox):
