@@ -217,6 +217,9 @@ REASON_TESTS = {
     "delegation.any.spread": "test_hostile::test_a_kernel_named_and_run_where_the_tripwire_does_not_watch_scores_zero",
     "delegation.any.never ran": "test_broken::test_a_kernel_in_a_branch_that_never_runs_keeps_the_score_with_a_warning",
     "zero.unreadable": "test_broken::test_unreadable_submission_scores_zero_with_a_note",
+    "zero.used up": "test_broken::test_a_submission_that_used_up_its_time_scores_zero_in_the_parts_left",
+    "zero.threads": "test_hostile::test_threads_and_processes_beyond_their_bound_end_the_component",
+    "zero.processes": "test_hostile::test_threads_and_processes_beyond_their_bound_end_the_component",
 }
 # name: why no test makes a submission say it; each is still held to the code that says it (test_sentences.py).
 UNPROVOKED = {
@@ -224,7 +227,4 @@ UNPROVOKED = {
     "zero.refused reply": "a reply the protocol refuses: the child's server frames every reply, so only a forged "
     "child could send one",
     "zero.not an answer": "a reply that is not an answer: likewise",
-    "zero.processes": "the watchdog's bound on processes: no test yet",
-    "zero.threads": "the watchdog's bound on threads and processes at once: no test yet",
-    "zero.used up": "a submission's whole time used up: no test yet",
 }

@@ -7,11 +7,12 @@ import sys
 import time
 
 import pytest
-from helpers import full_marks_except, line_of, scores, submission
+from helpers import TIME_LIMIT, full_marks_except, line_of, scores, submission
 from hint_evidence import reasons_said
 
 from autograder.engine.contract import spec
 from autograder.engine.judge import watchdog
+from autograder.engine.judge.grade import grade
 from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.limits import Limits
 from autograder.engine.judge.sandbox import Sandbox
@@ -57,6 +58,18 @@ def test_infinite_loop_times_out_one_component(tmp_path):
     assert "time limit of 3 s" in results["layernorm"].feedback()
     assert "zero.time" in reasons_said(results["layernorm"].feedback())
     assert full_marks_except(results, "layernorm") == []
+
+
+def test_a_submission_that_used_up_its_time_scores_zero_in_the_parts_left(tmp_path):
+    """The first part runs, whatever it takes; the next is never started once the submission's time is spent."""
+    report = grade(
+        submission(tmp_path / "submission"),
+        limits=Limits(time=TIME_LIMIT, total=0.01),
+        components=["masking", "attention"],
+    )
+    masking, attention = (next(c for c in report.components if c.id == i) for i in ("masking", "attention"))
+    assert masking.score == masking.points and attention.score == 0, report.table()
+    assert reasons_said(attention.feedback()) == {"zero.used up"}, attention.feedback()
 
 
 def test_a_busy_machine_costs_an_honest_submission_nothing(tmp_path):

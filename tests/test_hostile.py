@@ -693,6 +693,50 @@ def test_memory_of_all_a_components_processes_is_bounded(tmp_path):
         box.close()
 
 
+THREADS = """
+    import threading, time
+    for _ in range(12):
+        threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+    time.sleep(20)
+    return True
+"""
+FORKS = """
+    import os, time
+    for _ in range(12):
+        if os.fork() == 0:
+            time.sleep(30)
+            os._exit(0)
+    time.sleep(20)
+    return True
+"""
+
+
+@pytest.mark.parametrize(
+    "reason, limits, body",
+    [
+        ("zero.threads", Limits(time=TIME_LIMIT, tasks=8), THREADS),
+        pytest.param(
+            "zero.processes",
+            Limits(time=TIME_LIMIT, processes=4),
+            FORKS,
+            # RLIMIT_NPROC binds an unprivileged user's forks before the watchdog counts them (limits.py).
+            marks=pytest.mark.skipif(os.geteuid() != 0, reason="the watchdog counts processes where root grades"),
+        ),
+    ],
+    ids=["threads", "processes"],
+)
+def test_threads_and_processes_beyond_their_bound_end_the_component(tmp_path, reason, limits, body):
+    box = Sandbox(limits=limits)
+    try:
+        (result,) = grade(
+            probe(tmp_path / "s", body), components=["masking"], sandbox=box, accept_flagged=True
+        ).components
+        assert result.score == 0 and reasons_said(result.feedback()) == {reason}, result.feedback()
+        assert box.students() == []
+    finally:
+        box.close()
+
+
 def test_memory_processes_share_counts_once_and_is_bounded(tmp_path):
     """Issue 34: pairs of processes sharing MAP_SHARED memory held 1.4 GiB under a 0.5 GiB limit, since the watchdog
     counted each process's private pages alone. Three pairs share 160 MiB each here, under a limit of 256 MiB."""

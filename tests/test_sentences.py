@@ -59,16 +59,18 @@ def test_every_reason_is_held_to_a_test_or_says_why_none_provokes_it():
     assert set(REASON_TESTS) | set(UNPROVOKED) == set(REASONS) and not set(REASON_TESTS) & set(UNPROVOKED)
     for name, test in REASON_TESTS.items():
         module, function = test.split("::")
-        source = ast.get_source_segment(*_function(module, function))
+        source = _source(module, function)
         # A parametrized test names a component's own reason with the component as a field.
         component = name.split(".")[1]
         assert f'"{name}"' in source or name.replace(component, "{component}") in source, f"{test} holds no {name}"
 
 
-def _function(module, function):
-    text = (TESTS / f"{module}.py").read_text()
-    (node,) = [n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef) and n.name == function]
-    return text, node
+def _source(module, function):
+    """The test function's text, its decorators (the parameters it runs with) included."""
+    lines = (TESTS / f"{module}.py").read_text().splitlines()
+    (node,) = [n for n in ast.parse("\n".join(lines)).body if isinstance(n, ast.FunctionDef) and n.name == function]
+    first = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
+    return "\n".join(lines[first - 1 : node.end_lineno])
 
 
 def test_each_reason_is_told_by_its_own_pattern():
