@@ -21,7 +21,7 @@ from autograder.engine.judge.hints import PREFIX as HINT
 
 
 def every_hint():
-    """{"component.topic": text} of each hint in the table the suites read (engine/judge/hints.py)."""
+    """{"component.topic": text} of each hint in the table the suites read (engine/judge/hints/failures.py)."""
     return {f"{component}.{topic}": text for component, topics in TABLE.items() for topic, text in topics.items()}
 
 
