@@ -48,6 +48,7 @@ STUDENT_MODULES = (
             "policy/libraries",
             "policy/values",
             "protocol",
+            "reasons",
             "spec",
         )
     ),
@@ -68,7 +69,18 @@ STUDENT_MODULES = (
     ),
     *(
         f"engine/judge/{name}.py"
-        for name in ("__init__", "checks", "diagnosis", "hf", "hints", "limits", "results", "run", "tolerances")
+        for name in (
+            "__init__",
+            "checks",
+            "diagnosis",
+            "hf",
+            "hints/__init__",
+            "hints/failures",
+            "limits",
+            "results",
+            "run",
+            "tolerances",
+        )
     ),
     "engine/judge/fixtures/__init__.py",
     *(

@@ -1,18 +1,27 @@
-"""Every hint the hidden suites can show, with the graded mistakes that must and must not show it.
+"""Every sentence a student reads about their code (engine/judge/hints/), with what holds it to the truth.
 
 A hint is one line of feedback, "Hint: ...", under a failing output. Each is listed here by name with two
 graded submissions: one whose numbers support it (it must appear) and one, failing in the same component,
 whose numbers do not (it must not). Most of those submissions are the mutation tests' own: test_mutations.py
 grades each and calls check_hints with its feedback, so this costs no grading of its own; test_hints.py
 grades EXTRA and checks the rest.
+
+A likely mistake's sentence is its catalog entry's, and test_mutations.py grades every entry and checks that it is
+named with it. A reason to score 0 is named here with the test that makes a submission score 0 for it and holds
+its feedback to it (reasons_said), or in UNPROVOKED with why no test does; test_sentences.py checks that every
+sentence of the tables is held one of these ways, and said by the kit.
 """
 
+import re
+import string
+
+from autograder.engine.judge.hints import DELEGATION, ZERO
 from autograder.engine.judge.hints import HINTS as TABLE
 from autograder.engine.judge.hints import PREFIX as HINT
 
 
 def every_hint():
-    """{"component.topic": text} of each hint in the table the suites read (engine/judge/hints.py)."""
+    """{"component.topic": text} of each hint in the table the suites read (engine/judge/hints/failures.py)."""
     return {f"{component}.{topic}": text for component, topics in TABLE.items() for topic, text in topics.items()}
 
 
@@ -160,3 +169,62 @@ def check_hints(case_id, feedback):
             assert name in said, f"{name} should be said for {case_id}:\n{feedback}"
         if case_id == wrong:
             assert name not in said, f"{name} should not be said for {case_id}:\n{feedback}"
+
+
+def every_reason():
+    """{"zero.KEY" or "delegation.COMPONENT.TOPIC": format} of each reason in the table (engine/contract/reasons.py)."""
+    reasons = {f"zero.{key}": text for key, text in ZERO.items()}
+    reasons |= {f"delegation.{c}.{topic}": text for c, topics in DELEGATION.items() for topic, text in topics.items()}
+    return reasons
+
+
+REASONS = every_reason()
+
+
+def _pattern(text):
+    """A regular expression matching the reason's format with any values in its fields."""
+    return re.compile(
+        "".join(
+            re.escape(literal) + (".+?" if field is not None else "")
+            for literal, field, _, _ in string.Formatter().parse(text)
+        )
+    )
+
+
+PATTERNS = {name: _pattern(text) for name, text in REASONS.items()}
+
+
+def reasons_said(feedback):
+    """The names of the reasons the text says."""
+    return {name for name, pattern in PATTERNS.items() if pattern.search(feedback or "")}
+
+
+# name: "module::test" that makes a submission say it, and asserts that it does (reasons_said).
+REASON_TESTS = {
+    "zero.time": "test_broken::test_infinite_loop_times_out_one_component",
+    "zero.slept": "test_broken::test_a_sleeping_component_is_stopped_by_the_wall_clock",
+    "zero.crashed": "test_broken::test_crash_in_forward_scores_zero_with_a_message",
+    "zero.memory": "test_hostile::test_memory_of_all_a_components_processes_is_bounded",
+    "zero.held": "test_hostile::test_held_code_scores_zero_until_an_instructor_accepts_it",
+    "zero.tensor subclass": "test_hostile::test_a_tensor_subclass_made_at_run_time_is_refused",
+    "zero.callback": "test_hostile::test_a_callback_torch_runs_inside_its_own_call_is_refused",
+    "zero.foreign argument": "test_hostile::test_an_object_whose_methods_torch_would_run_is_refused",
+    "delegation.any.transformers": "test_broken::test_delegating_to_a_library_scores_zero",
+    "delegation.attention.kernel": "test_broken::test_delegating_to_a_library_scores_zero",
+    "delegation.layernorm.kernel": "test_broken::test_delegating_to_a_library_scores_zero",
+    "delegation.multihead.kernel": "test_broken::test_delegating_to_a_library_scores_zero",
+    "delegation.any.named at": "test_broken::test_delegation_is_seen_however_it_is_spelled_and_named_with_its_line",
+    "delegation.any.spread": "test_hostile::test_a_kernel_named_and_run_where_the_tripwire_does_not_watch_scores_zero",
+    "delegation.any.never ran": "test_broken::test_a_kernel_in_a_branch_that_never_runs_keeps_the_score_with_a_warning",
+    "zero.unreadable": "test_broken::test_unreadable_submission_scores_zero_with_a_note",
+    "zero.used up": "test_broken::test_a_submission_that_used_up_its_time_scores_zero_in_the_parts_left",
+    "zero.threads": "test_hostile::test_threads_and_processes_beyond_their_bound_end_the_component",
+    "zero.processes": "test_hostile::test_threads_and_processes_beyond_their_bound_end_the_component",
+}
+# name: why no test makes a submission say it; each is still held to the code that says it (test_sentences.py).
+UNPROVOKED = {
+    "zero.stopped before": "a child dead between two requests: the crash test's child dies during one",
+    "zero.refused reply": "a reply the protocol refuses: the child's server frames every reply, so only a forged "
+    "child could send one",
+    "zero.not an answer": "a reply that is not an answer: likewise",
+}

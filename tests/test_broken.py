@@ -7,10 +7,12 @@ import sys
 import time
 
 import pytest
-from helpers import full_marks_except, line_of, scores, submission
+from helpers import TIME_LIMIT, full_marks_except, line_of, scores, submission
+from hint_evidence import reasons_said
 
 from autograder.engine.contract import spec
 from autograder.engine.judge import watchdog
+from autograder.engine.judge.grade import grade
 from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.limits import Limits
 from autograder.engine.judge.sandbox import Sandbox
@@ -54,7 +56,20 @@ def test_infinite_loop_times_out_one_component(tmp_path):
     )
     assert results["layernorm"].score == 0
     assert "time limit of 3 s" in results["layernorm"].feedback()
+    assert "zero.time" in reasons_said(results["layernorm"].feedback())
     assert full_marks_except(results, "layernorm") == []
+
+
+def test_a_submission_that_used_up_its_time_scores_zero_in_the_parts_left(tmp_path):
+    """The first part runs, whatever it takes; the next is never started once the submission's time is spent."""
+    report = grade(
+        submission(tmp_path / "submission"),
+        limits=Limits(time=TIME_LIMIT, total=0.01),
+        components=["masking", "attention"],
+    )
+    masking, attention = (next(c for c in report.components if c.id == i) for i in ("masking", "attention"))
+    assert masking.score == masking.points and attention.score == 0, report.table()
+    assert reasons_said(attention.feedback()) == {"zero.used up"}, attention.feedback()
 
 
 def test_a_busy_machine_costs_an_honest_submission_nothing(tmp_path):
@@ -126,6 +141,7 @@ def test_a_sleeping_component_is_stopped_by_the_wall_clock(tmp_path):
         "was stopped while running causal_mask: it slept or waited for 14 s, using 0.0 s of its 1 s of CPU time"
         in results["masking"].feedback()
     )
+    assert "zero.slept" in reasons_said(results["masking"].feedback())
 
 
 def test_shape_error_is_reported_with_the_line(tmp_path, sandbox):
@@ -193,6 +209,7 @@ def test_crash_in_forward_scores_zero_with_a_message(tmp_path, sandbox):
     )
     assert results["embeddings"].score == 0
     assert "the process running your code stopped" in results["embeddings"].feedback()
+    assert "zero.crashed" in reasons_said(results["embeddings"].feedback())
     assert full_marks_except(results, "embeddings") == []
 
 
@@ -230,6 +247,8 @@ def test_delegating_to_a_library_scores_zero(tmp_path, sandbox, component, old, 
     results, _ = graded(tmp_path, [(component, old, new)], sandbox=sandbox)
     assert results[component].score == 0
     assert call in results[component].feedback() and "scores 0" in results[component].feedback()
+    said = "delegation.any.transformers" if "transformers" in call else f"delegation.{component}.kernel"
+    assert said in reasons_said(results[component].feedback())
     assert not results[component].flags and "HELD" not in results[component].feedback()  # delegation is not tampering
     assert full_marks_except(results, component) == []
 
@@ -270,6 +289,7 @@ def test_delegation_is_seen_however_it_is_spelled_and_named_with_its_line(tmp_pa
     results, _ = graded(tmp_path, edits, components=[component], sandbox=sandbox)
     feedback = results[component].feedback()
     assert results[component].score == 0 and call in feedback and f"named at {component}.py, line" in feedback
+    assert {f"delegation.{component}.kernel", "delegation.any.named at"} <= reasons_said(feedback)
     assert not results[component].flags and "HELD" not in feedback
 
 
@@ -301,6 +321,7 @@ def test_a_kernel_in_a_branch_that_never_runs_keeps_the_score_with_a_warning(tmp
         multihead.feedback()
     )
     assert "never ran while this part was graded" in report.table()
+    assert "delegation.any.never ran" in reasons_said(multihead.feedback())
 
 
 def test_code_the_check_cannot_read_never_runs(tmp_path, sandbox):
@@ -413,6 +434,7 @@ def test_unreadable_submission_scores_zero_with_a_note(tmp_path, sandbox, name, 
     results, report = scores(path, components=["masking"], sandbox=sandbox)
     assert report.score == 0
     assert any(note in n for n in report.notes) or note in results["masking"].feedback()
+    assert "zero.unreadable" in reasons_said(results["masking"].feedback())
 
 
 def test_empty_folder_scores_zero(tmp_path, sandbox):

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from helpers import TIME_LIMIT, submission
+from hint_evidence import reasons_said
 
 from autograder.engine.contract import spec
 from autograder.engine.judge import jail
@@ -410,6 +411,7 @@ def test_held_code_scores_zero_until_an_instructor_accepts_it(name, tmp_path, sa
     assert result.flags and result.score == 0, f"{name} was not held"
     assert "HELD" in report.table() and any(f.startswith(component) for f in report.flags)
     assert "HELD for review (it never ran" in json.dumps(gradescope(report))
+    assert reasons_said(result.fatal) == {"zero.held"}
     accepted = grade(path, components=[component], sandbox=sandbox, accept_flagged=True).components[0]
     assert accepted.flags and accepted.score == accepted.points and "accepted by the instructor" in accepted.feedback()
 
@@ -455,6 +457,7 @@ def test_a_callback_torch_runs_inside_its_own_call_is_refused(tmp_path, sandbox)
     (result,) = grade(path, components=["layernorm"], sandbox=sandbox, accept_flagged=True).components
     assert result.flags and result.score == 0
     assert "runs Python code inside a torch call" in result.feedback()
+    assert "zero.callback" in reasons_said(result.feedback())
 
 
 INDEX_CALLBACK = """
@@ -485,6 +488,7 @@ def test_an_object_whose_methods_torch_would_run_is_refused(tmp_path, sandbox):
     )
     (result,) = grade(path, components=["layernorm"], sandbox=sandbox, accept_flagged=True).components
     assert result.score == 0 and "passes a _Box to torch's" in result.feedback()
+    assert "zero.foreign argument" in reasons_said(result.feedback())
 
 
 DYNAMIC_SUBCLASS = """
@@ -517,6 +521,7 @@ def test_a_tensor_subclass_made_at_run_time_is_refused(tmp_path, sandbox):
     # The class's namespace names __torch_function__ in a string, which the check holds; accepted, it runs.
     (result,) = grade(path, components=["layernorm"], sandbox=sandbox, accept_flagged=True).components
     assert result.score == 0 and "subclass of torch.Tensor" in result.feedback()
+    assert "zero.tensor subclass" in reasons_said(result.feedback())
 
 
 KERNEL_ON_A_THREAD = """
@@ -549,6 +554,7 @@ def test_a_kernel_named_and_run_where_the_tripwire_does_not_watch_scores_zero(tm
     )
     (result,) = grade(path, components=["layernorm"], sandbox=sandbox, accept_flagged=True).components
     assert result.score == 0 and "other threads or processes" in result.feedback()
+    assert "delegation.any.spread" in reasons_said(result.feedback())
     assert "never ran" not in result.feedback()
 
 
@@ -681,6 +687,51 @@ def test_memory_of_all_a_components_processes_is_bounded(tmp_path):
         ).components
         assert not any(t.passed for t in result.tests if "causal" in t.name)
         assert "GiB together" in result.feedback()
+        assert "zero.memory" in reasons_said(result.feedback())
+        assert box.students() == []
+    finally:
+        box.close()
+
+
+THREADS = """
+    import threading, time
+    for _ in range(12):
+        threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+    time.sleep(20)
+    return True
+"""
+FORKS = """
+    import os, time
+    for _ in range(12):
+        if os.fork() == 0:
+            time.sleep(30)
+            os._exit(0)
+    time.sleep(20)
+    return True
+"""
+
+
+@pytest.mark.parametrize(
+    "reason, limits, body",
+    [
+        ("zero.threads", Limits(time=TIME_LIMIT, tasks=8), THREADS),
+        pytest.param(
+            "zero.processes",
+            Limits(time=TIME_LIMIT, processes=4),
+            FORKS,
+            # RLIMIT_NPROC binds an unprivileged user's forks before the watchdog counts them (limits.py).
+            marks=pytest.mark.skipif(os.geteuid() != 0, reason="the watchdog counts processes where root grades"),
+        ),
+    ],
+    ids=["threads", "processes"],
+)
+def test_threads_and_processes_beyond_their_bound_end_the_component(tmp_path, reason, limits, body):
+    box = Sandbox(limits=limits)
+    try:
+        (result,) = grade(
+            probe(tmp_path / "s", body), components=["masking"], sandbox=box, accept_flagged=True
+        ).components
+        assert result.score == 0 and reasons_said(result.feedback()) == {reason}, result.feedback()
         assert box.students() == []
     finally:
         box.close()

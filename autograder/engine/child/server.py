@@ -21,16 +21,11 @@ from autograder.engine.child import allowed, binding, runtime, scrutiny, trainin
 from autograder.engine.child.tripwire import Forbidden, Tripwire, Unwatched
 from autograder.engine.contract import loader, messages, protocol, spec
 from autograder.engine.contract.errors import SubmissionError
+from autograder.engine.contract.reasons import DELEGATION
 
 FLOAT_DTYPES = {"float32": torch.float32, "float64": torch.float64}
 # Module names the student may not import here: the kit itself holds reference code.
 BLOCKED_IMPORTS = ("autograder", "solutions")
-
-
-TRANSFORMERS_MESSAGE = (
-    "it runs code from a transformers module; every part must be built from torch operations "
-    "in your own code (SPEC: any transformers module anywhere scores 0)"
-)
 
 
 class ImportBlocker:
@@ -122,7 +117,7 @@ class Server:
             if isinstance(obj, torch.nn.Module):
                 for module in torch.nn.Module.modules(obj):
                     if type(module).__module__.split(".")[0] == "transformers":
-                        raise Forbidden(TRANSFORMERS_MESSAGE)
+                        raise Forbidden(DELEGATION["any"]["transformers"])
                 if self.device.type != "cpu":  # what a constructor builds is on the CPU already
                     obj.to(self.device)
             return obj
@@ -196,7 +191,7 @@ class Server:
             self.spread = self.spread or len(os.listdir("/proc/self/task")) > 1
             # Also when the call raised: a kernel that ran and failed (or whose error the code caught) was delegated to.
             if tripwire.transformers:
-                raise Forbidden(TRANSFORMERS_MESSAGE)
+                raise Forbidden(DELEGATION["any"]["transformers"])
             if tripwire.kernels:
                 raise Forbidden(self.reason.format(call=", ".join(sorted(set(tripwire.kernels)))))
             if tripwire.refused:

@@ -13,6 +13,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from autograder.engine.contract.errors import StudentFault
+from autograder.engine.contract.reasons import ZERO
 
 # The tensor types a call may involve: torch's own (a lazy module's parameters are uninitialised ones).
 PLAIN_TENSORS = (
@@ -71,21 +72,11 @@ class Tripwire(TorchFunctionMode):
         if torch.compiler.is_compiling():
             pass
         elif any(not _torchs_own(kind) for kind in types):
-            self.refuse(
-                "your code made a subclass of torch.Tensor, which hides torch calls from the grader; "
-                "compute with plain tensors"
-            )
+            self.refuse(ZERO["tensor subclass"])
         elif func in CALLBACKS:
-            self.refuse(
-                f"your code calls {_function_name(func)}, which runs Python code inside a torch call, "
-                "where the grader cannot watch what it does"
-            )
+            self.refuse(ZERO["callback"].format(function=_function_name(func)))
         elif (foreign := _foreign(args, kwargs)) is not None:
-            self.refuse(
-                f"your code passes a {foreign} to torch's {_function_name(func)}, which would run "
-                "that object's methods inside the torch call, where the grader cannot watch them; pass "
-                "tensors, numbers and lists of them"
-            )
+            self.refuse(ZERO["foreign argument"].format(foreign=foreign, function=_function_name(func)))
         # The frame walk costs; it is only needed once transformers has been imported at all.
         if "transformers" in sys.modules and _inside_transformers():
             self.transformers = True

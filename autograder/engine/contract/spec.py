@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from autograder.engine.contract.reasons import DELEGATION
+
 KIT_ROOT = Path(__file__).resolve().parents[3]
 SOLUTIONS = KIT_ROOT / "solutions"
 ASSIGNMENTS = KIT_ROOT / "assignments"
@@ -29,12 +31,16 @@ class Component:
     names: tuple[str, ...]
     points: int
     kinds: tuple[str, ...] = ()  # keys of KERNELS: what its code may not delegate its subject to
-    forbidden_reason: str = ""
 
     @property
     def kernels(self) -> tuple[str, ...]:
         """Every kind of library code this component may not delegate to: its own kinds, and transformers."""
         return (*self.kinds, TRANSFORMERS)
+
+    @property
+    def forbidden_reason(self) -> str:
+        """What its code reads when it ran a kernel of its kinds, {call} the kernels (reasons.DELEGATION)."""
+        return DELEGATION[self.id]["kernel"] if self.kinds else ""
 
     @property
     def forbidden(self) -> tuple[str, ...]:
@@ -56,7 +62,6 @@ COMPONENTS = (
         ("scaled_dot_product_attention",),
         10,
         ("attention",),
-        "it calls torch's own attention ({call}) instead of computing softmax(QKᵀ/sqrt(Dh))V itself",
     ),
     Component("masking", ("causal_mask", "padding_mask"), 5),
     Component(
@@ -64,14 +69,12 @@ COMPONENTS = (
         ("LayerNorm",),
         5,
         ("normalisation",),
-        "it calls torch's own normalisation ({call}) instead of computing mean and variance itself",
     ),
     Component(
         "multihead",
         ("MultiHeadAttention",),
         15,
         ("attention",),
-        "it calls torch's own attention ({call}) instead of splitting heads and using scaled_dot_product_attention",
     ),
     Component("feedforward", ("FeedForward",), 5),
     Component("embeddings", ("Embeddings", "sinusoidal_positional_encoding"), 10),

@@ -8,6 +8,7 @@ import time
 
 from autograder.engine.contract import loader, messages, protocol, spec
 from autograder.engine.contract.errors import Fatal, StudentError
+from autograder.engine.contract.reasons import ZERO
 from autograder.engine.judge.limits import wall_limit
 from autograder.engine.judge.replies import text, texts
 from autograder.engine.judge.watchdog import WATCH_EVERY, Watchdog
@@ -64,7 +65,7 @@ class Child(messages.Requests):
         try:
             protocol.send(self.sock, message)
         except OSError:
-            self._end(f"the process running your code had stopped before {doing}")
+            self._end(ZERO["stopped before"].format(doing=doing))
         return self._receive(doing)
 
     def setup(self, message: dict) -> None:
@@ -108,7 +109,7 @@ class Child(messages.Requests):
                 self.watchdog.account(self)
                 if self.used >= self.time_limit:
                     self.timed_out = doing
-                    self._end(f"your code ran past the time limit of {self.time_limit:g} s while {doing}")
+                    self._end(ZERO["time"].format(limit=self.time_limit, doing=doing))
                 if self.idle(self.counted - started) >= self.wall_limit:
                     raise protocol.Timeout
             # The answer has begun: the rest may take as long again, in wall-clock time (a large one on a busy machine).
@@ -117,27 +118,16 @@ class Child(messages.Requests):
             )
         except protocol.Timeout:
             self.timed_out = doing
-            self._end(
-                f"your code was stopped while {doing}: it slept or waited for {self.wall_limit:g} s, using "
-                f"{self.used:.1f} s of its {self.time_limit:g} s of CPU time"
-            )
+            self._end(ZERO["slept"].format(doing=doing, wall=self.wall_limit, used=self.used, limit=self.time_limit))
         except (protocol.Closed, OSError):
-            self._end(
-                self.killed
-                or (
-                    f"the process running your code stopped while {doing} "
-                    "(a crash, sys.exit/os._exit, or running out of memory)"
-                )
-            )
+            self._end(self.killed or ZERO["crashed"].format(doing=doing))
         except protocol.ProtocolError as error:
-            self._end(
-                f"the process running your code sent the grader something it does not accept while {doing} ({error})"
-            )
+            self._end(ZERO["refused reply"].format(doing=doing, error=error))
         finally:
             self.awaited += time.monotonic() - started
 
     def _fail(self, doing):
-        self._end(f"the process running your code sent the grader something that is not an answer while {doing}")
+        self._end(ZERO["not an answer"].format(doing=doing))
 
     def _end(self, reason):
         self.fatal = reason

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from autograder.engine.contract import loader, spec
+from autograder.engine.contract.reasons import DELEGATION
 from autograder.engine.judge import fixtures
 from autograder.engine.judge.limits import Limits
 from autograder.engine.judge.results import LOADING_NOTE, ComponentResult, Report
@@ -66,18 +67,11 @@ def _component(i: str, grading: Grading, outcome: list[TestResult], accept_flagg
     kernels = grading.kernels.get(i, [])
     component.fatal = child.fatal
     if kernels and (child.delegated or child.unwatched):
-        component.fatal += " (named at " + "; ".join(k.split(": ")[0] for k in kernels) + ")"
+        component.fatal += DELEGATION["any"]["named at"].format(where="; ".join(k.split(": ")[0] for k in kernels))
     elif kernels and child.spread:
-        component.fatal = (
-            "it names " + "; ".join(kernels) + ", which this part may not delegate to, "
-            "and ran code in other threads or processes, where the grader cannot see whether it ran"
-        )
+        component.fatal = DELEGATION["any"]["spread"].format(kernels="; ".join(kernels))
     elif kernels and not child.fatal:
-        component.notes += [
-            f"warning: {k}, which this part may not delegate to; it never ran while this part "
-            "was graded, so the score stands (it would score 0 if it ran)"
-            for k in kernels
-        ]
+        component.notes += [DELEGATION["any"]["never ran"].format(kernel=k) for k in kernels]
     if i in spec.BY_ID and not child.fatal and not all(o.passed for o in child.observations):
         component.diagnosis = fixtures.evidence_of(i).diagnose(i, child.observations)
     wanted = spec.BY_ID[i].names if i in spec.BY_ID else ()

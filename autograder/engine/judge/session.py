@@ -3,11 +3,12 @@
 from pathlib import Path
 
 from autograder.engine.contract.errors import Fatal, SubmissionError
+from autograder.engine.contract.reasons import ZERO
 from autograder.engine.judge.child import LOADING, Child
 from autograder.engine.judge.limits import Limits
 from autograder.engine.judge.sandbox import Sandbox
 
-HELD = "held for review, it never ran (see why above)"
+HELD = ZERO["held"]
 
 
 class Grading:
@@ -48,14 +49,14 @@ class Grading:
 
     def child(self, component_id: str) -> Child:
         if self.error:
-            raise Fatal(f"the submission could not be read: {self.error}")
+            raise Fatal(ZERO["unreadable"].format(error=self.error))
         if component_id not in self.children:
             if component_id in self.held and not self.accepted:
                 child = self.sandbox.failed(component_id, HELD)
             elif self.load_failure or self.remaining <= 0:
                 child = self.sandbox.failed(
                     component_id,
-                    self.load_failure or f"your code used up the {self.limits.total:g} s that one submission may run",
+                    self.load_failure or ZERO["used up"].format(total=self.limits.total),
                 )
             else:
                 child = self.sandbox.start(component_id, self.parsed, self.remaining, self.accepted)

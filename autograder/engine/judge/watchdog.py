@@ -12,6 +12,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
+from autograder.engine.contract.reasons import ZERO
 from autograder.engine.judge.limits import Limits
 
 if TYPE_CHECKING:
@@ -78,14 +79,11 @@ class Watchdog:
                 child.spread = child.spread or len(found) > 1 or any(threads > 1 for threads in found.values())
                 used = sum(map(shared_bytes, found)) + shared_bytes(self.zygote) - self.baseline if found else 0
                 if used > self.limits.memory:
-                    child.killed = (
-                        f"your code's processes used {used / 2**30:.1f} GiB together, more than "
-                        f"the limit of {self.limits.memory / 2**30:g} GiB"
-                    )
+                    child.killed = ZERO["memory"].format(used=used / 2**30, limit=self.limits.memory / 2**30)
                 elif len(found) > self.limits.processes:
-                    child.killed = f"your code started more than {self.limits.processes} processes"
+                    child.killed = ZERO["processes"].format(limit=self.limits.processes)
                 elif sum(found.values()) > self.limits.tasks:
-                    child.killed = f"your code ran more than {self.limits.tasks} threads and processes at once"
+                    child.killed = ZERO["threads"].format(limit=self.limits.tasks)
                 else:
                     continue
                 self.kill_students()  # again and again: a process may fork while the first round kills it

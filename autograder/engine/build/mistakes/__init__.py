@@ -7,7 +7,8 @@ every mistake to measure that it loses points and is named (tests/test_mutations
 
 One module per component holds its MISTAKES; mistake.py says what a mistake is. An edit is (old text, new
 text) in the mistake's own component's file; each old text occurs there exactly once. `says` is what the
-student reads after "Likely mistake: ": what they did, then what to do instead. The catalog is the
+student reads after "Likely mistake: ": what they did, then what to do instead; it is read by the entry's name
+from judge/hints/mistakes.py, beside the other sentences students read. The catalog is the
 instructors': it quotes the reference, so it never ships to students (bundle.py).
 """
 

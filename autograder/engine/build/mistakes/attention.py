@@ -9,47 +9,34 @@ MISTAKES = entries(
     "attention",
     (
         "scores not scaled",
-        "the scores query @ keyᵀ are not divided by sqrt(Dh); divide them by "
-        "math.sqrt(query.size(-1)) before the softmax.",
         [(SCALE, "")],
     ),
     (
         "scaled by Dh instead of sqrt(Dh)",
-        "the scores are divided by Dh; divide them by its square root, math.sqrt(query.size(-1)).",
         [("math.sqrt(query.size(-1))", "query.size(-1)")],
     ),
     (
         "scores multiplied by sqrt(Dh)",
-        "the scores are multiplied by sqrt(Dh); divide them by it.",
         [(f"{SCALE}  #", " * math.sqrt(query.size(-1))  #")],
     ),
     (
         "softmax over the query axis",
-        "the softmax runs over the queries (dim=-2), so columns sum to 1; run it "
-        "over the keys, the last dimension (dim=-1), so that each query's weights sum to 1.",
         [("torch.softmax(scores, dim=-1)", "torch.softmax(scores, dim=-2)")],
     ),
     (
         "mask inverted",
-        "the mask is used the wrong way round: True means the query MAY attend; fill the scores "
-        "where the mask is False (~mask) with -inf.",
         [("masked_fill(~mask,", "masked_fill(mask,")],
     ),
     (
         "mask ignored",
-        "the mask is never applied; fill the scores where the mask is False with -inf before the softmax.",
         [("if mask is not None:", "if False:")],
     ),
     (
         "blocked scores set to 0",
-        "blocked scores are set to 0 (a 0 fill, or scores multiplied by the mask), and "
-        "exp(0) still gives them weight; fill them with float('-inf') so that their weight is exactly 0.",
         [('float("-inf")', "0.0")],
     ),
     (
         "mask applied after the softmax",
-        "the mask zeroes weights after the softmax, so each row no longer sums "
-        "to 1; fill the scores with -inf before the softmax instead.",
         [
             ('scores = scores.masked_fill(~mask, float("-inf"))', "pass"),
             (
@@ -61,25 +48,18 @@ MISTAKES = entries(
     ),
     (
         "scores returned instead of weights",
-        "the second value returned is the scores; return the weights, softmax(scores), as the second value.",
         [("return weights @ value, weights", "return weights @ value, scores")],
     ),
     (
         "output from the scores",
-        "the output multiplies the scores by the values; multiply the weights, softmax(scores), by value.",
         [("return weights @ value, weights", "return scores @ value, weights")],
     ),
     (
         "scale rounded to float32",
-        "sqrt(Dh) is a float32 tensor, so float64 inputs are scaled by a rounded "
-        "number; use a Python float (math.sqrt) or a tensor made with dtype=query.dtype.",
         [("/ math.sqrt(query.size(-1))", "/ torch.tensor(math.sqrt(query.size(-1)), dtype=torch.float32)")],
     ),
     (
         "weights detached",
-        "the weights are detached from the graph (.detach(), or computed under torch.no_grad()), so "
-        "no gradient reaches the query or the key and attention cannot learn where to look; keep softmax(scores) in "
-        "the graph.",
         [("weights = torch.softmax(scores, dim=-1)", "weights = torch.softmax(scores, dim=-1).detach()")],
     ),
 )

@@ -25,7 +25,6 @@ MISTAKES = entries(
     "decoder",
     (
         "no causal mask",
-        "the self-attention has no causal mask, so each position sees later ones; start from causal_mask(T).",
         [
             (
                 "self_mask = causal_mask(input_ids.size(1), device=input_ids.device)",
@@ -35,8 +34,6 @@ MISTAKES = entries(
     ),
     (
         "masks combined with or",
-        "the causal and padding masks are combined with | (or), which lets every "
-        "position see the whole target; combine them with & (and).",
         [
             (
                 "self_mask = self_mask & padding_mask(attention_mask)",
@@ -46,28 +43,19 @@ MISTAKES = entries(
     ),
     (
         "target padding ignored",
-        "the target's padding mask is left out of the self-attention; combine "
-        "causal_mask(T) & padding_mask(attention_mask).",
         [("self_mask = self_mask & padding_mask(attention_mask)", "self_mask = self_mask")],
     ),
     (
         "cross-attention attends to the decoder itself",
-        "the cross-attention takes its keys and values from the "
-        "decoder's own hidden states; they come from encoder_hidden_states.",
         [("key_value_states=encoder_hidden_states", "key_value_states=hidden_states")],
     ),
     (
         "cross mask ignored",
-        "the cross-attention is given no mask (a layer does not pass cross_mask on to it, or the decoder does not "
-        "pass it to its layers), so the decoder attends to the source's padding; pass "
-        "padding_mask(encoder_attention_mask) to every layer as cross_mask, and cross_mask to the cross-attention.",
         CROSS_MASK_DROPPED["by the layer"][""],
         family(CROSS_MASK_DROPPED["by the layer"][""], CROSS_MASK_DROPPED),
     ),
     (
         "cross-attention before self-attention",
-        "the cross-attention comes before the self-attention; the order "
-        "is masked self-attention, then cross-attention, then feed-forward.",
         [
             (
                 "        attended, _ = self.self_attention(hidden_states, self_mask)\n"
@@ -83,7 +71,6 @@ MISTAKES = entries(
     ),
     (
         "cross-attention residual forgotten",
-        "the cross-attention sub-block has no residual; normalise x + cross_attention(x).",
         [
             (
                 "self.cross_attention_norm(hidden_states + self.dropout(attended))",
@@ -93,8 +80,6 @@ MISTAKES = entries(
     ),
     (
         "output norm built without config.layer_norm_eps",
-        "a layer norm does not get config.layer_norm_eps (it keeps "
-        "its default, or a number written in); pass eps=config.layer_norm_eps.",
         [
             (
                 "self.output_norm = LayerNorm(config.hidden_size, eps=config.layer_norm_eps)",
@@ -104,13 +89,10 @@ MISTAKES = entries(
     ),
     (
         "two layers hard-coded",
-        "the decoder has a fixed 2 layers; build config.num_hidden_layers of them.",
         [("for _ in range(config.num_hidden_layers)", "for _ in range(2)")],
     ),
     (
         "cross-attention output not dropped out",
-        "the cross-attention's output is added to the residual without "
-        "dropout; BERT applies self.dropout to it first: cross_attention_norm(x + dropout(cross_attention(x, memory))).",
         [
             (
                 "self.cross_attention_norm(hidden_states + self.dropout(attended))",
@@ -120,8 +102,6 @@ MISTAKES = entries(
     ),
     (
         "encoder states detached",
-        "the encoder's hidden states are detached in the cross-attention, so no gradient "
-        "reaches the encoder from the decoder; keep them in the graph.",
         [("key_value_states=encoder_hidden_states", "key_value_states=encoder_hidden_states.detach()")],
     ),
 )

@@ -33,30 +33,23 @@ MISTAKES = entries(
     "embeddings",
     (
         "positions counted from 1",
-        "positions are counted from 1; they run 0, 1, ..., T - 1 (torch.arange(T)).",
         FROM_1["in the embeddings"]["wrapped to 0"],
         family(FROM_1["in the embeddings"]["wrapped to 0"], FROM_1),
     ),
     (
         "position embeddings forgotten",
-        "the position embeddings are not added, so the model cannot tell "
-        "positions apart; add position_embeddings of the positions 0..T-1.",
         [("+ self.position_embeddings(positions)  # (T, D), broadcast over B", "+ 0")],
     ),
     (
         "token types forgotten",
-        "the token-type embeddings are not added; add "
-        "token_type_embeddings(token_type_ids), with type 0 when none are given.",
         [("+ self.token_type_embeddings(token_type_ids)  # (B, T, D)", "+ 0")],
     ),
     (
         "layer norm forgotten",
-        "the sum is returned without the layer norm; apply self.layer_norm to token + position + token type.",
         [("return self.dropout(self.layer_norm(x))", "return self.dropout(x)")],
     ),
     (
         "sin and cos swapped",
-        "the sinusoidal table has cos in the even columns and sin in the odd ones; PE[p, 2i] = sin, PE[p, 2i+1] = cos.",
         [
             ("table[:, 0::2] = torch.sin(angles)", "table[:, 0::2] = torch.cos(angles)"),
             (
@@ -67,8 +60,6 @@ MISTAKES = entries(
     ),
     (
         "sin and cos in halves",
-        "the sinusoidal table puts all the sines first and all the cosines after "
-        "them; interleave them: sines in the even columns (0::2), cosines in the odd ones (1::2).",
         [
             ("table[:, 0::2] = torch.sin(angles)", "table[:, : (d_model + 1) // 2] = torch.sin(angles)"),
             (
@@ -79,37 +70,26 @@ MISTAKES = entries(
     ),
     (
         "exponent uses i instead of 2i",
-        "the frequencies use i where the formula has 2i: the angle is "
-        "p / 10000^(2i / d_model) for columns 2i and 2i + 1.",
         [("* two_i / d_model", "* (two_i / 2) / d_model")],
     ),
     (
         "layer norm built without config.layer_norm_eps",
-        "the layer norm does not get config.layer_norm_eps (it keeps "
-        "its default, or a number written in); pass eps=config.layer_norm_eps.",
         [("LayerNorm(config.hidden_size, eps=config.layer_norm_eps)", "LayerNorm(config.hidden_size)")],
     ),
     (
         "two token types hard-coded",
-        "the token-type table has a fixed 2 rows; read its size from the config: config.type_vocab_size.",
         [("nn.Embedding(config.type_vocab_size, config.hidden_size)", "nn.Embedding(2, config.hidden_size)")],
     ),
     (
         "dropout before the layer norm",
-        "dropout comes before the layer norm; BERT applies it after: "
-        "dropout(layer_norm(token + position + token type)).",
         [("return self.dropout(self.layer_norm(x))", "return self.layer_norm(self.dropout(x))")],
     ),
     (
         "dropout missing",
-        "the embeddings have no dropout; BERT applies one after the layer norm: "
-        "dropout(layer_norm(token + position + token type)).",
         [("return self.dropout(self.layer_norm(x))", "return self.layer_norm(x)")],
     ),
     (
         "position embeddings frozen",
-        "the position embeddings do not require grad, so they never learn; BERT's "
-        "positions are learned: leave position_embeddings trainable.",
         [
             (
                 "self.dropout = nn.Dropout(config.hidden_dropout_prob)",

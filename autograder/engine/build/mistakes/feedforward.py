@@ -9,12 +9,10 @@ MISTAKES = entries(
     "feedforward",
     (
         "tanh approximation of GELU",
-        "GELU is the tanh approximation; BERT uses the exact (erf) GELU: F.gelu(x) without approximate='tanh'.",
         [("F.gelu(self.linear1(x))", 'F.gelu(self.linear1(x), approximate="tanh")')],
     ),
     (
         "sigmoid approximation of GELU",
-        "GELU is approximated as x * sigmoid(1.702 x); use the exact GELU, F.gelu(x).",
         [
             ("F.gelu(self.linear1(x))", "(lambda h: h * torch.sigmoid(1.702 * h))(self.linear1(x))"),
             ("from torch import nn", "import torch\nfrom torch import nn"),
@@ -22,40 +20,30 @@ MISTAKES = entries(
     ),
     (
         "ReLU instead of GELU",
-        "the nonlinearity is ReLU; BERT uses the exact GELU, F.gelu.",
         [("F.gelu(self.linear1(x))", "F.relu(self.linear1(x))")],
     ),
     (
         "no nonlinearity",
-        "there is no nonlinearity between the layers, so the block is one linear map; apply "
-        "F.gelu to linear1's output.",
         [("F.gelu(self.linear1(x))", "self.linear1(x)")],
     ),
     (
         "GELU after linear2",
-        "GELU is applied after linear2; it goes between the layers: linear2(gelu(linear1(x))).",
         [(FF_BODY, "return self.dropout(F.gelu(self.linear2(self.linear1(x))))")],
     ),
     (
         "residual inside the block",
-        "the block adds its input x to its output; the residual belongs to the "
-        "layer that uses the block, so return linear2(gelu(linear1(x))) alone.",
         [(FF_BODY, "return x + self.dropout(self.linear2(F.gelu(self.linear1(x))))")],
     ),
     (
         "dropout active in eval mode",
-        "dropout is applied in eval mode too (F.dropout(x, p) drops whatever the "
-        "mode); use the nn.Dropout module, self.dropout, which eval() turns off.",
         [(FF_BODY, "return F.dropout(self.linear2(F.gelu(self.linear1(x))), 0.1)")],
     ),
     (
         "GELU computed in float32",
-        "GELU runs in float32, so float64 inputs lose precision; keep the input's dtype (no .float()).",
         [("F.gelu(self.linear1(x))", "F.gelu(self.linear1(x).float()).to(x.dtype)")],
     ),
     (
         "intermediate size hard-coded",
-        "the inner size is a fixed number; read it from the config: config.intermediate_size.",
         [
             ("nn.Linear(config.hidden_size, config.intermediate_size)", "nn.Linear(config.hidden_size, 64)"),
             ("nn.Linear(config.intermediate_size, config.hidden_size)", "nn.Linear(64, config.hidden_size)"),
@@ -63,18 +51,14 @@ MISTAKES = entries(
     ),
     (
         "dropout between the two linears",
-        "dropout sits between the two linears; BERT applies it after the second: dropout(linear2(gelu(linear1(x)))).",
         [(FF_BODY, "return self.linear2(self.dropout(F.gelu(self.linear1(x))))")],
     ),
     (
         "dropout missing",
-        "the block has no dropout; BERT ends it with one: dropout(linear2(gelu(linear1(x)))).",
         [(FF_BODY, "return self.linear2(F.gelu(self.linear1(x)))")],
     ),
     (
         "first linear frozen",
-        "linear1's weight and bias do not require grad, so training never changes them; leave "
-        "every parameter trainable (no requires_grad_(False)).",
         [
             (
                 "self.dropout = nn.Dropout(config.hidden_dropout_prob)",

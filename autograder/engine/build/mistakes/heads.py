@@ -47,28 +47,22 @@ MISTAKES = entries(
     "heads",
     (
         "softmax applied to the logits",
-        "the LM head returns probabilities; return the logits, with no softmax.",
         [(LM_BODY, f"{LM_BODY}.softmax(-1)")],
     ),
     (
         "log-softmax applied to the logits",
-        "the LM head returns log-probabilities; return the logits, with no log_softmax.",
         [(LM_BODY, f"{LM_BODY}.log_softmax(-1)")],
     ),
     (
         "LM head without its transform",
-        "the LM head applies only its decoder; BERT's head first transforms "
-        "the hidden states: decoder(layer_norm(gelu(dense(h)))).",
         [(LM_BODY, "return self.decoder(hidden_states)")],
     ),
     (
         "GELU missing from the LM head",
-        "the LM head has no GELU; apply it between dense and layer_norm.",
         [("self.layer_norm(F.gelu(self.dense(hidden_states)))", "self.layer_norm(self.dense(hidden_states))")],
     ),
     (
         "layer norm before GELU in the LM head",
-        "the LM head normalises before the GELU; the order is dense, GELU, layer norm.",
         [
             (
                 "self.layer_norm(F.gelu(self.dense(hidden_states)))",
@@ -78,59 +72,44 @@ MISTAKES = entries(
     ),
     (
         "a step left out of the LM head",
-        "the LM head leaves out a step of its transform (dense, GELU or layer norm); BERT's head applies all "
-        "three, in order: decoder(layer_norm(gelu(dense(h)))).",
         dict(LM_LEFT_OUT)["layer norm"],
         [member for member in LM_LEFT_OUT if member[0] != "layer norm"],
     ),
     (
         "pooler's dense layer left out",
-        "the pooler leaves out its dense layer, self.pooler; pooled = tanh(pooler(h[:, 0])), and the classifier "
-        "reads dropout(pooled).",
         dict(POOLER_LEFT_OUT)["dense"],
         [member for member in POOLER_LEFT_OUT if member[0] != "dense"],
     ),
     (
         "classifier mean-pools instead of reading [CLS]",
-        "the classifier averages every position; BERT reads the first ([CLS]) position only: hidden_states[:, 0].",
         [(POOLED, "torch.tanh(self.pooler(hidden_states.mean(dim=1)))")],
     ),
     (
         "classifier reads the last position",
-        "the classifier reads the last position; BERT reads the first ([CLS]) one: hidden_states[:, 0].",
         [(POOLED, "torch.tanh(self.pooler(hidden_states[:, -1]))")],
     ),
     (
         "tanh missing from the pooler",
-        "the pooler has no tanh; pooled = tanh(pooler(h[:, 0])).",
         [(POOLED, "self.pooler(hidden_states[:, 0])")],
     ),
     (
         "pooler's tanh in float32",
-        "the pooler's tanh runs in float32, so float64 inputs lose precision; keep the input's dtype (no .float()).",
         [(POOLED, "torch.tanh(self.pooler(hidden_states[:, 0]).float()).to(hidden_states.dtype)")],
     ),
     (
         "LM head's layer norm built without config.layer_norm_eps",
-        "the LM head's layer norm does not get "
-        "config.layer_norm_eps (it keeps its default, or a number written in); pass eps=config.layer_norm_eps.",
         [("LayerNorm(config.hidden_size, eps=config.layer_norm_eps)", "LayerNorm(config.hidden_size)")],
     ),
     (
         "three labels hard-coded",
-        "the classifier has a fixed 3 outputs; read their number from the config: config.num_labels.",
         [("nn.Linear(config.hidden_size, config.num_labels)", "nn.Linear(config.hidden_size, 3)")],
     ),
     (
         "dropout after the classifier",
-        "dropout is applied to the logits, after the classifier; BERT applies it "
-        "before: classifier(dropout(tanh(pooler(h[:, 0])))).",
         [("return self.classifier(self.dropout(pooled))", "return self.dropout(self.classifier(pooled))")],
     ),
     (
         "classifier dropout missing",
-        "the classification head has no dropout; BERT applies one between the pooler and "
-        "the classifier: classifier(dropout(tanh(pooler(h[:, 0])))).",
         [("return self.classifier(self.dropout(pooled))", "return self.classifier(pooled)")],
     ),
 )

@@ -1,5 +1,6 @@
-"""What a cataloged mistake is: a component, a name, the sentence a student reads, and edits of the reference;
-and, for a mistake that stands for a family, the family's other members.
+"""What a cataloged mistake is: a component, a name, the sentence a student reads (the one that
+judge/hints/mistakes.py holds under its component and name), and edits of the reference; and, for a mistake that
+stands for a family, the family's other members.
 
 A family is one mistake that a student can make in several places or several ways whose numbers differ (the
 heads split without moving the head axis in the queries, the keys, the values or all three; positions counted
@@ -11,6 +12,8 @@ names the family when a student's numbers match any one member (diagnosis.py).
 import itertools
 import re
 from dataclasses import dataclass
+
+from autograder.engine.judge.hints.mistakes import LIKELY
 
 
 def slug(name):
@@ -50,10 +53,17 @@ def apply(source, edits):
 
 
 def entries(component, *written):
-    """component's mistakes, each written (name, says, edits) or, for a family, (name, says, edits, variants)."""
+    """component's mistakes, each written (name, edits) or, for a family, (name, edits, variants); the sentence
+    of each is the one LIKELY holds under the component and the name (a KeyError names one it lacks)."""
     return [
-        Mistake(component, name, says, tuple(edits), tuple((n, tuple(e)) for n, e in (rest[0] if rest else ())))
-        for name, says, edits, *rest in written
+        Mistake(
+            component,
+            name,
+            LIKELY[component][name],
+            tuple(edits),
+            tuple((n, tuple(e)) for n, e in (rest[0] if rest else ())),
+        )
+        for name, edits, *rest in written
     ]
 
 

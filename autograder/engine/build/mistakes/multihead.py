@@ -42,8 +42,6 @@ MISTAKES = entries(
     "multihead",
     (
         "heads split without transposing",
-        "the heads are split by a view or reshape alone, which never moves the head axis to dim 1, so "
-        "positions and heads are mixed; use view(B, T, H, Dh).transpose(1, 2).",
         [HEADS_FIRST["queries"]],
         [
             *family([HEADS_FIRST["queries"]], {site: {"": [edit]} for site, edit in HEADS_FIRST.items()}),
@@ -52,25 +50,18 @@ MISTAKES = entries(
     ),
     (
         "heads merged without transposing back",
-        "the heads are merged with a plain reshape(B, T, D) of "
-        "(B, H, T, Dh), which mixes positions; transpose(1, 2) first, then reshape.",
         [("context.transpose(1, 2).reshape(B, T, D)", "context.reshape(B, T, D)")],
     ),
     (
         "output projection forgotten",
-        "the merged heads are returned without the output projection; apply self.output to them.",
         [("return self.output(context), weights", "return context, weights")],
     ),
     (
         "key_value_states ignored",
-        "key_value_states is ignored, so cross-attention attends to hidden_states "
-        "itself; take keys and values from key_value_states when it is given.",
         [("source = hidden_states if key_value_states is None else key_value_states", "source = hidden_states")],
     ),
     (
         "cross-attention queries from the source",
-        "in cross-attention the queries come from key_value_states; "
-        "queries come from hidden_states, keys and values from key_value_states.",
         [
             ("q = self.query(hidden_states).view(B, T,", "q = self.query(source).view(B, S,"),
             ("context.transpose(1, 2).reshape(B, T, D)", "context.transpose(1, 2).reshape(B, S, D)"),
@@ -78,29 +69,22 @@ MISTAKES = entries(
     ),
     (
         "values from the key projection",
-        "the values are made with the key projection; use self.value.",
         [("v = self.value(source)", "v = self.key(source)")],
     ),
     (
         "mask not passed on",
-        "the mask is not passed to the attention; give it to scaled_dot_product_attention.",
         [(SDPA_CALL, "_, weights = scaled_dot_product_attention(q, k, v)")],
     ),
     (
         "weights averaged over the heads",
-        "the weights are averaged over the heads, as nn.MultiheadAttention "
-        "does by default; return every head's weights, (B, H, T, S).",
         [("return self.output(context), weights", "return self.output(context), weights.mean(dim=1)")],
     ),
     (
         "scaled by sqrt(D) instead of sqrt(Dh)",
-        "the scores are divided by sqrt(D), the model's width; each head "
-        "divides by the square root of its own size, Dh = D / H.",
         [_own_scores("D ** -0.5")],
     ),
     (
         "1/sqrt(Dh) kept as a float32 tensor",
-        "1/sqrt(Dh) is kept as a float32 tensor, so float64 inputs are scaled by a rounded number; use a Python float.",
         [
             ("from torch import nn", "import torch\nfrom torch import nn"),
             (
@@ -112,7 +96,6 @@ MISTAKES = entries(
     ),
     (
         "head count hard-coded",
-        "the number of heads is a fixed number; read it from the config: config.num_attention_heads.",
         [
             ("self.num_heads = config.num_attention_heads", "self.num_heads = 4"),
             (
@@ -123,25 +106,18 @@ MISTAKES = entries(
     ),
     (
         "head size hard-coded",
-        "the head size is a fixed number; compute it from the config: Dh = hidden_size // num_attention_heads.",
         [("self.head_dim = config.hidden_size // config.num_attention_heads", "self.head_dim = 8")],
     ),
     (
         "dropout missing on the attention probabilities",
-        "dropout is missing on the attention probabilities; BERT drops "
-        "them out after the softmax, before they weight the values.",
         [(MHA_CONTEXT, "context = weights @ v")],
     ),
     (
         "dropout on the scores",
-        "dropout is applied to the scores, before the softmax; BERT applies it to the "
-        "probabilities, after the softmax, before they weight the values.",
         [_own_scores("self.head_dim ** -0.5", "self.dropout"), (MHA_CONTEXT, "context = weights @ v")],
     ),
     (
         "dropout on the output",
-        "dropout is applied to the block's output; BERT drops out the attention probabilities "
-        "before they weight the values, and the output's own dropout belongs to the layer that adds the residual.",
         [
             (MHA_CONTEXT, "context = weights @ v"),
             ("return self.output(context), weights", "return self.dropout(self.output(context)), weights"),
@@ -149,14 +125,10 @@ MISTAKES = entries(
     ),
     (
         "hidden dropout probability on the attention",
-        "the attention's dropout uses hidden_dropout_prob; BERT drops out "
-        "attention probabilities with config.attention_probs_dropout_prob.",
         [("nn.Dropout(config.attention_probs_dropout_prob)", "nn.Dropout(config.hidden_dropout_prob)")],
     ),
     (
         "keys detached",
-        "the keys are detached (.detach()), so no gradient reaches the key projection and it never "
-        "learns; keep them in the graph.",
         [("k = self.key(source).view(", "k = self.key(source).detach().view(")],
     ),
 )

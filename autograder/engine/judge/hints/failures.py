@@ -1,10 +1,10 @@
-"""Every hint a student can read under a failing output ("Hint: ..."), by component and topic.
+"""Every hint a student can read under a failing output ("Hint: ..."), by component and topic, and under a failing
+step of the notebooks.
 
-The one source of them: the hidden suites show them, the public checks (the same suites, on the public cases)
-show the same, and the kit's tests hold each to its evidence (tests/hint_evidence.py: a graded mistake whose
-numbers support it, and one whose numbers do not). A hint says what is graded, as the contract says it; what
-the student likely did wrong is the diagnosis's "Likely mistake" line, whose sentences are the mistake catalog's
-(engine/build/mistakes/). Why a component scores 0 is errors.Fatal's reason, said where it happens.
+The hidden suites show them, the public checks (the same suites, on the public cases) show the same, and the kit's
+tests hold each to its evidence (tests/hint_evidence.py: a graded mistake whose numbers support it, and one whose
+numbers do not). A hint says what is graded, as the contract says it; what the student likely did wrong is the
+diagnosis's "Likely mistake" line (mistakes.py beside this one).
 """
 
 PREFIX = "Hint: "  # the line a hint begins, under the failure it explains
