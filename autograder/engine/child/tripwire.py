@@ -16,12 +16,14 @@ from autograder.engine.contract.errors import StudentFault
 from autograder.engine.contract.reasons import ZERO
 
 # The tensor types a call may involve: torch's own (a lazy module's parameters are uninitialised ones).
-PLAIN_TENSORS = (
-    torch.Tensor,
-    torch.nn.Parameter,
-    torch.nn.Buffer,
-    torch.nn.parameter.UninitializedParameter,
-    torch.nn.parameter.UninitializedBuffer,
+PLAIN_TENSORS = frozenset(
+    {
+        torch.Tensor,
+        torch.nn.Parameter,
+        torch.nn.Buffer,
+        torch.nn.parameter.UninitializedParameter,
+        torch.nn.parameter.UninitializedBuffer,
+    }
 )
 
 
@@ -55,6 +57,11 @@ class Tripwire(TorchFunctionMode):
         self.kernels = []
         self.transformers = False
         self.refused = None  # why it stopped a call that would have run unwatched, if it did
+        self.outside = None  # the frame that turned the tripwire on: nothing above it runs the student's code
+
+    def __enter__(self):
+        self.outside = sys._getframe(1)
+        return super().__enter__()
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         # Keyed by the function itself: this runs on every torch call the student's code makes.
@@ -71,14 +78,14 @@ class Tripwire(TorchFunctionMode):
         # torch compiles (only its own kernels do, flex attention's, which the name above has already caught).
         if torch.compiler.is_compiling():
             pass
-        elif any(not _torchs_own(kind) for kind in types):
+        elif not PLAIN_TENSORS.issuperset(types) and not all(map(_torchs_own, types)):
             self.refuse(ZERO["tensor subclass"])
         elif func in CALLBACKS:
             self.refuse(ZERO["callback"].format(function=_function_name(func)))
         elif (foreign := _foreign(args, kwargs)) is not None:
             self.refuse(ZERO["foreign argument"].format(foreign=foreign, function=_function_name(func)))
         # The frame walk costs; it is only needed once transformers has been imported at all.
-        if "transformers" in sys.modules and _inside_transformers():
+        if "transformers" in sys.modules and _inside_transformers(self.outside):
             self.transformers = True
         return func(*args, **(kwargs or {}))
 
@@ -119,6 +126,10 @@ PLAIN_VALUES = frozenset(
 )
 
 
+# Every call passes these, so they are looked up in one set before anything else is asked of a value.
+PLAIN = PLAIN_VALUES | PLAIN_TENSORS
+
+
 def _foreign(args, kwargs):
     """The type name of the first argument whose Python methods torch would run while it reads it (an object of
     the student's own class, with __index__ or __len__ of its own); None when there is none."""
@@ -126,7 +137,7 @@ def _foreign(args, kwargs):
     while pending and seen < 10_000:
         value, seen = pending.pop(), seen + 1
         kind = type(value)
-        if kind in PLAIN_VALUES or (issubclass(kind, torch.Tensor) and _torchs_own(kind)):
+        if kind in PLAIN or (issubclass(kind, torch.Tensor) and _torchs_own(kind)):
             continue
         if kind is list or kind is dict:
             pending += list.__iter__(value) if kind is list else dict.values(value)
@@ -154,12 +165,14 @@ def _plain_tuple(kind):
 def _torchs_own(kind):
     """True for torch's own tensor types (a parameter, a lazy module's, those its kernels use inside): each is
     found at its module and name inside torch, where no student class can put itself."""
+    if kind in PLAIN_TENSORS:
+        return True
     module = getattr(kind, "__module__", "")
     found = sys.modules.get(module) if isinstance(module, str) and module.split(".")[0] == "torch" else None
     owner = found
     for part in str(getattr(kind, "__qualname__", "")).split("."):
         owner = getattr(owner, part, None)
-    return kind in PLAIN_TENSORS or (found is not None and owner is kind)
+    return found is not None and owner is kind
 
 
 def _function_name(func):
@@ -170,9 +183,10 @@ def _function_name(func):
     return name if isinstance(name, str) else str(func)
 
 
-def _inside_transformers():
+def _inside_transformers(outside):
+    """Whether a frame between this torch call and the one that turned the tripwire on runs transformers' code."""
     frame = sys._getframe(2)
-    while frame is not None:
+    while frame is not None and frame is not outside:
         if f"{os.sep}transformers{os.sep}" in frame.f_code.co_filename:
             return True
         frame = frame.f_back
