@@ -110,8 +110,8 @@ class UnknownStep(KitFault, ValueError):
 def check_step(name, function, quiet=False):
     """Run the public check of the notebooks' step name on the student's function, printing a line per case: its
     outputs against the reference's helper on a few small inputs, in float32 and float64, by the suites' own
-    comparison (suites/common.check_case: the one tolerance table, the step's hint from hints.STEPS). Returns how
-    many cases passed, or raises NotStarted or Failed as check() does."""
+    comparison (suites/common.check_case: the one tolerance table, the step's hint from hints.STEPS). Returns
+    nothing (a value would show as the cell's Out[]); raises NotStarted or Failed as check() does."""
     cases = [case for case in PUBLIC.cases("steps") if case.target == name]
     if not cases:
         raise UnknownStep(f"{name} is not one of the course's steps: is this notebook from this kit's course?")
@@ -139,7 +139,6 @@ def check_step(name, function, quiet=False):
         raise Failed(name, len(cases) - len(failures), failures)
     if not quiet:
         print(f"{name}: all {len(cases)} public checks passed")
-    return len(cases)
 
 
 def _checker(component):
