@@ -247,6 +247,8 @@ def _decoder(b):
             mask = In("cross_mask")
         args = [In("x"), In("memory"), mask, *NORM_ARGS, 0.1]
         _add(b, "cross_attention_block", case_id, about, inputs, args)
+
+
 def _seq2seq(b):
     """Greedy decoding's steps, on logits that the cases make up: each step reads the model's logits, not the model
     (a step's check holds no Seq2SeqTransformer to call)."""
