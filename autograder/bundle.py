@@ -90,7 +90,17 @@ STUDENT_MODULES = (
     ),
     *(
         f"course/{name}.py"
-        for name in ("__init__", "jupyter", "language_model", "local", "minilm", "pictures", "public", "training")
+        for name in (
+            "__init__",
+            "jupyter",
+            "language_model",
+            "local",
+            "minilm",
+            "pictures",
+            "progress",
+            "public",
+            "training",
+        )
     ),
     "course/corpus/README.md",
     "course/corpus/shakespeare.txt",

@@ -17,6 +17,7 @@ from mutations import OUTSIDE, VARIANTS
 from test_variants import STYLES
 
 from autograder.course import jupyter, pictures, public
+from autograder.course.progress import progress
 from autograder.engine.build import mistakes
 from autograder.engine.contract import spec
 from autograder.engine.judge.diagnosis import PREFIX
@@ -123,7 +124,7 @@ def test_progress_and_the_notebook_show_the_likely_mistake(tmp_path, capsys):
     with pytest.raises(public.Failed):
         check("attention", names, quiet=False)
     assert PREFIX + mistake.says in capsys.readouterr().out
-    assert f"[attention] {PREFIX}{mistake.says}" in public.progress(path)
+    assert f"[attention] {PREFIX}{mistake.says}" in progress(path)
 
 
 def test_stubs_are_not_started_and_say_where():
@@ -142,7 +143,7 @@ def test_a_crash_is_a_failed_check_with_the_students_line(tmp_path, capsys):
 
 def test_progress_lists_every_component(tmp_path):
     path = submission(tmp_path / "s", [("masking", ".tril()", ".triu()")], drop=["seq2seq"])
-    report = public.progress(path)
+    report = progress(path)
     assert "masking       1/2   FAILED" in report and "True at [i, j] exactly where j <= i" in report
     assert "seq2seq       not found: Seq2SeqTransformer, greedy_decode" in report
     # The decoder builds its causal mask with the student's causal_mask, so it fails with it.
@@ -218,7 +219,7 @@ def test_progress_says_which_earlier_part_a_failure_may_come_from(tmp_path):
     """The public checks run the student's own earlier parts: with attention wrong, multi-head failed too, and
     the report read as if both were wrong (issue 27)."""
     path = submission(tmp_path / "s", [("attention", "/ math.sqrt(query.size(-1))", "/ query.size(-1)")])
-    rows = {line.split()[0]: line for line in public.progress(path).splitlines()[3:13]}
+    rows = {line.split()[0]: line for line in progress(path).splitlines()[3:13]}
     assert "FAILED" in rows["attention"] and "it runs your" not in rows["attention"]
     assert (
         "FAILED" in rows["multihead"]
@@ -230,9 +231,7 @@ def test_progress_says_which_earlier_part_a_failure_may_come_from(tmp_path):
 def test_progress_blames_a_stub_on_the_part_whose_stub_it_is(tmp_path):
     """A part that is not written yet is told so alone; a finished part that calls it is told which."""
     stubs = {f"{c}.py": spec.BY_ID[c].stub.read_text() for c in ("layernorm", "embeddings")}
-    rows = {
-        line.split()[0]: line for line in public.progress(submission(tmp_path / "s", files=stubs)).splitlines()[3:13]
-    }
+    rows = {line.split()[0]: line for line in progress(submission(tmp_path / "s", files=stubs)).splitlines()[3:13]}
     # embeddings' own stub raises, though it also runs the unwritten layer norm: it is told it is not started.
     assert "not started" in rows["embeddings"] and "it runs your" not in rows["embeddings"]
     assert (
@@ -257,7 +256,7 @@ def test_an_untouched_stub_is_reported_where_the_student_writes_it():
     the code cells, and the cell's first line."""
     from autograder.course import notebooks
 
-    rows = {line.split()[0]: line for line in public.progress(notebooks.RELEASE).splitlines()[3:13]}
+    rows = {line.split()[0]: line for line in progress(notebooks.RELEASE).splitlines()[3:13]}
     for component, notebook, first in [
         ("seq2seq", "07_seq2seq.ipynb", "class Seq2SeqTransformer(nn.Module):"),
         ("multihead", "02_multihead.ipynb", "class MultiHeadAttention(nn.Module):"),

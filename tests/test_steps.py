@@ -16,6 +16,7 @@ from helpers import scores
 from torch.nn import functional as F
 
 from autograder.course import notebooks, public
+from autograder.course.progress import _through
 from autograder.engine.build import fixtures, mistakes
 from autograder.engine.build.cases import steps
 from autograder.engine.contract import loader, spec
@@ -346,6 +347,6 @@ def test_a_part_that_fails_through_an_earlier_one_is_told_so_through_its_steps()
         namespace,
     )
     component = spec.BY_ID["multihead"]
-    said = public._through(component, {"MultiHeadAttention": namespace["MultiHeadAttention"]}, passing=set())
+    said = _through(component, {"MultiHeadAttention": namespace["MultiHeadAttention"]}, passing=set())
     assert "it runs your attention, which does not pass its own checks yet" in said
-    assert public._through(component, {"MultiHeadAttention": namespace["MultiHeadAttention"]}, {"attention"}) == ""
+    assert _through(component, {"MultiHeadAttention": namespace["MultiHeadAttention"]}, {"attention"}) == ""

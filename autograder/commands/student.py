@@ -35,7 +35,7 @@ def add(commands):
 
 
 def run_public(args):
-    from autograder.course.public import progress
+    from autograder.course.progress import progress
     from autograder.engine.contract.errors import SubmissionError
     from autograder.engine.contract.loader import candidate_files
 

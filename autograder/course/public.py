@@ -9,7 +9,6 @@ one of the notebooks' steps (a helper towards an exercise, never graded) with th
 step's public cases, against the reference's helper.
 """
 
-import inspect
 import warnings
 import zlib
 from types import SimpleNamespace
@@ -129,7 +128,7 @@ def check_step(name, function, quiet=False):
                 frame = runtime.student_frame(student.not_started)
                 where = f"{frame.filename}, line {frame.lineno}" if frame else "your code"
                 # A step that calls an earlier part (attend calls scaled_dot_product_attention) says which stub.
-                own = _raised_in_own_code(student.not_started, [function])
+                own = raised_in_own_code(student.not_started, [function])
                 said = "is not written yet" if own else "calls code that is not written yet"
                 raise NotStarted(f"{name} {said}: {where} raises NotImplementedError") from student.not_started
         if not quiet:
@@ -217,98 +216,10 @@ def _seed(module, seed, prefix=""):
                 param.copy_(noise)
 
 
-# --- the student's progress report ---------------------------------------------------------------
-
-
-def _through(component, names, passing):
-    """ " (it runs your X, which does not pass its own checks yet: ...)" for the SPEC names of earlier parts
-    that this component's own code calls and whose checks do not pass; "" when there are none.
-
-    Read from the student's code (the bundle holds no reference to read the course's graph from), and
-    from what it calls itself: a part that fails through another names that one, which names the next."""
-    from autograder.engine.contract import spec
-
-    used = set()
-    for name in component.names:
-        used |= _names_read(names[name])
-    earlier = [c.id for c in spec.COMPONENTS if c.id != component.id and c.id not in passing and used & set(c.names)]
-    if not earlier:
-        return ""
-    one = len(earlier) == 1
-    return (
-        f"  (it runs your {', '.join(earlier)}, which {'does not pass its' if one else 'do not pass their'} "
-        f"own checks yet: fix {'it' if one else 'them'} first)"
-    )
-
-
-def _names_read(obj, followed=None):
-    """The global names a function, or a class's methods, read (nested functions and lambdas included), and those
-    that the student's own helpers it calls read in turn (a step: attend calls scaled_dot_product_attention)."""
-    followed = set() if followed is None else followed
-    names = set().union(*(code.co_names for code in codes(obj)))
-    functions = [obj] if inspect.isfunction(obj) else []
-    if isinstance(obj, type):
-        functions = [f for f in vars(obj).values() if inspect.isfunction(f)]
-    namespace = functions[0].__globals__ if functions else {}
-    for name in sorted(names - followed - set(spec.OWNER)):
-        if inspect.isfunction(helper := namespace.get(name)):
-            followed.add(name)
-            names |= _names_read(helper, followed)
-    return names
-
-
-def _raised_in_own_code(error, objects):
+def raised_in_own_code(error, objects):
     """Whether the NotImplementedError error was raised by these objects' own code (a stub of the component or
     step itself), rather than by an earlier part it calls."""
     trace = error.__traceback__ if error else None
     while trace and trace.tb_next:
         trace = trace.tb_next
     return trace is not None and trace.tb_frame.f_code in {code for obj in objects for code in codes(obj)}
-
-
-def progress(path):
-    """Run every component's public checks on a submission (loaded in this process); returns the report text."""
-    from autograder.course import jupyter
-    from autograder.engine.contract import spec
-
-    names, problems = jupyter.load_names(path)
-    lines = [f"Public checks of {path}", "", f"{'component':<13} public checks"]
-    details, passing = [], set()
-    for component in spec.COMPONENTS:
-        # These checks run the student's own earlier parts (there is no reference here to isolate them with,
-        # as the hidden grading does): a part that fails only through one of them is told which.
-        missing = [name for name in component.names if name not in names]
-        if missing:
-            lines.append(f"{component.id:<13} not found: {', '.join(missing)}")
-            continue
-        through = _through(component, names, passing)
-        try:
-            passed = check(component.id, {n: names[n] for n in component.names}, quiet=True)
-        except NotStarted as error:
-            # Where the student must write: the component's own stubs, in their notebook, before an earlier part's.
-            places = {}
-            for name in component.names:
-                if at := jupyter.unwritten_at(names[name]):
-                    places.setdefault(at, []).append(name)
-            stubs = [f"{', '.join(stubbed)} in {at}" for at, stubbed in places.items()]
-            own = _raised_in_own_code(error.__cause__, [names[n] for n in component.names])
-            said = f"write {'; '.join(stubs)}" if stubs else str(error).split(": ", 1)[-1] + ("" if own else through)
-            lines.append(f"{component.id:<13} not started: {said}")
-        except Failed as failure:
-            lines.append(f"{component.id:<13} {failure.passed}/{failure.total}   FAILED{through}")
-            details.append(
-                f"[{component.id}] "
-                + "\n  ".join(
-                    line.replace("\n", "\n    ")
-                    for line in ([failure.likely] if failure.likely else []) + failure.failures
-                )
-            )
-        else:
-            passing.add(component.id)
-            lines.append(f"{component.id:<13} {passed}/{passed}   ok")
-    lines.append(f"\n{len(passing)} of {len(spec.COMPONENTS)} components pass every public check.")
-    lines += [f"note: {problem}" for problem in problems]
-    if details:
-        lines += ["", *details]
-    lines.append("\nThe hidden tests that decide your grade check much more; passing these is a first signal.")
-    return "\n".join(lines)
