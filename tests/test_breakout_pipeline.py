@@ -24,7 +24,9 @@ WRONG = next(q for q in QUESTIONS if q.kind == "choice" and not q.several)
 WRONG_LETTER = next(letter for letter in WRONG.options if letter not in WRONG.answer)
 NUMERIC = next(q for q in QUESTIONS if q.kind == "numeric")
 HANGING = next(q for q in QUESTIONS if q.autograded and q.part != WRONG.part and q.part != NUMERIC.part)
-TIME_LIMIT = 10
+# flo's loop costs it once; the honest sheets need a small part of it (CPU seconds, which a busy machine does not
+# raise): this module passes with 1 s.
+TIME_LIMIT = 4
 PATCH = (
     "import autograder.breakout as bank\n"
     "bank.grade_here = lambda part, question, namespace: print('Correct.')\n"

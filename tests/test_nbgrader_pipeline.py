@@ -42,8 +42,9 @@ FLAGGED = (
     "    ### BEGIN SOLUTION\n    import ctypes\n    scores = query @",
 )
 # The time limit for the pipeline: gina's loop costs it once, and the others need a small part of it (a
-# component's CPU seconds, which a busy machine does not raise: 12 rather than 20 keeps the set-up 8 s shorter).
-TIME_LIMIT = 12
+# component's CPU seconds, which a busy machine does not raise; the whole course scores full marks with 1 s:
+# `python -m autograder grade course/source/transformer --time-limit 1`).
+TIME_LIMIT = 4
 DUE, LATE = "2026-01-10 12:00:00 UTC", "2026-01-11 12:00:00.000000 UTC"
 # A perfect score by every route that runs code outside the kit's grader: the hidden cell's function,
 # a notebook's view of the kit, the command the hidden cell ran.
