@@ -8,6 +8,7 @@ it (parse): the judge never does. What it runs of the student's, it runs under t
 
 import contextlib
 import ctypes
+import itertools
 import os
 import resource
 import signal
@@ -16,6 +17,7 @@ import types
 
 import numpy as np
 import torch
+from torch.nn.parameter import is_lazy
 
 from autograder.engine.child import allowed, binding, runtime, scrutiny, training
 from autograder.engine.child.tripwire import Forbidden, Tripwire, Unwatched
@@ -222,9 +224,21 @@ def _modules(target, args, kwargs, dtype):
     """The modules among a call's target and arguments, each put in the call's dtype (inside the guard: a
     module's own `to` may be the student's)."""
     modules = [m for m in [target, *args, *kwargs.values()] if isinstance(m, torch.nn.Module)]
+    dtype = dtype or torch.get_default_dtype()
     for module in modules:
-        module.to(dtype or torch.get_default_dtype())
+        if not _in_dtype(module, dtype):
+            module.to(dtype)
     return modules
+
+
+def _in_dtype(module, dtype):
+    """Whether `module.to(dtype)` would change nothing: every floating parameter and buffer is in dtype already, and
+    none is a lazy module's, which `to` would give the dtype it is made in. `to` walks the whole module through the
+    tripwire, and a case calls a module many times: most calls need not."""
+    for tensor in itertools.chain(torch.nn.Module.parameters(module), torch.nn.Module.buffers(module)):
+        if is_lazy(tensor) or (tensor.is_floating_point() and tensor.dtype != dtype):
+            return False
+    return True
 
 
 def _gradient(value):
