@@ -24,6 +24,7 @@ are made on (build/evidence.py): the hidden suites', fixtures/<component>.mistak
 the public checks', course/public_cases/<component>.mistakes.*, ship with the student bundle.
 """
 
+import functools
 import json
 import zlib
 from collections.abc import Sequence
@@ -168,13 +169,20 @@ class Evidence:
         return index, self.arrays[entry_id][about["offset"] : about["offset"] + index.size]
 
 
+# Kept from call to call: choosing without replacement shuffles the whole output, and one diagnosis (and every
+# grading of a class, in one process) asks for the same outputs again.
+@functools.lru_cache(maxsize=1 << 14)
 def sample(stem: str, size: int, extra: int | None = None) -> np.ndarray:
     """The elements of an output of this size that evidence keeps: all of a small one, else SAMPLES chosen
-    by a generator seeded with the stem (legacy RandomState: the same on every numpy), and extra."""
+    by a generator seeded with the stem (legacy RandomState: the same on every numpy), and extra. Read-only,
+    since it is shared."""
     if size <= SAMPLES:
-        return np.arange(size)
-    index = np.random.RandomState(zlib.crc32(stem.encode())).choice(size, SAMPLES, replace=False)
-    return np.unique(index if extra is None else np.append(index, extra))
+        index = np.arange(size)
+    else:
+        index = np.random.RandomState(zlib.crc32(stem.encode())).choice(size, SAMPLES, replace=False)
+        index = np.unique(index if extra is None else np.append(index, extra))
+    index.setflags(write=False)
+    return index
 
 
 def agree(actual: np.ndarray, values: np.ndarray, tolerance: Tolerance, exact: bool = False) -> bool:
