@@ -47,6 +47,9 @@ class SequenceClassificationHead(nn.Module):
 
     Reads position 0 ([CLS]) only. Dropout (p = hidden_dropout_prob) once, between the tanh and the classifier:
     not before the pooler, not after the classifier. The logits are unnormalised (no softmax).
+
+    Graded against the pooler and classifier of BertForSequenceClassification, in eval mode and in train mode
+    (where dropout goes), with gradients, and on a config unlike the others (its sizes, num_labels).
     """
 
     def __init__(self, config):

