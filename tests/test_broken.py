@@ -60,10 +60,18 @@ def test_infinite_loop_times_out_one_component(tmp_path):
     assert full_marks_except(results, "layernorm") == []
 
 
+# Work that takes CPU time for certain: a component's time is read in clock ticks (10 ms), and a warm child can grade
+# masking inside one, leaving the submission's 0.01 s unspent (seen once in CI: attention was graded too).
+SPIN = (
+    "    ### BEGIN SOLUTION\n    return torch.ones(size",
+    "    ### BEGIN SOLUTION\n    sum(range(2_000_000))\n    return torch.ones(size",
+)
+
+
 def test_a_submission_that_used_up_its_time_scores_zero_in_the_parts_left(tmp_path):
     """The first part runs, whatever it takes; the next is never started once the submission's time is spent."""
     report = grade(
-        submission(tmp_path / "submission"),
+        submission(tmp_path / "submission", [("masking", *SPIN)]),
         limits=Limits(time=TIME_LIMIT, total=0.01),
         components=["masking", "attention"],
     )
