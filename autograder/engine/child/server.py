@@ -234,7 +234,8 @@ def _modules(target, args, kwargs, dtype):
 def _in_dtype(module, dtype):
     """Whether `module.to(dtype)` would change nothing: every floating parameter and buffer is in dtype already, and
     none is a lazy module's, which `to` would give the dtype it is made in. `to` walks the whole module through the
-    tripwire, and a case calls a module many times: most calls need not."""
+    tripwire, and a case calls a module many times: most calls need not. torch's own parameters() and buffers(),
+    not overrides of the student's, which could hide a tensor that `to` would still convert."""
     for tensor in itertools.chain(torch.nn.Module.parameters(module), torch.nn.Module.buffers(module)):
         if is_lazy(tensor) or (tensor.is_floating_point() and tensor.dtype != dtype):
             return False
