@@ -150,7 +150,13 @@ def test_no_ipc_object_can_be_made_in_the_jail(name, tmp_path, sandbox):
     assert not escaped(probe(tmp_path / name, IPC_PROBES[name]), sandbox), f"{name}: made inside the jail"
 
 
+# The suites call causal_mask once per case and dtype: the memory is read on the first call only (reading it on
+# every call made this the suite's slowest test, 20 s against 5).
 MEMORY_SCAN = """
+global _found
+if '_found' in globals():
+    return _found
+_found = False
 halves = {halves!r}
 with open('/proc/self/maps') as maps, open('/proc/self/mem', 'rb', 0) as memory:
     for line in maps:
@@ -167,6 +173,7 @@ with open('/proc/self/maps') as maps, open('/proc/self/mem', 'rb', 0) as memory:
             at = chunk.find(first)
             while at >= 0:
                 if chunk[at + len(first): at + len(first) + len(second)] == second:
+                    _found = True
                     return True
                 at = chunk.find(first, at + 1)
 return False
@@ -788,22 +795,16 @@ def test_special_files_and_links_are_skipped(tmp_path, sandbox):
     assert "def test_" not in json.dumps(gradescope(report))
 
 
-def test_input_that_would_crash_a_parser_is_a_note(tmp_path):
+def test_input_that_would_crash_a_parser_is_a_note(tmp_path, sandbox):
     folder = honest(tmp_path / "s")
     (folder / "deep.py").write_text("x = " + " + ".join(["1"] * 4000) + "\n")
     nested = "[" * 1500 + "]" * 1500
     (folder / "deep.ipynb").write_text('{"cells": [], "metadata": ' + nested + "}")
-    (folder / "noisy.py").write_text("".join(f"v{i} = undefined_{i}\n" for i in range(60_000)))
-    # Grading these took 21 s on an idle 2-core machine, and the kit's tests' 20 s a component ran out once
-    # under a full test run's load: they are graded under the grader's own default limit, which also bounds
-    # how long this may take (a wall clock here would fail on a loaded machine, not on the kit).
-    box = Sandbox(limits=Limits(time=DEFAULT_TIME_LIMIT))
-    try:
-        report = grade(folder, components=["masking"], sandbox=box)
-    finally:
-        box.close()
+    # Fifty times the notes a report keeps: 60,000 statements gave the same notes, and took 10 s to grade.
+    (folder / "noisy.py").write_text("".join(f"v{i} = undefined_{i}\n" for i in range(3_000)))
+    report = grade(folder, components=["masking"], sandbox=sandbox)
     assert report.components[0].score == 5
-    assert len(report.notes) <= 60
+    assert len(report.notes) <= 60 and report.notes[-1].startswith("and ")
     assert any("deep.ipynb" in note for note in report.notes)
 
 

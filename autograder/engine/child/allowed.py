@@ -249,6 +249,14 @@ def library_privates():
     return frozenset(names)
 
 
+def warm():
+    """Compute the tables every check and every child reads, once, in the zygote: a child computed them again after
+    each fork."""
+    _overridable()
+    library_privates()
+    interpreter_attributes()
+
+
 def value_reason(attribute, own=frozenset(), on_self=False):
     """Why code may not use .attribute on a value (own: the submission's own attribute names; on_self: the value
     is the self or cls of a method, where a class's own private names may be read); None if it may."""

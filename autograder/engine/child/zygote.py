@@ -17,7 +17,7 @@ import sys
 
 import torch  # noqa: F401 - the import every child needs, paid once here
 
-from autograder.engine.child import server
+from autograder.engine.child import allowed, server
 from autograder.engine.contract.protocol import PID
 
 PR_SET_DUMPABLE = 4
@@ -33,6 +33,7 @@ def main(control_fd, jailed):
     # finds and kills them.
     libc.prctl(PR_SET_DUMPABLE, 0)
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1)
+    allowed.warm()
     # A child's collections would walk torch's objects and write to their pages, copying each one that
     # the fork shares with this process: frozen, they are never collected, and a child starts faster.
     gc.freeze()
