@@ -6,6 +6,7 @@ its own modules, classes and attributes, and the aliases that spell out a dotted
 """
 
 import ast
+import functools
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
@@ -17,6 +18,7 @@ class Context:
     def __init__(self, own_modules, trees, units):
         self.own_modules = own_modules
         self.classes, self.attributes, self.strings, self.aliases, self.bound = set(), set(), set(), {}, {}
+        stars, assignments = set(), []  # one walk of each tree gathers what the rounds below read again
         for index, tree in trees.items():
             module = units[index].module
             aliases = self.aliases.setdefault(module, {})
@@ -25,28 +27,26 @@ class Context:
                 bound |= module_bindings(node)
             for node in ast.walk(tree):
                 self._learn(node, aliases)
-        stars = {
-            (units[index].module, node.module)
-            for index, tree in trees.items()
-            for node in ast.walk(tree)
-            if isinstance(node, ast.ImportFrom)
-            and any(a.name == "*" for a in node.names)
-            and (node.module or "").split(".")[0] in own_modules
-        }
+                if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                    assignments.append((module, node))
+                elif (
+                    isinstance(node, ast.ImportFrom)
+                    and any(a.name == "*" for a in node.names)
+                    and (node.module or "").split(".")[0] in own_modules
+                ):
+                    stars.add((module, node.module))
         for _ in range(3):  # chains of aliases (a = torch; b = a.nn; c = b.functional), and `%run` star imports
             for module, source in stars:
                 for name, dotted in self.aliases.get(source, {}).items():
                     if name not in self.bound.get(module, ()):
                         self.aliases.setdefault(module, {}).setdefault(name, set()).update(dotted)
-            for index, tree in trees.items():
-                aliases = self.aliases[units[index].module]
-                for node in ast.walk(tree):
-                    if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-                        dotted = self.dotted(node.value, aliases)
-                        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                        for target in targets:
-                            if dotted and isinstance(target, ast.Name):
-                                aliases.setdefault(target.id, set()).add(dotted)
+            for module, node in assignments:
+                aliases = self.aliases[module]
+                dotted = self.dotted(node.value, aliases)
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if dotted and isinstance(target, ast.Name):
+                        aliases.setdefault(target.id, set()).add(dotted)
 
     def _learn(self, node, aliases):
         if isinstance(node, ast.ClassDef):
@@ -100,9 +100,13 @@ def changed_names(node):
     return names
 
 
+@functools.lru_cache(maxsize=4096)
 def module_bindings(node):
     """The names a top-level statement binds in its module: what it assigns, defines or imports, outside the
-    functions, classes and comprehensions it holds, and what those declare global."""
+    functions, classes and comprehensions it holds, and what those declare global.
+
+    Cached by node (a syntax tree's nodes hash by identity): the check asks of a statement, of each method as a
+    class's body and again as a function's, and of every statement inside a function for its locals."""
     names = set()
     stack = [node]
     while stack:
@@ -120,7 +124,7 @@ def module_bindings(node):
         elif isinstance(current, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and getattr(current, "name", None):
             names.add(current.name)
         stack.extend(ast.iter_child_nodes(current))
-    return names
+    return frozenset(names)
 
 
 def never_runs(node):
