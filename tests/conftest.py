@@ -19,7 +19,13 @@ from autograder.engine.judge.sandbox import Sandbox  # noqa: E402
 # built once. Every other test goes wherever a worker is free.
 SHARED_FIXTURE_MODULES = frozenset(
     f"tests/{name}.py"
-    for name in ("test_nbgrader_pipeline", "test_breakout_pipeline", "test_variants", "test_platforms")
+    for name in (
+        "test_nbgrader_pipeline",
+        "test_breakout_pipeline",
+        "test_nbgrader_environment",
+        "test_variants",
+        "test_platforms",
+    )
 )
 
 

@@ -4,13 +4,13 @@ alice completes every exercise; bob hands in the release untouched; carol has on
 outside the square root), a correct feed-forward block that warns and prints on every call, and her
 notebooks ask for the `python3` kernel; dave is right, and works in the notebooks his own way: future
 imports, helper cells, magics, debug prints, self-check lines in his exercise cells, quick tests.
-The rest attack or break the pipeline: eve's cell replaces the grader's hidden-cell function and writes
-beside the gradebook, frank hands in an `autograder/` package beside his notebooks (under a kernel, the
-hidden cell's `python -m autograder` ran it), gina's notebook never stops, hank's has a scratch cell
-that would kill its process (it is not run, and costs nothing), ivy is right but late, and kim's attention is right
-but imports ctypes (held for review). dan is right and
-tampers with nbgrader's cells: he pastes a copy of a hidden test cell (Jupyter's copy and paste: same metadata, a
-new cell id), which once made nbgrader stop for everyone after him, and renames another, raising its points.
+The rest attack or break the pipeline: eve hands in the release with a cell that replaces the grader's hidden-cell
+function and writes beside the gradebook, and an `autograder/` package beside her notebooks (under a kernel, the
+hidden cell's `python -m autograder` ran it): either attack that worked would give her points. gina's notebook never
+stops; hank is right but late, and has a scratch cell that would kill its process (it is not run, and costs nothing);
+kim's attention is right but imports ctypes (held for review). dan is right and tampers with nbgrader's cells: he
+pastes a copy of a hidden test cell (Jupyter's copy and paste: same metadata, a new cell id), which once made
+nbgrader stop for everyone after him, and renames another, raising its points.
 """
 
 import csv
@@ -62,8 +62,9 @@ FAKE_KIT = {
         "'score': 15, 'output': 'full marks'}]}\nopen(args[args.index('--json') + 1], 'w').write(json.dumps(report))\n"
     ),
 }
-STUDENTS = ["alice", "bob", "carol", "dan", "dave", "eve", "frank", "gina", "hank", "ivy", "kim"]
-ZERO = ["bob", "eve", "frank", "gina"]
+# Each student costs the fixture seconds (a grading, ten feedback pages): one student holds what one test reads.
+STUDENTS = ["alice", "bob", "carol", "dan", "dave", "eve", "gina", "hank", "kim"]
+ZERO = ["bob", "eve", "gina"]
 
 
 @pytest.fixture(scope="module")
@@ -78,17 +79,13 @@ def pipeline(tmp_path_factory):
     shutil.copytree(release, submitted / "bob" / notebooks.ASSIGNMENT)
     carol = completed(release, source, submitted / "carol" / notebooks.ASSIGNMENT, [BUG, NOISE], kernel="python3")
     notebook_student(completed(release, source, submitted / "dave" / notebooks.ASSIGNMENT))
-    add_cell(
-        shutil.copytree(release, submitted / "eve" / notebooks.ASSIGNMENT) / "01_attention.ipynb",
-        PATCH.format(pwned=str(root / "pwned")),
-    )
-    frank = shutil.copytree(release, submitted / "frank" / notebooks.ASSIGNMENT)
+    eve = shutil.copytree(release, submitted / "eve" / notebooks.ASSIGNMENT)
+    add_cell(eve / "01_attention.ipynb", PATCH.format(pwned=str(root / "pwned")))
+    (eve / "autograder").mkdir()
     for name, text in FAKE_KIT.items():
-        (frank / "autograder").mkdir(exist_ok=True)
-        (frank / "autograder" / name).write_text(text)
+        (eve / "autograder" / name).write_text(text)
     completed(release, source, submitted / "gina" / notebooks.ASSIGNMENT, [HANG])
-    completed(release, source, submitted / "hank" / notebooks.ASSIGNMENT, [CRASH])
-    (completed(release, source, submitted / "ivy" / notebooks.ASSIGNMENT) / "timestamp.txt").write_text(LATE)
+    (completed(release, source, submitted / "hank" / notebooks.ASSIGNMENT, [CRASH]) / "timestamp.txt").write_text(LATE)
     completed(release, source, submitted / "kim" / notebooks.ASSIGNMENT, [FLAGGED])
     tamper(
         completed(release, source, submitted / "dan" / notebooks.ASSIGNMENT) / "01_attention.ipynb",
@@ -165,10 +162,10 @@ def test_export_gives_full_marks_zero_and_one_bugs_loss(pipeline):
 
 
 def test_a_late_submission_gets_nbgraders_late_penalty(pipeline):
-    ivy = exported(pipeline[0])["ivy"]
+    hank = exported(pipeline[0])["hank"]
     assert (
-        float(ivy["raw_score"]) == float(ivy["late_submission_penalty"]) == spec.TOTAL_POINTS
-        and float(ivy["score"]) == 0
+        float(hank["raw_score"]) == float(hank["late_submission_penalty"]) == spec.TOTAL_POINTS
+        and float(hank["score"]) == 0
     )
 
 
@@ -186,7 +183,8 @@ def test_every_grade_cell_scores_what_its_component_scores(pipeline):
 
 
 def test_no_student_code_runs_outside_the_jail(pipeline):
-    """eve's cell would have written beside the gradebook from nbgrader's kernel; in the jail the course is not there."""
+    """eve's cell would have written beside the gradebook from nbgrader's kernel; in the jail the course is not there.
+    (Her zero, in the tests above, says that neither her cell nor her package graded her.)"""
     root, _, _, _ = pipeline
     assert not (root / "pwned").exists()
 
@@ -231,12 +229,13 @@ def test_flagged_code_scores_zero_with_the_reasons_until_the_instructor_accepts_
         root, env, "autograde", notebooks.ASSIGNMENT, "--student", "kim", "--force", "--KitGrades.accept_flagged=kim"
     )
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    assert "The kit grades 1 submission(s)" in accepted.stderr  # forced, one student is graded again, alone
     assert cell_scores(root, "kim") == points
 
 
-def test_autograde_again_grades_only_a_new_student_and_regrades_one_only_when_forced(pipeline):
-    """One run after the first (each costs seconds): bob's work, replaced by a complete copy, is skipped until
-    forced, and jack, added after the first run, is graded alone."""
+def test_autograde_again_grades_only_a_new_student_and_regrades_none_unless_forced(pipeline):
+    """One run after the first (each costs seconds): bob's work, replaced by a complete copy, is skipped, and jack,
+    added after the first run, is graded alone. (kim's acceptance, above, is a forced regrade of one student.)"""
     root, env, _, _ = pipeline
     release, source = root / "release" / notebooks.ASSIGNMENT, root / "source" / notebooks.ASSIGNMENT
     bob = root / "submitted" / "bob" / notebooks.ASSIGNMENT
@@ -249,10 +248,6 @@ def test_autograde_again_grades_only_a_new_student_and_regrades_one_only_when_fo
     assert sum(cell_scores(root, "jack").values()) == spec.TOTAL_POINTS
     assert sum(cell_scores(root, "alice").values()) == spec.TOTAL_POINTS
     assert sum(cell_scores(root, "bob").values()) == 0
-    forced = nbgrader(root, env, "autograde", notebooks.ASSIGNMENT, "--student", "bob", "--force")
-    assert forced.returncode == 0, forced.stdout + forced.stderr
-    assert "The kit grades 1 submission(s)" in forced.stderr
-    assert sum(cell_scores(root, "bob").values()) == spec.TOTAL_POINTS
 
 
 def test_feedback_html_escapes_what_a_student_wrote_and_marks_the_likely_mistake():
