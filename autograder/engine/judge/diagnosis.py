@@ -69,6 +69,7 @@ class Evidence:
         self.entries = document["entries"]  # entry id -> {"component", "parts", "evidence": {key: {...}}}
         with np.load(f"{path}.npz", allow_pickle=False) as arrays:
             self.arrays = dict(arrays)
+        self._in_float32 = {}  # (entry id, case key, output name) -> whether the mistake computes it in float32
 
     def line(self, entry_id: str) -> str:
         parts = self.entries[entry_id]["parts"]
@@ -111,7 +112,6 @@ class Evidence:
         expected ones to float32's precision and not to float64's. Its digits beyond float32's are the rounding
         of whichever CPU built the evidence, and a float64 run is held to its values with float32's tolerance
         (a mistake that is also wrong beyond float32's precision is still told apart at that tolerance)."""
-        float32, float64 = TOLERANCES["float32"], TOLERANCES["float64"]
         for observation in observations:
             found = evidence.get(observation.key)
             if (
@@ -125,11 +125,21 @@ class Evidence:
                 expected, actual = observation.expected.get(name), observation.outputs.get(name)
                 if expected is None or actual is None or about["kind"] != "f" or np.shape(expected) != actual.shape:
                     continue
-                index, values = self._kept(entry_id, observation, name, about)
-                truth = np.asarray(expected, np.float64).reshape(-1)[index]
-                if agree(values, truth, float32) and not agree(values, truth, float64):
+                if self._computes_in_float32(entry_id, observation.key, name, about, expected):
                     return True
         return False
+
+    def _computes_in_float32(self, entry_id, key, name, about, expected):
+        """Whether the mistake's own values of an output are the expected ones to float32's precision and not to
+        float64's: the same for every student, so kept once found (every diagnosis asks it of every entry)."""
+        found = (entry_id, key, name)
+        if found not in self._in_float32:
+            index, values = self._kept(entry_id, key, name, about, np.size(expected))
+            truth = np.asarray(expected, np.float64).reshape(-1)[index]
+            self._in_float32[found] = agree(values, truth, TOLERANCES["float32"]) and not agree(
+                values, truth, TOLERANCES["float64"]
+            )
+        return self._in_float32[found]
 
     def _agrees(self, entry_id, observation, found, rounding=False):
         kind = found["kind"]
@@ -156,16 +166,14 @@ class Evidence:
                 return False
             if observation.dtype == "float32" and not about["float32"]:
                 continue
-            index, values = self._kept(entry_id, observation, name, about)
+            index, values = self._kept(entry_id, observation.key, name, about, actual.size)
             if not agree(actual.reshape(-1)[index], values, tolerance, exact=about["kind"] != "f"):
                 return False
         return True
 
-    def _kept(self, entry_id, observation, name, about):
-        """(the indices of the elements the evidence kept of one output, the mistake's values there)."""
-        index = sample(
-            SEPARATOR.join((entry_id, observation.key, name)), observation.outputs[name].size, about["extra"]
-        )
+    def _kept(self, entry_id, key, name, about, size):
+        """(the indices of the elements the evidence kept of one output of this size, the mistake's values there)."""
+        index = sample(SEPARATOR.join((entry_id, key, name)), size, about["extra"])
         return index, self.arrays[entry_id][about["offset"] : about["offset"] + index.size]
 
 
