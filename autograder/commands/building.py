@@ -64,12 +64,18 @@ def run_gradescope(args):
 def run_check(args):
     from autograder.course import notebooks
     from autograder.engine.judge.grade import grade
+    from autograder.engine.judge.sandbox import Sandbox
 
-    solutions = grade(spec.SOLUTIONS, **options.grade_args(args))
-    release = grade(spec.ASSIGNMENTS, **options.grade_args(args))
     # The course notebooks hold the same exercises: their source must score full marks, their release zero.
-    source_notebooks = grade(notebooks.SOURCE, **options.grade_args(args))
-    release_notebooks = grade(notebooks.RELEASE, **options.grade_args(args))
+    # One sandbox for the four, as grade-all shares one across a class: its zygote imports torch once.
+    sandbox = Sandbox(**options.grade_args(args))
+    try:
+        solutions, release, source_notebooks, release_notebooks = (
+            grade(path, sandbox=sandbox, **options.grade_args(args))
+            for path in (spec.SOLUTIONS, spec.ASSIGNMENTS, notebooks.SOURCE, notebooks.RELEASE)
+        )
+    finally:
+        sandbox.close()
     problems = []
     for name, report in (("reference", solutions), ("source notebooks", source_notebooks)):
         problems += [f"{name} {c.id}: {c.score:g}/{c.points:g}" for c in report.components if c.status != "passed"]
