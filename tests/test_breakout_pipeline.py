@@ -25,8 +25,8 @@ WRONG_LETTER = next(letter for letter in WRONG.options if letter not in WRONG.an
 NUMERIC = next(q for q in QUESTIONS if q.kind == "numeric")
 HANGING = next(q for q in QUESTIONS if q.autograded and q.part != WRONG.part and q.part != NUMERIC.part)
 # flo's loop costs it once; the honest sheets need a small part of it (CPU seconds, which a busy machine does not
-# raise): this module passes with 1 s.
-TIME_LIMIT = 4
+# raise): this module passes with 1 s. Twice that, since a loop spends all of it.
+TIME_LIMIT = 2
 PATCH = (
     "import autograder.breakout as bank\n"
     "bank.grade_here = lambda part, question, namespace: print('Correct.')\n"

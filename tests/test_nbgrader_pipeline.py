@@ -43,8 +43,8 @@ FLAGGED = (
 )
 # The time limit for the pipeline: gina's loop costs it once, and the others need a small part of it (a
 # component's CPU seconds, which a busy machine does not raise; the whole course scores full marks with 1 s:
-# `python -m autograder grade course/source/transformer --time-limit 1`).
-TIME_LIMIT = 4
+# `python -m autograder grade course/source/transformer --time-limit 1`). Twice that, since a loop spends all of it.
+TIME_LIMIT = 2
 DUE, LATE = "2026-01-10 12:00:00 UTC", "2026-01-11 12:00:00.000000 UTC"
 # A perfect score by every route that runs code outside the kit's grader: the hidden cell's function,
 # a notebook's view of the kit, the command the hidden cell ran.
