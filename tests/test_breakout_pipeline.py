@@ -1,10 +1,9 @@
 """The breakout quizzes through the real nbgrader, as the README's pipeline runs them.
 
-ada answers every question as the bank does; ben hands in the release untouched; cy gets one choice
-question wrong. ada's short answers are then graded by hand through the gradebook, as formgrader would.
-di computes a numeric answer rather than typing it; ed's sheet replaces the hidden half's grading
-function and hands in nothing else; flo's sheet for one part never stops. The sheets run in the jail,
-never in a kernel.
+ada answers every question as the bank does; cy gets one choice question wrong. ada's short answers are then
+graded by hand through the gradebook, as formgrader would. di computes a numeric answer rather than typing it; ed
+hands in the release untouched but for a cell that replaces the hidden half's grading function (had it worked, he
+would score); flo's sheet for one part never stops. The sheets run in the jail, never in a kernel.
 """
 
 import csv
@@ -38,12 +37,11 @@ PATCH = (
 def pipeline(tmp_path_factory):
     root = tmp_path_factory.mktemp("course")
     env = install_test_kernel(tmp_path_factory.mktemp("jupyter"))
-    release = new_course(root, env, ["ada", "ben", "cy", "di", "ed", "flo"], assignment=ASSIGNMENT)
+    release = new_course(root, env, ["ada", "cy", "di", "ed", "flo"], assignment=ASSIGNMENT)
     with open(root / "nbgrader_config.py", "a") as config:
         config.write(f"c.KitGrades.time_limit = {TIME_LIMIT}\n")
     source, submitted = root / "source" / ASSIGNMENT, root / "submitted"
     completed(release, source, submitted / "ada" / ASSIGNMENT)
-    shutil.copytree(release, submitted / "ben" / ASSIGNMENT)
     edit = (f"{WRONG.id} = {WRONG.written_answer()!r}", f"{WRONG.id} = {WRONG_LETTER!r}")
     completed(release, source, submitted / "cy" / ASSIGNMENT, [edit])
     value = NUMERIC.written_answer()
@@ -118,8 +116,8 @@ def test_full_answers_score_every_autograded_point_and_await_the_hand_graded_one
 
 def test_blank_sheet_scores_zero_everywhere(pipeline):
     root, _ = pipeline
-    ben = grades(root, "ben")
-    assert all(auto == 0 and not needs for auto, _, needs in ben.values()), ben
+    ed = grades(root, "ed")
+    assert all(auto == 0 and not needs for auto, _, needs in ed.values()), ed
 
 
 def test_one_wrong_answer_loses_exactly_its_points(pipeline):
@@ -162,7 +160,7 @@ def test_export_after_hand_grading_gives_full_marks_zero_and_one_loss(pipeline):
     grade_by_hand(root, "ada", lambda q: q.points)
     grade_by_hand(root, "cy", lambda q: q.points)
     scores = exported(root, env, "score", "awaiting_manual_grading")
-    assert {k: scores[k][0] for k in ("ada", "ben", "cy")} == {"ada": TOTAL, "ben": 0, "cy": TOTAL - WRONG.points}
+    assert {k: scores[k][0] for k in ("ada", "ed", "cy")} == {"ada": TOTAL, "ed": 0, "cy": TOTAL - WRONG.points}
     assert scores["ada"][1] == 0
 
 
