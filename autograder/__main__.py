@@ -1,6 +1,7 @@
 """python -m autograder: grade submissions, check the reference, regenerate what is generated."""
 
 import argparse
+import os
 import sys
 
 from autograder.commands import student
@@ -36,6 +37,10 @@ def main(argv=None):
     except KitFault as error:  # the kit cannot run here (an install, a config, a question file): not a submission
         print(f"the grader could not run: {error}")
         return 2
+    except BrokenPipeError:
+        # Whoever read the output went away (`| head`): there is nowhere left to write, not even at exit's flush.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

@@ -67,6 +67,16 @@ def test_grade_exits_zero_for_a_broken_submission(tmp_path):
     assert "syntax error on line 1" in run.stdout
 
 
+def test_output_to_a_reader_that_went_away_ends_without_a_traceback(tmp_path):
+    """`python -m autograder grade ... | head -1`: the pipe is closed before the table is written."""
+    (tmp_path / "broken.py").write_text("def oops(:\n")
+    command = [sys.executable, "-m", "autograder", "grade", str(tmp_path / "broken.py"), "--component", "masking"]
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=spec.KIT_ROOT)
+    run.stdout.close()
+    errors = run.stderr.read()
+    assert run.wait() == 1 and errors == "", errors
+
+
 def test_grade_all_writes_a_row_and_a_report_per_submission(tmp_path):
     folder = tmp_path / "class"
     submission(folder / "alice")
