@@ -68,10 +68,11 @@ def run_check(args):
 
     # The course notebooks hold the same exercises: their source must score full marks, their release zero.
     # One sandbox for the four, as grade-all shares one across a class: its zygote imports torch once.
-    sandbox = Sandbox(**options.grade_args(args))
+    arguments = options.grade_args(args)
+    sandbox = Sandbox(**arguments)
     try:
         solutions, release, source_notebooks, release_notebooks = (
-            grade(path, sandbox=sandbox, **options.grade_args(args))
+            grade(path, sandbox=sandbox, **arguments)
             for path in (spec.SOLUTIONS, spec.ASSIGNMENTS, notebooks.SOURCE, notebooks.RELEASE)
         )
     finally:

@@ -17,8 +17,9 @@ import pytest
 from autograder.engine.contract.errors import GraderError, KitFault
 
 SUITES = Path(__file__).resolve().parent / "suites"
-# pytest's plugins that a grading does without: the suites use no temporary folder, monkeypatch, log or
-# warning capture, unittest class, doctest or debugger, and nothing reads a cache or a report file.
+# pytest's plugins that a grading does without: the suites use no temporary folder, monkeypatch, recorded
+# warning, log capture, unittest class, doctest or debugger, and nothing reads a cache or a report file. (The
+# warnings plugin stays: it keeps numpy's warnings from the comparisons off the grader's output.)
 UNUSED_PLUGINS = (
     "cacheprovider",
     "unraisableexception",
@@ -91,8 +92,8 @@ def run_suites(
     # Student code never runs in the grader's process, so pytest's watch for unraisable and thread exceptions
     # has nothing of theirs to catch; its closing garbage collections cost a one-component grading a fifth.
     # No plugin of the environment's joins in either: one that reorders or reseeds tests (pytest-randomly),
-    # or xdist, has no place in a grading. Nor do pytest's own plugins that the suites never use: each run
-    # registers every plugin afresh, and those below cost a one-component grading a sixth of its time in this process.
+    # or xdist, has no place in a grading. Nor do the rest of UNUSED_PLUGINS: each run registers every plugin
+    # afresh, and those cost a one-component grading a sixth of its time in this process.
     args += ["--disable-plugin-autoload"]
     for plugin in UNUSED_PLUGINS:
         args += ["-p", f"no:{plugin}"]
