@@ -11,11 +11,12 @@ check: $(INSTALLED)
 	$(PYTHON) -m autograder check-solutions
 
 # In parallel: tests/conftest.py says how many workers, and which tests must share one. The slowest 15 are listed.
-# The kit is compiled first: where PYTHONDONTWRITEBYTECODE is set (as on this project's machines), each of the
-# hundreds of processes the tests start (graders, jails, kernels, nbgrader) compiled the kit's modules again.
+# Where PYTHONDONTWRITEBYTECODE is set (as on this project's machines), each of the hundreds of processes the tests
+# start (graders, kernels, nbgrader) compiled the kit's modules again, and each worker rewrote the tests' asserts
+# again: the kit is compiled first (the jail, which reads it, cannot write), and the tests may write bytecode.
 test: $(INSTALLED)
 	@start=$$(date +%s); $(PYTHON) -m compileall -q autograder >/dev/null; \
-	$(PYTHON) -m pytest -q -n auto --durations=15; status=$$?; \
+	PYTHONDONTWRITEBYTECODE= $(PYTHON) -m pytest -q -n auto --durations=15; status=$$?; \
 	echo "make test: the kit's tests took $$(( $$(date +%s) - start )) s"; exit $$status
 
 # What make test checks by stamp, rebuilt aside and compared (minutes): CI runs it after the tests.

@@ -11,11 +11,11 @@ from helpers import TIME_LIMIT, full_marks_except, line_of, scores, submission
 from hint_evidence import reasons_said
 
 from autograder.engine.contract import spec
+from autograder.engine.contract.errors import GraderError
 from autograder.engine.judge import watchdog
 from autograder.engine.judge.grade import grade
 from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.limits import Limits
-from autograder.engine.judge.sandbox import Sandbox
 
 
 def graded(tmp_path, edits=(), files=None, drop=(), **kwargs):
@@ -48,16 +48,30 @@ def test_missing_file_names_what_is_missing(tmp_path, sandbox):
     assert full_marks_except(results, "decoder") == []
 
 
-def test_infinite_loop_times_out_one_component(tmp_path):
+def test_infinite_loop_times_out_one_component(tmp_path, sandbox):
+    # The loop spends all of its limit: 2 s, twice what every other component needs.
     results, _ = graded(
         tmp_path,
         [("layernorm", "mean = x.mean(dim=-1, keepdim=True)  # (..., 1)", "while True:\n            pass")],
-        time_limit=3,
+        time_limit=2,
+        sandbox=sandbox,
     )
     assert results["layernorm"].score == 0
-    assert "time limit of 3 s" in results["layernorm"].feedback()
+    assert "time limit of 2 s" in results["layernorm"].feedback()
     assert "zero.time" in reasons_said(results["layernorm"].feedback())
     assert full_marks_except(results, "layernorm") == []
+
+
+def test_a_shared_sandbox_grades_under_each_gradings_own_limits(tmp_path, sandbox):
+    """One zygote serves gradings under other limits (the loop above, under 2 s): a grading's limits are its own, the
+    next one without any has the sandbox's again, and a jailed sandbox never grades unjailed."""
+    path = submission(tmp_path / "submission")
+    report = grade(path, components=["masking"], sandbox=sandbox, limits=Limits(time=0.5, total=1))
+    assert report.score == 5 and sandbox.limits == Limits(time=0.5, total=1)
+    assert grade(path, components=["masking"], sandbox=sandbox).score == 5 and sandbox.limits == sandbox.own_limits
+    with pytest.raises(GraderError, match="started in the jail, and cannot grade without it"):
+        grade(path, components=["masking"], sandbox=sandbox, limits=Limits(jail=False))
+    assert sandbox.limits == sandbox.own_limits
 
 
 # Work that takes CPU time for certain: a component's time is read in clock ticks (10 ms), and a warm child can grade
@@ -68,40 +82,39 @@ SPIN = (
 )
 
 
-def test_a_submission_that_used_up_its_time_scores_zero_in_the_parts_left(tmp_path):
+def test_a_submission_that_used_up_its_time_scores_zero_in_the_parts_left(tmp_path, sandbox):
     """The first part runs, whatever it takes; the next is never started once the submission's time is spent."""
     report = grade(
         submission(tmp_path / "submission", [("masking", *SPIN)]),
         limits=Limits(time=TIME_LIMIT, total=0.01),
         components=["masking", "attention"],
+        sandbox=sandbox,
     )
     masking, attention = (next(c for c in report.components if c.id == i) for i in ("masking", "attention"))
     assert masking.score == masking.points and attention.score == 0, report.table()
     assert reasons_said(attention.feedback()) == {"zero.used up"}, attention.feedback()
 
 
-def test_a_busy_machine_costs_an_honest_submission_nothing(tmp_path):
+def test_a_busy_machine_costs_an_honest_submission_nothing(tmp_path, sandbox):
     """Time limits count CPU time (issue 37, SPEC): a correct submission graded with a 1 s limit, while processes in
     sessions of their own keep every core busy, scored 50/100 when the limit was wall-clock time."""
     path = submission(tmp_path / "submission")
-    box = Sandbox(limits=Limits(time=1))
+    # The zygote has imported torch before the hogs start (what the limit counts is the components' time, not the
+    # zygote's): the hogs burn every core for as long as they run.
+    sandbox.parse(path)
+    hogs = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+        for _ in range(2 * (os.cpu_count() or 1) + 2)
+    ]
     try:
-        # The zygote imports torch before the hogs start (what the limit counts is the components' time, not the
-        # zygote's): the hogs burn every core for as long as they run.
-        box.parse(path)
-        hogs = [
-            subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
-            for _ in range(2 * (os.cpu_count() or 1) + 2)
-        ]
-        try:
-            # The parts that take the most CPU time (each well under its limit on an idle machine), and the least.
-            results, report = scores(path, sandbox=box, components=["masking", "encoder", "decoder", "seq2seq"])
-        finally:
-            for hog in hogs:
-                hog.kill()
-                hog.wait()
+        # The parts that take the most CPU time (each well under its limit on an idle machine), and the least.
+        results, report = scores(
+            path, time_limit=1, sandbox=sandbox, components=["masking", "encoder", "decoder", "seq2seq"]
+        )
     finally:
-        box.close()
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
     assert [r.score for r in results.values()] == [5, 15, 15, 10], report.table()
 
 
@@ -130,7 +143,7 @@ def test_the_time_a_process_waits_for_a_cpu_is_counted_apart(tmp_path):
     assert waited > 0.5, f"waited {waited:.2f} s for a CPU it shared with a hog, while running 1 s"
 
 
-def test_a_sleeping_component_is_stopped_by_the_wall_clock(tmp_path):
+def test_a_sleeping_component_is_stopped_by_the_wall_clock(tmp_path, sandbox):
     results, _ = graded(
         tmp_path,
         [
@@ -143,6 +156,7 @@ def test_a_sleeping_component_is_stopped_by_the_wall_clock(tmp_path):
         time_limit=1,
         components=["masking"],
         accept_flagged=True,
+        sandbox=sandbox,
     )  # time.sleep is held for review; accepted, it still cannot wait for ever
     assert results["masking"].score == 0
     assert (

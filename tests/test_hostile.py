@@ -57,10 +57,10 @@ def probe(folder, body, extra="", drop=()):
     )
 
 
-def escaped(path, sandbox, accept=True):
+def escaped(path, sandbox, accept=True, limits=None):
     """True when any of the probe's causal_mask cases passed: its attack worked (run as if an instructor had
-    accepted it, unless accept is False)."""
-    (result,) = grade(path, components=["masking"], sandbox=sandbox, accept_flagged=accept).components
+    accepted it, unless accept is False), under the sandbox's limits unless others are given."""
+    (result,) = grade(path, components=["masking"], sandbox=sandbox, accept_flagged=accept, limits=limits).components
     return any(t.passed for t in result.tests if "causal" in t.name)
 
 
@@ -185,7 +185,7 @@ def halves(lines):
     return [(line[: len(line) // 2].encode(), line[len(line) // 2 :].encode()) for line in lines]
 
 
-def test_no_line_of_the_reference_is_in_a_childs_memory(tmp_path):
+def test_no_line_of_the_reference_is_in_a_childs_memory(tmp_path, sandbox):
     """Issue 34: a reference function's globals led to the loader's units, the text of every reference the child
     held, and 48 statements raised it into the student's own report. The child now holds compiled code only: its
     whole memory, read as a hostile submission would (the check waved through), holds no line of it."""
@@ -197,13 +197,11 @@ def test_no_line_of_the_reference_is_in_a_childs_memory(tmp_path):
     own = [line.strip() for line in spec.BY_ID["masking"].reference.read_text().splitlines() if len(line.strip()) >= 30]
     others = [c.id for c in spec.COMPONENTS if c.id != "masking"]  # the submission is masking.py alone
     # Reading a child's whole memory takes seconds: under the grader's own limit, not the tests' shorter one.
-    box = Sandbox(limits=Limits(time=DEFAULT_TIME_LIMIT))
-    try:
-        control = probe(tmp_path / "control", MEMORY_SCAN.format(halves=halves(own[:3])), drop=others)
-        assert escaped(control, box), "the control: the scan finds the student's own lines"
-        assert not escaped(probe(tmp_path / "scan", MEMORY_SCAN.format(halves=halves(lines)), drop=others), box)
-    finally:
-        box.close()
+    limits = Limits(time=DEFAULT_TIME_LIMIT)
+    control = probe(tmp_path / "control", MEMORY_SCAN.format(halves=halves(own[:3])), drop=others)
+    assert escaped(control, sandbox, limits=limits), "the control: the scan finds the student's own lines"
+    scan = probe(tmp_path / "scan", MEMORY_SCAN.format(halves=halves(lines)), drop=others)
+    assert not escaped(scan, sandbox, limits=limits)
 
 
 def test_what_the_jail_writes_to_its_pid_1_costs_the_judge_no_disk(tmp_path, sandbox):
@@ -611,10 +609,10 @@ def honest(folder):
     return submission(folder)
 
 
-def test_processes_left_behind_die_with_their_component(tmp_path):
+def test_processes_left_behind_die_with_their_component(tmp_path, sandbox):
     """A daemon that kills every new process, and 100 busy ones: the next student is graded as if alone. The busy
-    ones spend their component's whole time limit: a sandbox of its own with a smaller one (the tests' 20 s cost
-    16 s of CPU), twice what the honest parts graded after them need."""
+    ones spend their component's whole time limit: a smaller one (the tests' 20 s cost 16 s of CPU), twice what the
+    honest parts graded after them need."""
     daemon = """
         import os, time
         if os.fork() == 0:
@@ -632,16 +630,12 @@ def test_processes_left_behind_die_with_their_component(tmp_path):
                 while True: pass
         return False
     """
-    hostile = probe(tmp_path / "hostile", daemon)
-    box = Sandbox(limits=Limits(time=2))
-    try:
-        escaped(hostile, box)
-        assert box.students() == []
-        after = grade(honest(tmp_path / "honest"), components=["masking", "attention"], sandbox=box)
-        assert after.score == 15
-        assert box.students() == []
-    finally:
-        box.close()
+    limits = Limits(time=2)
+    escaped(probe(tmp_path / "hostile", daemon), sandbox, limits=limits)
+    assert sandbox.students() == []
+    after = grade(honest(tmp_path / "honest"), components=["masking", "attention"], sandbox=sandbox, limits=limits)
+    assert after.score == 15
+    assert sandbox.students() == []
 
 
 def test_a_killed_or_stopped_zygote_costs_the_next_student_nothing(tmp_path, sandbox):
@@ -676,7 +670,7 @@ def test_threads_are_bounded_for_root_too(tmp_path, sandbox):
     assert not escaped(probe(tmp_path / "s", attack), sandbox)
 
 
-def test_memory_of_all_a_components_processes_is_bounded(tmp_path):
+def test_memory_of_all_a_components_processes_is_bounded(tmp_path, sandbox):
     hog = """
         import os, time
         for _ in range(2):
@@ -687,17 +681,14 @@ def test_memory_of_all_a_components_processes_is_bounded(tmp_path):
         time.sleep(30)
         return True
     """
-    box = Sandbox(limits=Limits(time=TIME_LIMIT, memory=1 << 30))
-    try:
-        (result,) = grade(
-            probe(tmp_path / "s", hog), components=["masking"], sandbox=box, accept_flagged=True
-        ).components
-        assert not any(t.passed for t in result.tests if "causal" in t.name)
-        assert "GiB together" in result.feedback()
-        assert "zero.memory" in reasons_said(result.feedback())
-        assert box.students() == []
-    finally:
-        box.close()
+    limits = Limits(time=TIME_LIMIT, memory=1 << 30)
+    (result,) = grade(
+        probe(tmp_path / "s", hog), components=["masking"], sandbox=sandbox, accept_flagged=True, limits=limits
+    ).components
+    assert not any(t.passed for t in result.tests if "causal" in t.name)
+    assert "GiB together" in result.feedback()
+    assert "zero.memory" in reasons_said(result.feedback())
+    assert sandbox.students() == []
 
 
 THREADS = """
@@ -732,19 +723,15 @@ FORKS = """
     ],
     ids=["threads", "processes"],
 )
-def test_threads_and_processes_beyond_their_bound_end_the_component(tmp_path, reason, limits, body):
-    box = Sandbox(limits=limits)
-    try:
-        (result,) = grade(
-            probe(tmp_path / "s", body), components=["masking"], sandbox=box, accept_flagged=True
-        ).components
-        assert result.score == 0 and reasons_said(result.feedback()) == {reason}, result.feedback()
-        assert box.students() == []
-    finally:
-        box.close()
+def test_threads_and_processes_beyond_their_bound_end_the_component(tmp_path, sandbox, reason, limits, body):
+    (result,) = grade(
+        probe(tmp_path / "s", body), components=["masking"], sandbox=sandbox, accept_flagged=True, limits=limits
+    ).components
+    assert result.score == 0 and reasons_said(result.feedback()) == {reason}, result.feedback()
+    assert sandbox.students() == []
 
 
-def test_memory_processes_share_counts_once_and_is_bounded(tmp_path):
+def test_memory_processes_share_counts_once_and_is_bounded(tmp_path, sandbox):
     """Issue 34: pairs of processes sharing MAP_SHARED memory held 1.4 GiB under a 0.5 GiB limit, since the watchdog
     counted each process's private pages alone. Three pairs share 160 MiB each here, under a limit of 256 MiB."""
     # One pair at a time: each block is its maker's alone (private) only until its partner has touched every page.
@@ -761,16 +748,13 @@ def test_memory_processes_share_counts_once_and_is_bounded(tmp_path):
         time.sleep(6)
         return True
     """
-    box = Sandbox(limits=Limits(time=TIME_LIMIT, memory=256 << 20))
-    try:
-        (result,) = grade(
-            probe(tmp_path / "s", hog), components=["masking"], sandbox=box, accept_flagged=True
-        ).components
-        assert not any(t.passed for t in result.tests if "causal" in t.name)
-        assert "GiB together" in result.feedback(), result.fatal
-        assert box.students() == []
-    finally:
-        box.close()
+    limits = Limits(time=TIME_LIMIT, memory=256 << 20)
+    (result,) = grade(
+        probe(tmp_path / "s", hog), components=["masking"], sandbox=sandbox, accept_flagged=True, limits=limits
+    ).components
+    assert not any(t.passed for t in result.tests if "causal" in t.name)
+    assert "GiB together" in result.feedback(), result.fatal
+    assert sandbox.students() == []
 
 
 def test_special_files_and_links_are_skipped(tmp_path, sandbox):
@@ -833,15 +817,14 @@ def causal_mask(size, device=None):
     assert len(json.dumps(gradescope(report))) < 100_000
 
 
-def test_a_loop_at_import_costs_one_time_limit_not_eleven(tmp_path, sandbox):
+def test_a_loop_at_import_costs_one_time_limit_not_eleven(tmp_path, sandbox, monkeypatch):
     folder = submission(tmp_path / "s", files={"zz_loop.py": "while True:\n    pass\n"})
-    box = Sandbox(limits=Limits(time=1))  # the loop spends all of it, once; nothing honest is graded
-    started, start = [], box.start
-    box.start = lambda component_id, *args: started.append(component_id) or start(component_id, *args)
-    try:
-        report = grade(folder, sandbox=box)
-    finally:
-        box.close()
+    started, start = [], sandbox.start
+    monkeypatch.setattr(
+        sandbox, "start", lambda component_id, *args: started.append(component_id) or start(component_id, *args)
+    )
+    # The loop spends all of its limit, once; nothing honest is graded.
+    report = grade(folder, sandbox=sandbox, limits=Limits(time=1))
     assert started == ["attention"], "every later component takes the first one's reason without running"
     assert report.score == 0
     assert all("time limit" in (c.fatal or "") for c in report.components)

@@ -150,13 +150,13 @@ def test_pipeline_commands_succeed_and_grade_the_class_in_one_batch(pipeline):
     assert "not recognized" not in feedback, feedback
 
 
-def test_export_gives_full_marks_zero_and_one_bugs_loss(pipeline):
+def test_export_gives_full_marks_zero_and_one_bugs_loss(pipeline, sandbox):
     root, _, _, carol = pipeline
     exported = grades(root)
     assert exported["alice"] == exported["dave"] == spec.TOTAL_POINTS
     assert all(exported[student] == 0 for student in ZERO), exported
     # The kit's own grader on carol's notebook says what the bug costs; nbgrader must agree exactly.
-    kit = grade(carol / "03_feedforward_layernorm.ipynb", components=["layernorm"]).components[0].score
+    kit = grade(carol / "03_feedforward_layernorm.ipynb", components=["layernorm"], sandbox=sandbox).components[0].score
     assert 0 <= kit < spec.BY_ID["layernorm"].points
     assert exported["carol"] == pytest.approx(spec.TOTAL_POINTS - spec.BY_ID["layernorm"].points + kit)
 

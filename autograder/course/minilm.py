@@ -90,26 +90,32 @@ def pretrained(TransformerEncoder, folder: str | Path | None = None):
     Raises NotStarted while the encoder, or a part it runs, is still a stub, and NotLoaded when its submodules do
     not take BERT's weights by the SPEC's names.
     """
+    from transformers import BertConfig
+
     from autograder.engine.judge import hf
 
     folder = Path(folder) if folder else checkpoint()
-    bert, tokenizer = _hugging_face(folder)
+    _offline()
+    config = BertConfig.from_pretrained(folder, local_files_only=True)
     try:
-        encoder = TransformerEncoder(SimpleNamespace(**hf.spec_config(bert.config))).float().eval()
-        shapes = {name: tuple(value.shape) for name, value in encoder.state_dict().items()}
-        try:
-            encoder.load_state_dict(hf.to_spec(bert.state_dict(), shapes), strict=True)
-        except (KeyError, ValueError, RuntimeError) as error:
-            said = str(error.args[0] if error.args else error)
-            said = said if len(said) <= LONGEST else said[:LONGEST] + "…"
-            raise NotLoaded(f"the checkpoint's weights do not fit your encoder's submodules: {said}") from None
-        with torch.no_grad():  # [CLS] [SEP], through every layer: a stub raises here, not in a cell below
-            encoder(torch.tensor([[tokenizer.cls_token_id, tokenizer.sep_token_id]]))
+        encoder = TransformerEncoder(SimpleNamespace(**hf.spec_config(config))).float().eval()
+        # Two tokens through every layer, before the checkpoint loads (seconds): a stub raises here, at once, and
+        # not in a cell below.
+        with torch.no_grad():
+            encoder(torch.tensor([[config.pad_token_id or 0] * 2]))
     except NotImplementedError as error:
         raise NotStarted(
             f"your encoder is not written yet: {_stub(error)} still raises NotImplementedError. Write it, run its "
             "cell (or save its notebook, for an earlier part's), then run this cell again"
         ) from None
+    bert, tokenizer = _hugging_face(folder)
+    shapes = {name: tuple(value.shape) for name, value in encoder.state_dict().items()}
+    try:
+        encoder.load_state_dict(hf.to_spec(bert.state_dict(), shapes), strict=True)
+    except (KeyError, ValueError, RuntimeError) as error:
+        said = str(error.args[0] if error.args else error)
+        said = said if len(said) <= LONGEST else said[:LONGEST] + "…"
+        raise NotLoaded(f"the checkpoint's weights do not fit your encoder's submodules: {said}") from None
     return Pretrained(encoder, tokenizer, bert, folder)
 
 

@@ -26,7 +26,8 @@ def grade(
 ) -> Report:
     """Grade one submission; components limits the run to those ids (the integration check included).
 
-    A sandbox may be shared between submissions (grade_each does): its zygote is started once.
+    A sandbox may be shared between submissions (grade_each does), and by gradings under limits other than its
+    own (limits; None: the sandbox's): its zygote is started once.
     accept_flagged runs and scores the code the static check held, once an instructor has read it.
     """
     started = time.monotonic()

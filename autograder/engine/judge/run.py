@@ -7,7 +7,7 @@ public checks run the same suites on the public cases, the student an object of 
 
 import io
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from contextlib import redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,22 +62,36 @@ class Collector:
     def pytest_configure(self, config: pytest.Config) -> None:
         config.grading = self.grading
 
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
-        outcome = yield
-        report = outcome.get_result()
-        if report.when == "call" or (report.when == "setup" and report.failed):
-            message = ""
-            if call.excinfo is not None:
-                error = call.excinfo.value
-                if isinstance(error, KitFault) and self.kit_fault is None:
-                    self.kit_fault = error
-                message = (
-                    str(error)
-                    if isinstance(error, AssertionError)
-                    else f"the grader failed here ({type(error).__name__}: {error}); please report it"
-                )
-            self.results[item.module.COMPONENT].append(TestResult(item.name, report.passed, message))
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> pytest.TestReport | None:
+        """The test's report, whose failure text is the message a student reads: pytest's own would format a
+        traceback that nobody reads, a tenth of a graded mutant's time in this process. A skip is pytest's."""
+        error = call.excinfo.value if call.excinfo is not None else None
+        if isinstance(error, (pytest.skip.Exception, BaseExceptionGroup)):
+            return None
+        message = ""
+        if error is not None:
+            if isinstance(error, KitFault) and self.kit_fault is None:
+                self.kit_fault = error
+            message = (
+                str(error)
+                if isinstance(error, AssertionError)
+                else f"the grader failed here ({type(error).__name__}: {error}); please report it"
+            )
+        if call.when == "call" or (call.when == "setup" and error is not None):
+            self.results[item.module.COMPONENT].append(TestResult(item.name, error is None, message))
+        return pytest.TestReport(
+            item.nodeid,
+            item.location,
+            dict.fromkeys(item.keywords, 1),
+            "passed" if error is None else "failed",
+            None if error is None else message or type(error).__name__,
+            call.when,
+            duration=call.duration,
+            start=call.start,
+            stop=call.stop,
+            user_properties=item.user_properties,
+        )
 
 
 def run_suites(
@@ -87,8 +101,8 @@ def run_suites(
     and grading.release), on the cases in the folder cases (default: the hidden suites' own)."""
     collector = Collector(grading)
     args = [str(SUITES / f"test_{i}.py") for i in component_ids]
-    # Native tracebacks: pytest's own failure reports print every frame's arguments, the fixtures' arrays
-    # among them, for output nobody reads (each test's message is the Collector's); they cost a mutant a second.
+    # A test's report is the Collector's; a suite that cannot be collected is reported with a native traceback
+    # (pytest's own prints every frame's arguments, the fixtures' arrays among them).
     # Student code never runs in the grader's process, so pytest's watch for unraisable and thread exceptions
     # has nothing of theirs to catch; its closing garbage collections cost a one-component grading a fifth.
     # No plugin of the environment's joins in either: one that reorders or reseeds tests (pytest-randomly),

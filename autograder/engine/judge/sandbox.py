@@ -56,7 +56,7 @@ class Sandbox:
 
     def __init__(self, device: str = "cpu", limits: Limits | None = None) -> None:
         self.device = device
-        self.limits = limits or Limits()
+        self.own_limits = self.limits = limits or Limits()
         if self.limits.jail:
             from autograder.engine.judge import jail
 
@@ -65,6 +65,19 @@ class Sandbox:
         self._start()
         # In the jail, the zygote is its pid 1 (jail.command): the kit's own, never a student's process.
         self.watchdog = Watchdog(self.limits, self._process.pid, {"1"} if self.limits.jail else set())
+
+    def grade_under(self, limits: Limits | None) -> Limits:
+        """Make limits (None: the sandbox's own) those of the gradings to come, and return them. Time, memory,
+        processes and threads are counted and enforced per child, so one zygote serves any of them; whether
+        there is a jail was fixed when the zygote started."""
+        limits = limits or self.own_limits
+        if limits.jail != self.own_limits.jail:
+            raise GraderError(
+                f"this sandbox was started {'in' if self.own_limits.jail else 'without'} the jail, "
+                f"and cannot grade {'in' if limits.jail else 'without'} it"
+            )
+        self.limits = self.watchdog.limits = limits
+        return limits
 
     def _start(self):
         self._control, theirs = socket.socketpair()

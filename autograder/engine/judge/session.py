@@ -31,7 +31,7 @@ class Grading:
         self.accepted = accepted  # an instructor has read the held code: it runs
         self.owns_sandbox = sandbox is None
         self.sandbox = sandbox or Sandbox(device, limits)
-        self.limits = self.sandbox.limits
+        self.limits = self.sandbox.grade_under(limits)
         self.remaining = self.limits.total
         self.load_failure = None
         self.children = {}
