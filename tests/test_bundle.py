@@ -24,7 +24,10 @@ def built(tmp_path_factory):
 
 
 def files(folder):
-    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+    """What a bundle folder holds, less the bytecode Python caches there when the students' commands run in it."""
+    return sorted(
+        str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+    )
 
 
 def student_cli(folder, *args):
