@@ -25,9 +25,7 @@ def built(tmp_path_factory):
 
 def files(folder):
     """What a bundle folder holds, less the bytecode Python caches there when the students' commands run in it."""
-    return sorted(
-        str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
-    )
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
 
 
 def student_cli(folder, *args):
