@@ -62,13 +62,19 @@ def test_infinite_loop_times_out_one_component(tmp_path, sandbox):
     assert full_marks_except(results, "layernorm") == []
 
 
+# masking that never returns from its first call.
+LOOP = ("return torch.ones(size, size, dtype=torch.bool, device=device).tril()", "while True:\n        pass")
+
+
 def test_a_shared_sandbox_grades_under_each_gradings_own_limits(tmp_path, sandbox):
     """One zygote serves gradings under other limits (the loop above, under 2 s): a grading's limits are its own, the
-    next one without any has the sandbox's again, and a jailed sandbox never grades unjailed."""
+    sandbox is back under its own once it is done, and a jailed sandbox never grades unjailed."""
+    loop = submission(tmp_path / "loop", [("masking", *LOOP)])
+    (looped,) = grade(loop, components=["masking"], sandbox=sandbox, limits=Limits(time=0.5)).components
+    assert looped.score == 0 and "time limit of 0.5 s" in looped.feedback(), looped.feedback()
+    assert sandbox.limits == sandbox.own_limits
     path = submission(tmp_path / "submission")
-    report = grade(path, components=["masking"], sandbox=sandbox, limits=Limits(time=0.5, total=1))
-    assert report.score == 5 and sandbox.limits == Limits(time=0.5, total=1)
-    assert grade(path, components=["masking"], sandbox=sandbox).score == 5 and sandbox.limits == sandbox.own_limits
+    assert grade(path, components=["masking"], sandbox=sandbox).score == 5
     with pytest.raises(GraderError, match="started in the jail, and cannot grade without it"):
         grade(path, components=["masking"], sandbox=sandbox, limits=Limits(jail=False))
     assert sandbox.limits == sandbox.own_limits
@@ -507,16 +513,7 @@ def test_wrong_output_dtype_is_named_before_values(tmp_path, sandbox):
 
 def test_children_do_not_outlive_a_killed_grader(tmp_path):
     """A grader killed from outside (a platform timeout) leaves no student code running."""
-    path = submission(
-        tmp_path / "s",
-        [
-            (
-                "masking",
-                "return torch.ones(size, size, dtype=torch.bool, device=device).tril()",
-                "while True:\n        pass",
-            )
-        ],
-    )
+    path = submission(tmp_path / "s", [("masking", *LOOP)])
     script = (
         "import sys, numpy\n"
         "import threading, time\n"

@@ -91,8 +91,8 @@ def test_source_notebook_runs_clean_and_scores_full_marks(kernel_env, path):
 
 def test_release_notebooks_fail_only_where_an_exercise_is_unwritten(kernel_env):
     """Every cell that is not an exercise is a source notebook's too, each of which runs in a fresh kernel above:
-    what a release adds is how its stubs fail. So the releases share one kernel (ten fresh ones cost 20 s of CPU),
-    each starting with none of the earlier ones' names."""
+    what a release adds is how its stubs fail. So the releases share one kernel (ten fresh ones cost 33 s of CPU,
+    one 15 s), each starting with none of the earlier ones' names."""
     for path, nb in execute_one_after_another(RELEASES, kernel_env).items():
         errors = {o["ename"] for _, o in outputs(nb, "error")}
         assert errors <= {"NotImplementedError", "NotStarted"}, f"{path.name}: {errors}"

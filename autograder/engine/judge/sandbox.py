@@ -67,7 +67,7 @@ class Sandbox:
         self.watchdog = Watchdog(self.limits, self._process.pid, {"1"} if self.limits.jail else set())
 
     def grade_under(self, limits: Limits | None) -> Limits:
-        """Make limits (None: the sandbox's own) those of the gradings to come, and return them. Time, memory,
+        """Make limits (None: the sandbox's own) those of a grading, until it closes, and return them. Time, memory,
         processes and threads are counted and enforced per child, so one zygote serves any of them; whether
         there is a jail was fixed when the zygote started."""
         limits = limits or self.own_limits

@@ -75,3 +75,5 @@ class Grading:
             child.close()
         if self.owns_sandbox:
             self.sandbox.close()
+        else:  # a shared sandbox is back under its own limits, for whatever uses it next
+            self.sandbox.grade_under(None)
