@@ -12,7 +12,7 @@ Three subpackages, each importing only those below it (tests/test_layout.py hold
              and the handout.
 
 On top, importing any of them: the command line (__main__, a module per group of commands in commands/),
-nbgrader's autograde step (autograde), what is delivered (bundle for students, gradescope for Gradescope,
+nbgrader's steps (nbgrader/, one per module), what is delivered (bundle for students, gradescope for Gradescope,
 generated for every generated file), and the names the notebooks import (public, notebook,
 pictures, training, language_model).
 

@@ -15,24 +15,24 @@ warnings.filterwarnings("ignore", message=r"Object of type <Submitted\w+> not in
 c.CourseDirectory.course_id = "transformers-from-scratch"
 # The release is committed and checked for drift; the student-facing stub keeps the kit's hint above it.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
-# Autograde grades with the kit's jailed grader (autograder/autograde.py) where nbgrader would run each
+# Autograde grades with the kit's jailed grader (autograder/nbgrader/, a step per module) where nbgrader would run each
 # notebook in a Jupyter kernel: no student code runs outside the jail. nbgrader's other steps stay.
 c.Autograde.autograde_preprocessors = [
-    "autograder.autograde.KitGrades" if step is Execute else step
+    "autograder.nbgrader.grades.KitGrades" if step is Execute else step
     for step in Autograde.class_traits()["autograde_preprocessors"].default()
 ]
 # The kit's limits are KitGrades's options, as `grade` takes them: c.KitGrades.time_limit = 60 and so on.
 # Feedback shows each test cell's output (the grader's feedback), never the hidden test source.
 # A student's notebook is put back in the source's shape before nbgrader's own sanitizing reads it.
 c.Autograde.sanitize_preprocessors = [
-    "autograder.autograde.KitSanitize",
+    "autograder.nbgrader.sanitize.KitSanitize",
     *Autograde.class_traits()["sanitize_preprocessors"].default(),
 ]
 c.GenerateFeedback.preprocessors = [
     GetGrades,
-    "autograder.autograde.KitClearHiddenTests",
+    "autograder.nbgrader.hidden_tests.KitClearHiddenTests",
     CSSHTMLHeaderPreprocessor,
-    "autograder.autograde.KitFeedback",
+    "autograder.nbgrader.feedback.KitFeedback",
 ]
 # grades.csv as nbgrader writes it, and a column of the points still to be graded by hand.
-c.ExportApp.plugin_class = "autograder.autograde.KitCsvExport"
+c.ExportApp.plugin_class = "autograder.nbgrader.export.KitCsvExport"

@@ -18,7 +18,7 @@ from autograder.engine.judge import jail
 
 LAYERS = ("engine", "course", "breakout")  # bottom first; the package's own modules sit above all three
 TOP = len(LAYERS)
-ON_TOP = ("commands",)  # subpackages of the package's own modules, above the three layers
+ON_TOP = ("commands", "nbgrader")  # subpackages of the package's own modules, above the three layers
 PACKAGE = spec.KIT_ROOT / "autograder"
 
 

@@ -253,10 +253,10 @@ def test_autograde_again_grades_only_a_new_student_and_regrades_none_unless_forc
 def test_feedback_html_escapes_what_a_student_wrote_and_marks_the_likely_mistake():
     from nbformat.v4 import new_output
 
-    from autograder import autograde
+    from autograder.nbgrader import feedback
 
     text = "3/5 tests passed.\nLikely mistake: <b>x</b>\n- test_y: 1 of 2 cases fail; <script>\nHint: use <i>z</i>\n"
-    shown = autograde._as_html(new_output("stream", name="stdout", text=text))
+    shown = feedback._as_html(new_output("stream", name="stdout", text=text))
     page = shown.data["text/html"]
     assert "<b>" not in page and "<script>" not in page and "&lt;script&gt;" in page
     assert '<span class="kit-likely">Likely mistake: &lt;b&gt;x&lt;/b&gt;</span>' in page

@@ -1,0 +1,188 @@
+"""nbgrader's autograde step, done by the kit's jailed grader: no student code runs in nbgrader's kernel.
+
+course/nbgrader_config.py puts KitGrades where nbgrader's autograde runs each notebook in a Jupyter kernel
+(Autograde.autograde_preprocessors, in place of Execute). KitGrades fills each test cell's output with the kit's
+verdict, in the form nbgrader scores: partial credit as the cell's result, zero as text on stderr.
+
+- The course notebooks: a student's whole submission (the folder in submitted/) is graded once, by the
+  same grader as `python -m autograder grade`. On its first notebook, KitGrades grades every submission
+  this run of nbgrader will autograde, on every core, with a progress line; nbgrader then goes on
+  student by student, alone in writing the gradebook.
+- The breakout quiz sheets: a sheet's code cells run in the jail, and its answers come back as data
+  for the bank's checks.
+"""
+
+import os
+import re
+import weakref
+
+from nbformat.v4 import new_output
+from nbgrader.converters import Autograde
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Bool, Float, Integer, List, Unicode
+
+from autograder.course.jupyter import KitError, cell_text
+from autograder.engine.contract import loader, spec
+from autograder.engine.contract.errors import SubmissionError
+from autograder.engine.judge import sandbox
+from autograder.engine.judge.jail import JailUnavailable
+from autograder.engine.judge.limits import DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, DEFAULT_TOTAL_TIME, Limits
+from autograder.engine.judge.progress import Progress
+from autograder.nbgrader.cells import NOTES, is_test_cell, source_notebook
+
+# Each autograde run's _Run, keyed by the run's converter: a long-lived process (formgrader's server)
+# never reuses an earlier run's grades.
+_RUNS = weakref.WeakKeyDictionary()
+
+
+class KitGrades(NbGraderPreprocessor):
+    """Grade a notebook's test cells with the kit's jailed grader, without running the notebook."""
+
+    time_limit = Float(DEFAULT_TIME_LIMIT, help="CPU seconds of student code per component").tag(config=True)
+    memory_limit = Float(
+        DEFAULT_MEMORY_LIMIT / 2**30, help="GiB a component's processes may use together beyond torch itself"
+    ).tag(config=True)
+    total_time = Float(DEFAULT_TOTAL_TIME, help="seconds of student code per submission").tag(config=True)
+    device = Unicode("cpu", help="where student code runs: cpu or cuda").tag(config=True)
+    workers = Integer(0, help="submissions graded at a time (0: one per core)").tag(config=True)
+    accept_flagged = List(Unicode(), help="students whose flagged code an instructor has read and accepts").tag(
+        config=True
+    )
+    unsafe_no_jail = Bool(False, help="run student code without the jail; every feedback says so").tag(config=True)
+
+    @property
+    def limits(self):
+        return Limits.from_options(self.time_limit, self.memory_limit, self.total_time, self.unsafe_no_jail)
+
+    def preprocess(self, nb, resources):
+        ids = resources["nbgrader"]
+        try:
+            verdicts = self._quiz(nb) if self._is_quiz(ids) else self._components(ids)
+        except JailUnavailable as error:
+            self.log.error("The kit cannot grade on this machine: %s", error)
+            raise KitError(str(error)) from None
+        for cell in filter(is_test_cell, nb.cells):
+            meta = cell.metadata["nbgrader"]
+            # nbgrader gives full points to a test cell with no output: every one must get a verdict.
+            if meta.get("grade_id") not in verdicts:
+                raise KitError(
+                    f"the test cell {meta.get('grade_id')!r} is not one the kit grades: "
+                    "is this notebook from the kit's course?"
+                )
+            points, text = verdicts[meta["grade_id"]]
+            repairs = "".join(f"\nNote: {note}." for note in nb.metadata.get(NOTES, []))
+            cell.outputs = _outputs(points, text + repairs)
+        return nb, resources
+
+    def _run(self):
+        converter = self.parent.parent
+        if not isinstance(converter, Autograde):
+            raise KitError("KitGrades runs as a step of nbgrader autograde (Autograde.autograde_preprocessors)")
+        return converter, _RUNS.setdefault(converter, _Run())
+
+    def _is_quiz(self, ids):
+        """Whether the instructor's source notebook is a breakout quiz sheet: the student's copy may say anything."""
+        return loader.QUIZ_METADATA in source_notebook(self._run()[0].coursedir, ids).metadata
+
+    def _components(self, ids):
+        """{grade cell id: (points, text)} from the grading of this student's whole submission."""
+        converter, run = self._run()
+        folder = next(f for f in converter.assignments if _ids(converter, f) == (ids["assignment"], ids["student"]))
+        if folder not in run.graded:
+            # This one, and the later ones nbgrader will reach: it has already begun this one's folder.
+            self._grade(
+                run.graded,
+                [folder] + [f for f in _pending(converter) if f != folder and f not in run.graded],
+                converter,
+            )
+        report = run.graded[folder]
+        if report.grader_failed:  # the kit's failure, not the student's: no zero is recorded
+            self.log.error("The kit could not grade %s: %s", folder, report.problem)
+            raise KitError(f"the kit could not grade {folder}: {report.problem}")
+        return {
+            f"grade-{c.id}": (c.score, cell_text(c.id, c.score, c.feedback(), report.summary())) for c in report.scored
+        }
+
+    def _grade(self, graded, folders, converter):
+        from autograder.engine.judge.pool import grade_each
+
+        accepted = [f for f in folders if _ids(converter, f)[1] in self.accept_flagged]
+        progress = Progress(len(folders), "graded in the jail")
+        components = [c.id for c in spec.COMPONENTS]
+        self.log.info("The kit grades %d submission(s)", len(folders))
+        for folder, report in grade_each(folders, self.device, self.limits, accepted, self.workers or None, components):
+            graded[folder] = report
+            progress.step(_ids(converter, folder)[1])
+
+    def _quiz(self, nb):
+        """{check cell id: (points, text)}: the sheet's code cells run in the jail, its answers judged by the bank."""
+        from autograder.breakout import bank
+
+        converter, run = self._run()
+        if run.sandbox is None:
+            run.questions = {q.id: q for part in bank.load() for q in part.questions if q.autograded}
+            run.sandbox = sandbox.Sandbox(self.device, self.limits)
+            weakref.finalize(converter, run.sandbox.close)
+        cells = [
+            loader.without_magics(cell.source) or ""
+            for cell in nb.cells
+            if cell.cell_type == "code" and not cell.metadata.get("nbgrader", {}).get("grade")
+        ]
+        try:
+            answers, problem = run.sandbox.answers(cells, list(run.questions)), ""
+        except SubmissionError as error:
+            answers, problem = {}, f"\nYour answer cells could not be run: {error}"
+        verdicts = {q.id: bank.cell_verdict(q, answers.get(q.id)) for q in run.questions.values()}
+        return {
+            f"check-{qid}": (points, text + (problem if not points else "")) for qid, (points, text) in verdicts.items()
+        }
+
+
+class _Run:
+    """What one run of nbgrader autograde has done: its grades so far; the sandbox and bank its quiz sheets use."""
+
+    def __init__(self):
+        self.graded = {}  # {submission folder: Report}
+        self.sandbox = None
+        self.questions = {}
+
+
+def _outputs(points, text):
+    """A test cell's outputs as nbgrader scores them: text on stderr is 0 points, a result is partial credit."""
+    if points <= 0:
+        return [new_output("stream", name="stderr", text=text.rstrip() + "\n")]
+    return [
+        new_output("stream", name="stdout", text=text.rstrip() + "\n"),
+        new_output("execute_result", data={"text/plain": f"{points:g}"}, execution_count=1),
+    ]
+
+
+def _pending(converter):
+    """The submission folders this run of nbgrader will autograde, decided as its init_destination decides
+    (a new submission, a newer one, or --force), without removing anything as that does. A wrong guess
+    costs time only: a folder missed here is graded when nbgrader reaches it."""
+    coursedir = converter.coursedir
+    excluded = set(filter(None, coursedir.student_id_exclude.split(",")))
+    for folder in sorted(converter.assignments):
+        assignment, student = _ids(converter, folder)
+        if student in excluded:
+            continue
+        destination = coursedir.format_path(coursedir.autograded_directory, student, assignment)
+        new, old = coursedir.get_existing_timestamp(folder), coursedir.get_existing_timestamp(destination)
+        if (
+            converter.force
+            or coursedir.notebook_id != "*"
+            or not os.path.exists(destination)
+            or (new and old and new > old)
+        ):
+            yield folder
+
+
+def _ids(converter, folder):
+    """(assignment, student) of a folder in submitted/, as nbgrader reads them from its path."""
+    coursedir = converter.coursedir
+    pattern = coursedir.format_path(
+        coursedir.submitted_directory, "(?P<student_id>.*)", "(?P<assignment_id>.*)", escape=True
+    )
+    match = re.match(pattern, folder)
+    return match["assignment_id"], match["student_id"]
