@@ -17,12 +17,13 @@ from autograder.course import PUBLIC_CASES, notebooks
 from autograder.engine.contract import spec
 
 PACKAGE = spec.KIT_ROOT / "autograder"
-# What the notebooks import (public, pictures, notebook, training; breakout for the quizzes' format check), what those
-# import in turn: the public checks are the hidden suites' code (judge/suites, run, checks, diagnosis, results,
-# limits for the suites' options) run on the child's own code (child/server and what it loads) in the student's
-# process, on the public cases (course/public_cases, with each mistake's evidence on them, never the catalog,
-# which quotes the reference); minilm and hf for part 5's pretrained BERT; the terminal quiz (offered only where
-# the bank is). Of the command line, the student's commands alone (commands/student).
+# What the notebooks import (their facade, notebook.py, and the modules it names: the public checks, pictures, part
+# 9's and part 10's helpers, the quizzes' format check), and what those import in turn: the public checks are the
+# hidden suites' code (judge/suites, run, checks, diagnosis, results, limits for the suites' options) run on the
+# child's own code (child/server and what it loads) in the student's process, on the public cases
+# (course/public_cases, with each mistake's evidence on them, never the catalog, which quotes the reference); minilm
+# and hf for part 5's pretrained BERT; the terminal quiz (offered only where the bank is). Of the command line, the
+# student's commands alone (commands/student).
 # No hidden case: of judge/fixtures, only the reader. No sandbox: nothing of the student's is jailed at home.
 # Paths in the package.
 STUDENT_MODULES = (
@@ -31,10 +32,6 @@ STUDENT_MODULES = (
     "commands/__init__.py",
     "commands/student.py",
     "notebook.py",
-    "pictures.py",
-    "public.py",
-    "language_model.py",
-    "training.py",
     "engine/__init__.py",
     *(
         f"engine/contract/{name}.py"

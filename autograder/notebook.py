@@ -1,9 +1,77 @@
-"""The notebooks' helpers, where the notebooks import them from: `from autograder.notebook import use_notebooks`.
+"""Everything a course notebook imports from the kit, in one place: `from autograder.notebook import check_attention`.
 
-They live in autograder/course/jupyter.py; this name stays fixed, so that a notebook a student holds
-keeps working whatever moves inside the kit.
+These names stay fixed whatever moves inside the kit, so that a notebook a student holds keeps working. Each is
+imported from the module that holds it when a notebook first asks for it: a notebook that draws nothing never
+imports matplotlib, and one that never loads the pretrained checkpoint never imports sentence-transformers.
 """
 
-from autograder.course.jupyter import grade_here, use_notebooks
+import importlib
 
-__all__ = ["grade_here", "use_notebooks"]
+HOMES = {
+    "autograder.course.public": (
+        "Failed",
+        "NotStarted",
+        "check_attention",
+        "check_decoder",
+        "check_embeddings",
+        "check_encoder",
+        "check_feedforward",
+        "check_heads",
+        "check_layernorm",
+        "check_masking",
+        "check_multihead",
+        "check_seq2seq",
+        "check_step",
+        "config",
+        "seeded",
+    ),
+    "autograder.course.minilm": ("compare", "pretrained"),
+    "autograder.course.jupyter": ("grade_here", "use_notebooks"),
+    "autograder.course.pictures": (
+        "attention_maps",
+        "cross_attention_maps",
+        "plot_attention",
+        "plot_curves",
+        "plot_decoder_layer",
+        "plot_encoder_decoder",
+        "plot_head_split",
+        "plot_loss",
+        "plot_masks",
+        "plot_matrix",
+    ),
+    "autograder.course.training": (
+        "BOS",
+        "DIGIT",
+        "EOS",
+        "PAD",
+        "UNSEEN_LENGTH",
+        "VOCAB_SIZE",
+        "WIDTH",
+        "StepFailed",
+        "batch_of",
+        "check_learning_rate",
+        "check_overfit_one_batch",
+        "check_sequence_loss",
+        "check_shift_right",
+        "check_training_step",
+        "digits",
+        "reversal_split",
+        "targets",
+    ),
+    "autograder.course.language_model": ("Characters", "check_char_lm", "check_kv_cache", "check_sampling", "corpus"),
+    "autograder.breakout.bank": ("check_format", "grade_answer"),
+}
+HOME = {name: module for module, names in HOMES.items() for name in names}
+__all__ = sorted(HOME)
+
+
+def __getattr__(name):
+    if name not in HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(HOME[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return __all__

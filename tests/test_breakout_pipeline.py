@@ -27,8 +27,8 @@ HANGING = next(q for q in QUESTIONS if q.autograded and q.part != WRONG.part and
 # raise): this module passes with 1 s. Twice that, since a loop spends all of it.
 TIME_LIMIT = 2
 PATCH = (
-    "import autograder.breakout as bank\n"
-    "bank.grade_here = lambda part, question, namespace: print('Correct.')\n"
+    "import autograder.breakout.bank as bank\n"
+    "bank.grade_answer = lambda part, question, namespace: print('Correct.')\n"
     "bank.judge = lambda question, answer: bank.Verdict('correct', 'Correct.', question.points)\n"
 )
 
@@ -168,6 +168,6 @@ def test_feedback_explains_without_showing_hidden_tests(pipeline):
     root, _ = pipeline
     html = (root / "feedback" / "cy" / ASSIGNMENT / f"{WRONG.part}.html").read_text()
     assert (
-        "BEGIN HIDDEN TESTS" not in html and "grade_here" not in html and "----&gt;" not in html
+        "BEGIN HIDDEN TESTS" not in html and "grade_answer" not in html and "----&gt;" not in html
     )  # the line marker of an IPython traceback
     assert f"the answer is {WRONG.key()}" in html and WRONG.explanation.split()[0] in html

@@ -10,6 +10,8 @@ import ast
 import importlib
 import json
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -223,16 +225,32 @@ def test_layout_names_the_notebooks_import_exist(module, names):
 
 
 def test_layout_notebooks_import_the_fixed_names_only():
-    """The notebooks import from the fixed names on top (autograder.public, .notebook, .pictures, .training,
-    .language_model, .breakout), never from a module whose place inside the kit may change."""
-    assert {module for module, _ in _kit_imports_of_notebooks()} == {
-        "autograder.public",
-        "autograder.notebook",
-        "autograder.pictures",
-        "autograder.training",
-        "autograder.language_model",
-        "autograder.breakout",
-    }
+    """The notebooks import from the one facade (autograder.notebook), never from a module whose place inside the
+    kit may change."""
+    assert {module for module, _ in _kit_imports_of_notebooks()} == {"autograder.notebook"}
+
+
+def test_layout_the_facade_names_what_its_modules_hold():
+    from autograder import notebook
+
+    assert [name for name, home in notebook.HOME.items() if not hasattr(importlib.import_module(home), name)] == []
+    with pytest.raises(AttributeError, match="check_nothing"):
+        notebook.check_nothing  # noqa: B018
+
+
+def test_layout_the_facade_imports_a_module_only_when_a_notebook_asks_for_one_of_its_names():
+    """A notebook that draws nothing never imports the pictures' module, nor one that never loads the checkpoint
+    minilm's: the facade imports each module on the first use of one of its names."""
+    probe = (
+        "import sys, autograder.notebook as kit\n"
+        "loaded = lambda: sorted(m for m in kit.HOMES if m in sys.modules)\n"
+        "print(loaded()); kit.check_masking; print(loaded()); kit.plot_matrix; print(loaded())\n"
+    )
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=spec.KIT_ROOT, check=True)
+    first, checked, drawn = (eval(line) for line in run.stdout.split("\n")[:3])
+    assert first == [] and "autograder.course.public" in checked
+    assert {"autograder.course.pictures", "autograder.course.minilm"}.isdisjoint(checked)
+    assert "autograder.course.pictures" in drawn
 
 
 # The project's own limits (docs/CHANGING.md): a module a reader takes in at a sitting, a function in one screen.

@@ -185,7 +185,7 @@ def test_a_main_block_does_not_run_and_top_level_expressions_do(tmp_path):
 def test_self_check_lines_leave_the_definitions_and_their_line_numbers(tmp_path):
     cell = (
         "def causal_mask(size, device=None):\n    return size\n\n"
-        "from autograder.public import check_masking\nresult = check_masking(causal_mask, None)\nprint(result)\n"
+        "from autograder.notebook import check_masking\nresult = check_masking(causal_mask, None)\nprint(result)\n"
         "import torch\n"
     )
     (unit,) = loader.load(notebook(tmp_path / "nb.ipynb", code(cell))).units
@@ -202,7 +202,7 @@ def test_self_check_lines_leave_the_definitions_and_their_line_numbers(tmp_path)
 
 def test_a_self_check_on_the_line_of_other_code_is_cut_from_it(tmp_path):
     (unit,) = loader.load(
-        notebook(tmp_path / "nb.ipynb", code("import autograder.public as p; X = 1; p.check_masking(X, X)"))
+        notebook(tmp_path / "nb.ipynb", code("import autograder.notebook as p; X = 1; p.check_masking(X, X)"))
     ).units
     assert unit.code == "pass\nX = 1\npass"
 

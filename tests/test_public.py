@@ -204,7 +204,7 @@ def test_the_kernel_uses_the_kit_of_the_notebooks_own_folder(tmp_path, where):
     first one's code. Each now finds the kit above its own folder; one outside any finds the installing copy."""
     for copy in ("first", "second"):
         (tmp_path / copy / "autograder").mkdir(parents=True)
-        (tmp_path / copy / "autograder" / "public.py").write_text("")
+        (tmp_path / copy / "autograder" / "notebook.py").write_text("")
         (tmp_path / copy / "autograder" / "__init__.py").write_text(f"WHICH = {copy!r}\n")
         (tmp_path / copy / "transformer").mkdir()
     (tmp_path / "outside").mkdir()

@@ -2,11 +2,7 @@
 
 Loading the bank and grading answers (bank), a question file read and checked (questions), the terminal
 quiz (quiz), the quiz notebooks and the handout (quiz_notebooks). The quiz notebooks import check_format and
-grade_here from this package.
+grade_answer from the notebooks' one facade, autograder.notebook.
 
 May import engine/ and course/ (the notebooks' format, the grading cell's helpers); never the modules on top.
 """
-
-from autograder.breakout.bank import check_format, grade_here
-
-__all__ = ["check_format", "grade_here"]

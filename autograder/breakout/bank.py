@@ -163,7 +163,7 @@ def check_format(namespace, question_id, number, kind, options="", several=False
     print(f"question {number}: your answer {answer!r} is recorded (it is graded later)")
 
 
-def grade_here(part_name, question_id, namespace):
+def grade_answer(part_name, question_id, namespace):
     """The hidden half of a quiz notebook's test cell: grade the answer with the instructor's bank.
 
     A right answer prints the explanation (nbgrader gives the cell its points); anything else goes to

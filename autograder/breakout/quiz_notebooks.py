@@ -113,11 +113,11 @@ def _check_source(question):
     elif question.unit:
         form += f", unit={question.unit!r}"
     return (
-        "from autograder.breakout import check_format\n\n"
+        "from autograder.notebook import check_format\n\n"
         f"check_format(globals(), {question.id!r}, {question.number!r}, {form})\n"
         "### BEGIN HIDDEN TESTS\n"
-        "from autograder.breakout import grade_here\n\n"
-        f"grade_here({question.part!r}, {question.id!r}, globals())\n"
+        "from autograder.notebook import grade_answer\n\n"
+        f"grade_answer({question.part!r}, {question.id!r}, globals())\n"
         "### END HIDDEN TESTS"
     )
 

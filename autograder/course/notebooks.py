@@ -233,7 +233,7 @@ def _step_cells(cell_id, args, text, where):
     check = (
         f"# The public check of your step {name}: a step towards the exercise, never graded itself.\n"
         "# Leave this cell as it is.\n"
-        "from autograder.public import check_step\n\n"
+        "from autograder.notebook import check_step\n\n"
         f"check_step({name!r}, {name})"
     )
     return [

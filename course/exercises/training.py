@@ -2,7 +2,7 @@
 learning rate, and the sanity check of overfitting one batch.
 
 No SPEC component: the hidden suites grade none of this. The notebook copies these definitions, solution
-regions and all, as it copies the graded ones, and autograder.training checks each in the notebook.
+regions and all, as it copies the graded ones, and autograder/course/training.py checks each in the notebook.
 """
 
 import torch

@@ -5,7 +5,7 @@ jail parses them (load_files) and another runs them. A unit is one file, or one 
 cell of a notebook, made safe to exec: IPython magics and shell lines become `pass`. Left out: test
 cells (nbgrader's autograded test cells, and the course notebooks' worked examples, tagged "demo"), the
 breakout quiz notebooks, the statements of a cell or file that use the kit itself (a self-check line
-beside an exercise: `from autograder.public import check_multihead; check_multihead(MultiHeadAttention)`),
+beside an exercise: `from autograder.notebook import check_multihead; check_multihead(MultiHeadAttention)`),
 a copy of the kit's own package (the student bundle's `autograder/`, uploaded with the notebooks), and
 .py files named like a module the grader runs on (`torch.py`), which would hide the real one.
 """
