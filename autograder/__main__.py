@@ -1,32 +1,33 @@
 """python -m autograder: grade submissions, check the reference, regenerate what is generated."""
 
 import argparse
+import importlib.util
 import os
 import sys
 
 from autograder.commands import student
 from autograder.engine.contract.errors import KitFault
 
-# The commands live in commands/, a module per group; this puts them together.
+# The commands live in commands/, a module per group; this puts together those this copy of the kit holds.
 STUDENT_DOC = (
     "python -m autograder: check your work with the public checks, install the course's kernel, quiz yourself."
 )
 
 
 def parser():
-    """The command line: in the student bundle, its commands alone."""
-    parser = argparse.ArgumentParser(
-        prog="python -m autograder", description=__doc__ if student.FULL_KIT else STUDENT_DOC
-    )
+    """The command line: in the student bundle, which holds the student's commands alone, those."""
+    if importlib.util.find_spec("autograder.commands.grading"):
+        from autograder.commands import building, grading
+    else:
+        building = grading = None
+    parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__ if grading else STUDENT_DOC)
     commands = parser.add_subparsers(dest="command", required=True)
-    grade = student.add(commands)
-    if not student.FULL_KIT:
-        return parser
-    # Imported here: the bundle holds the student's commands alone.
-    from autograder.commands import building, grading
-
-    grading.add(commands, grade)
-    building.add(commands)
+    if grading:
+        grading.add(commands)
+        building.add(commands)
+    else:
+        student.add_grade(commands)
+    student.add(commands)
     return parser
 
 

@@ -1,5 +1,5 @@
-"""Grading submissions: the kit's `grade` (the hidden suites, in the jail; its parser is made with the student's
-commands), `grade-all` (a class folder, to a table, a CSV, results.json files and the class report) and
+"""Grading submissions: the kit's `grade` (the hidden suites, in the jail; the bundle's, in student.py, runs the
+public checks), `grade-all` (a class folder, to a table, a CSV, results.json files and the class report) and
 `report` (the class report of a folder of results.json files)."""
 
 import time
@@ -15,9 +15,9 @@ COMPONENT_IDS = [c.id for c in spec.COMPONENTS]
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def add(commands, grade):
-    """The kit's options of grade (made by student.add), and the commands for a class."""
-    _add_grade(grade)
+def add(commands):
+    """The kit's `grade`, and the commands for a class."""
+    _add_grade(commands)
     _add_grade_all(commands)
     report = commands.add_parser(
         "report", help="the class report of a folder of results.json files (grade-all's --json-dir)"
@@ -27,7 +27,9 @@ def add(commands, grade):
     report.set_defaults(run=run_report)
 
 
-def _add_grade(grade):
+def _add_grade(commands):
+    grade = commands.add_parser("grade", help="grade one submission (a notebook, a .py file or a folder)")
+    grade.add_argument("path")
     grade.add_argument("--public", action="store_true", help="only the public checks, as in the student bundle")
     grade.add_argument(
         "--json",

@@ -8,9 +8,6 @@ import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent
-# The student bundle has no grader (its public checks run the suites, on the public cases, without the jail):
-# there, `grade` runs the public checks and nothing else exists.
-FULL_KIT = (PACKAGE / "engine" / "judge" / "jail.py").is_file()
 BANK_HERE = (PACKAGE.parent / "breakout_questions").is_dir()
 NO_BANK = (
     "the breakout questions are not in this bundle: your instructor grades them in the breakout notebooks "
@@ -19,10 +16,7 @@ NO_BANK = (
 
 
 def add(commands):
-    """Add the student's commands; returns grade's parser, to which the kit adds its own options."""
-    grade = commands.add_parser("grade", help="grade one submission (a notebook, a .py file or a folder)")
-    grade.add_argument("path")
-    grade.set_defaults(run=run_public)
+    """Add the commands a student has wherever the kit is: kernel and quiz."""
     kernel = commands.add_parser("kernel", help="install the Jupyter kernel the course notebooks ask for")
     kernel.add_argument("--user", action="store_true", help="for this user (default: this environment)")
     kernel.set_defaults(run=run_kernel)
@@ -31,7 +25,14 @@ def add(commands):
     quiz = commands.add_parser("quiz", help="the breakout questions, for self-study in a terminal")
     quiz.add_argument("part", nargs="?", help="a part's number or name, such as 2 or multihead (default: every part)")
     quiz.set_defaults(run=run_quiz)
-    return grade
+
+
+def add_grade(commands):
+    """The bundle's `grade`: the public checks, without the jail (the kit's own, grading.py's, runs the hidden
+    suites)."""
+    grade = commands.add_parser("grade", help="check one submission (a notebook, a .py file or a folder)")
+    grade.add_argument("path")
+    grade.set_defaults(run=run_public)
 
 
 def run_public(args):
@@ -58,7 +59,7 @@ def run_kernel(args):
 def run_quiz(args):
     from autograder.breakout import bank, quiz
 
-    if not (FULL_KIT or BANK_HERE):
+    if not BANK_HERE:
         print(NO_BANK)
         return 2
     try:
