@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.engine.judge.diagnosis import PREFIX as LIKELY
+from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 from autograder.engine.judge.results import LOADING_NOTE
 
 HELD = "HELD for review"
@@ -51,8 +51,8 @@ def student(name: str, results: dict) -> Student:
     found = Student(name, float(results.get("score", 0)), float(results.get("max_score", 0)), components, summary)
     for component, (_, _, feedback) in components.items():
         for line in feedback.splitlines():
-            if line.startswith(LIKELY):
-                found.mistakes.append((component, line[len(LIKELY) :]))
+            if line.startswith(LIKELY_MISTAKE):
+                found.mistakes.append((component, line[len(LIKELY_MISTAKE) :]))
             if line.startswith(HELD):
                 found.problems.append(("held for review", f"{component}: {line}"))
             if TIMED_OUT.search(line):

@@ -15,9 +15,8 @@ sentence of the tables is held one of these ways, and said by the kit.
 import re
 import string
 
-from autograder.engine.judge.hints import DELEGATION, ZERO
+from autograder.engine.judge.hints import DELEGATION, HINT, ZERO
 from autograder.engine.judge.hints import HINTS as TABLE
-from autograder.engine.judge.hints import PREFIX as HINT
 
 
 def every_hint():

@@ -11,7 +11,7 @@ import pytest
 
 from autograder import __main__ as cli
 from autograder.engine.contract import spec
-from autograder.engine.judge.diagnosis import PREFIX
+from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 from autograder.engine.judge.platforms import gradescope
 from autograder.engine.judge.results import ComponentResult, Report
 from autograder.engine.judge.run import TestResult
@@ -29,7 +29,7 @@ def result(component_id, passed, total, diagnosis=None, fatal=None, flags=()):
         tests,
         fatal=fatal,
         flags=list(flags),
-        diagnosis=PREFIX + diagnosis if diagnosis else None,
+        diagnosis=LIKELY_MISTAKE + diagnosis if diagnosis else None,
     )
 
 
@@ -72,8 +72,10 @@ def test_named_mistakes_are_counted_as_the_students_reports_name_them(page):
     html = page.read_text()
     counts = {}
     for _, results in CLASS:
-        for line in {line for t in results["tests"] for line in t["output"].splitlines() if line.startswith(PREFIX)}:
-            counts[line[len(PREFIX) :]] = counts.get(line[len(PREFIX) :], 0) + 1
+        for line in {
+            line for t in results["tests"] for line in t["output"].splitlines() if line.startswith(LIKELY_MISTAKE)
+        }:
+            counts[line[len(LIKELY_MISTAKE) :]] = counts.get(line[len(LIKELY_MISTAKE) :], 0) + 1
     shown = {
         unescape(sentence): int(count)
         for count, sentence in re.findall(r"<span class='count'>(\d+)</span>.*?<span class='likely'>(.*?)</span>", html)

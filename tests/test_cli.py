@@ -11,7 +11,7 @@ from helpers import submission
 
 from autograder.engine.build import mistakes
 from autograder.engine.contract import spec
-from autograder.engine.judge.diagnosis import PREFIX
+from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 
 
 def cli(*args):
@@ -50,7 +50,7 @@ def test_grade_writes_gradescope_results(tmp_path):
     assert tests["masking"]["status"] == "failed" and "causal" in tests["masking"]["output"]
     assert (
         tests["masking"]["output"].splitlines()[1]
-        == PREFIX + mistakes.BY_ID["masking/causal-mask-upper-triangular"].says
+        == LIKELY_MISTAKE + mistakes.BY_ID["masking/causal-mask-upper-triangular"].says
     )
     assert tests["attention"]["status"] == "passed" and tests["attention"]["score"] == 10
     # The stack fails against BERT through the masking bug: a platform shows that failed, so its first line

@@ -22,7 +22,7 @@ from helpers import scores, submission
 from autograder.course import jupyter, public
 from autograder.engine.build import mistakes
 from autograder.engine.contract import spec
-from autograder.engine.judge.diagnosis import PREFIX
+from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 
 SPLIT_K = "k = self.key(source).view(B, S, self.num_heads, self.head_dim).transpose(1, 2)  # (B, H, S, Dh)"
 SPLIT_V = "v = self.value(source).view(B, S, self.num_heads, self.head_dim).transpose(1, 2)  # (B, H, S, Dh)"
@@ -210,7 +210,7 @@ RECALL_FLOOR = {
 def said(family):
     """The line the family's sentence makes, and the family's component."""
     mistake = mistakes.BY_ID[family]
-    return PREFIX + mistake.says, mistake.component
+    return LIKELY_MISTAKE + mistake.says, mistake.component
 
 
 def hidden_diagnosis(tmp_path, sandbox, component, edits):

@@ -18,7 +18,7 @@ from hint_evidence import BY_TEXT, CHECKPOINT_HINTS, EVIDENCE, EXTRA, HINTS, PRO
 import autograder.engine.judge.suites as suites
 from autograder.engine.build import mistakes
 from autograder.engine.judge import checks
-from autograder.engine.judge.diagnosis import PREFIX
+from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 from autograder.engine.judge.fixtures import of_kind
 from autograder.engine.judge.suites import common
 
@@ -60,7 +60,7 @@ def test_a_bias_registered_as_a_buffer_reads_only_that_it_is_not_a_parameter(tmp
     )
     feedback = results["layernorm"].feedback()
     assert "LayerNorm has no parameter bias" in feedback and shown(feedback) == set(), feedback
-    assert PREFIX not in feedback, feedback
+    assert LIKELY_MISTAKE not in feedback, feedback
 
 
 # --- the property tests, on a stand-in for the student's process ------------------------------------------

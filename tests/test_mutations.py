@@ -20,7 +20,7 @@ from mutations import OUTSIDE, TRAINING_OUTSIDE, TRAINING_VARIANTS, VARIANTS
 from autograder.engine.build import evidence, mistakes
 from autograder.engine.contract import spec
 from autograder.engine.judge import fixtures
-from autograder.engine.judge.diagnosis import PREFIX
+from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 
 RECALL_GOAL = 0.95
 
@@ -53,10 +53,10 @@ def test_mistake_loses_points_and_is_named(tmp_path, sandbox, mistake):
     feedback = own.feedback()
     check_hints(mistake.id, feedback)
     if named(mistake):
-        assert own.diagnosis == PREFIX + mistake.says, feedback
+        assert own.diagnosis == LIKELY_MISTAKE + mistake.says, feedback
         assert feedback.splitlines()[1] == own.diagnosis
     else:
-        assert own.diagnosis is None and PREFIX not in feedback, feedback
+        assert own.diagnosis is None and LIKELY_MISTAKE not in feedback, feedback
 
 
 def _first_pair(component):
@@ -82,7 +82,7 @@ def test_variant_loses_points_only_in_its_component_and_is_named(tmp_path, sandb
     results = graded(tmp_path, sandbox, mistake.component, changes, everything=elsewhere)
     own = results[mistake.component]
     assert own.score < own.points
-    assert own.diagnosis == PREFIX + mistake.says, own.feedback()
+    assert own.diagnosis == LIKELY_MISTAKE + mistake.says, own.feedback()
     assert full_marks_except(results, mistake.component) == []
 
 

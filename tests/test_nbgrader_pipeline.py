@@ -26,7 +26,7 @@ from course_helpers import cell_scores, completed, install_test_kernel, nbgrader
 from autograder.course import notebooks
 from autograder.engine.build import mistakes
 from autograder.engine.contract import spec
-from autograder.engine.judge.diagnosis import PREFIX
+from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 from autograder.engine.judge.grade import grade
 
 BUG = mistakes.BY_ID["layernorm/eps-outside-the-square-root"].edits[0]
@@ -211,7 +211,7 @@ def test_feedback_shows_the_graders_words_but_no_hidden_test_source(pipeline, st
     assert "BEGIN HIDDEN TESTS" not in html and "grade_here" not in html
     assert "layernorm" in html and points in html, "the hidden cell's feedback should reach the student"
     if student == "carol":  # her bug is in the catalog, so her feedback names it, set apart from the text around
-        likely = html_escape(PREFIX + mistakes.BY_ID["layernorm/eps-outside-the-square-root"].says, quote=False)
+        likely = html_escape(LIKELY_MISTAKE + mistakes.BY_ID["layernorm/eps-outside-the-square-root"].says, quote=False)
         assert f'<span class="kit-likely">{likely}</span>' in html
     # The partial-credit number is nbgrader's, not the student's to read under the text (the header shows the
     # score); long feedback lines wrap at spaces, never inside a number or a word.

@@ -23,7 +23,7 @@ from autograder.engine.build import mistakes
 from autograder.engine.contract import spec
 from autograder.engine.judge import grade as grading
 from autograder.engine.judge import jail, platforms
-from autograder.engine.judge.diagnosis import PREFIX
+from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 from autograder.engine.judge.results import ComponentResult, Report
 from autograder.engine.judge.run import TestResult
 
@@ -230,7 +230,7 @@ def test_renamed_nested_files_with_a_bug_score_what_grade_gives(gradescope):
     tests = check_gradescope(results)
     assert results["score"] == BUGGY_SCORE
     assert tests["layernorm"]["status"] == "failed" and tests["encoder"]["status"] == "passed"
-    assert PREFIX + mistakes.BY_ID["layernorm/eps-outside-the-square-root"].says in tests["layernorm"]["output"]
+    assert LIKELY_MISTAKE + mistakes.BY_ID["layernorm/eps-outside-the-square-root"].says in tests["layernorm"]["output"]
 
 
 def test_a_broken_upload_scores_zero_with_the_reason(gradescope):
@@ -310,7 +310,7 @@ def test_prairielearn_results_for_a_class(tmp_path):
         assert results[name]["gradable"] and results[name]["score"] == pytest.approx(score, abs=1e-4), name
     assert "layernorm" in results["buggy"]["output"] and "syntax error on line 1" in results["broken"]["message"]
     assert check_prairielearn(results["buggy"])["layernorm"]["message"] == "17/21 tests passed."
-    assert PREFIX in check_prairielearn(results["buggy"])["layernorm"]["output"]
+    assert LIKELY_MISTAKE in check_prairielearn(results["buggy"])["layernorm"]["output"]
 
 
 @pytest.mark.parametrize("platform", ["gradescope", "prairielearn"])

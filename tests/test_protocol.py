@@ -32,7 +32,7 @@ def test_received_dtypes_are_checked():
     a, b = socket.socketpair()
     with a, b:
         body = b'{"message": {"$array": 0}, "arrays": [["|O", [1]]]}'
-        a.sendall(protocol.PREFIX.pack(len(body), 8) + body + bytes(8))
+        a.sendall(protocol.FRAME.pack(len(body), 8) + body + bytes(8))
         with pytest.raises(protocol.ProtocolError):
             protocol.receive(b)
 
@@ -43,7 +43,7 @@ def test_forged_array_shapes_are_refused(shape):
     a, b = socket.socketpair()
     with a, b:
         body = json.dumps({"message": {"$array": 0}, "arrays": [["<f8", shape]]}).encode()
-        a.sendall(protocol.PREFIX.pack(len(body), 8) + body + bytes(8))
+        a.sendall(protocol.FRAME.pack(len(body), 8) + body + bytes(8))
         with pytest.raises(protocol.ProtocolError):
             protocol.receive(b)
 

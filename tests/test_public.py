@@ -20,7 +20,7 @@ from autograder.course import jupyter, pictures, public
 from autograder.course.progress import progress
 from autograder.engine.build import mistakes
 from autograder.engine.contract import spec
-from autograder.engine.judge.diagnosis import PREFIX
+from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 from autograder.engine.judge.hints import HINTS
 
 CORRECT = [spec.SOLUTIONS, *(spec.KIT_ROOT / "tests" / "submissions" / name for name in STYLES)]
@@ -72,7 +72,7 @@ def test_public_checks_catch_the_mistake_and_name_it(tmp_path, mistake):
     """On the public checks' own cases: a mistake whose evidence is shipped is named, and no other is; and no hint
     is said that the hidden suites' table holds unsupported by this mistake's numbers (hint_evidence.py)."""
     failure = failed(tmp_path, mistake.component, mutations.edits(mistake))
-    assert failure.likely == (PREFIX + mistake.says if publicly_named(mistake) else None)
+    assert failure.likely == (LIKELY_MISTAKE + mistake.says if publicly_named(mistake) else None)
     assert (failure.likely or "") in str(failure)
     unsupported = {name for name, (_, wrong) in EVIDENCE.items() if wrong == mistake.id}
     said = shown("\n".join(failure.failures))
@@ -109,7 +109,7 @@ def test_public_checks_name_most_of_the_catalog():
 def test_public_checks_name_a_variant_as_its_mistake_or_not_at_all(tmp_path, shows, written, edits):
     mistake = mistakes.BY_ID[shows]
     failure = failed(tmp_path, mistake.component, mutations.variant_edits(mistake.component, edits))
-    assert failure.likely in (None, PREFIX + mistake.says)
+    assert failure.likely in (None, LIKELY_MISTAKE + mistake.says)
 
 
 @pytest.mark.parametrize("component, mistake, edits", [pytest.param(*o, id=f"{o[0]}-{o[1]}") for o in OUTSIDE])
@@ -123,8 +123,8 @@ def test_progress_and_the_notebook_show_the_likely_mistake(tmp_path, capsys):
     names, _ = jupyter.load_names(path)
     with pytest.raises(public.Failed):
         check("attention", names, quiet=False)
-    assert PREFIX + mistake.says in capsys.readouterr().out
-    assert f"[attention] {PREFIX}{mistake.says}" in progress(path)
+    assert LIKELY_MISTAKE + mistake.says in capsys.readouterr().out
+    assert f"[attention] {LIKELY_MISTAKE}{mistake.says}" in progress(path)
 
 
 def test_stubs_are_not_started_and_say_where():

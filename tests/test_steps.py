@@ -20,7 +20,7 @@ from autograder.course.progress import _through
 from autograder.engine.build import fixtures, mistakes
 from autograder.engine.build.cases import steps
 from autograder.engine.contract import loader, spec
-from autograder.engine.judge.diagnosis import PREFIX
+from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 from autograder.engine.judge.hints import STEPS as STEP_HINTS
 
 
@@ -255,9 +255,9 @@ def test_classes_graded_on_the_students_own_steps_are_graded_fairly(tmp_path, sa
     if broken:
         feedback = results["seq2seq"].feedback()
         assert "test_greedy_decode_matches_hf_generate" in feedback and "test_seq2seq_matches_hf" not in feedback
-        assert results["seq2seq"].diagnosis == PREFIX + mistakes.BY_ID["seq2seq/finished-rows-not-padded"].says, (
-            feedback
-        )
+        assert (
+            results["seq2seq"].diagnosis == LIKELY_MISTAKE + mistakes.BY_ID["seq2seq/finished-rows-not-padded"].says
+        ), feedback
 
 
 # Parts 5 and 6 the same way: the encoder layer's two add & norms, the stacks' masks and the pooler on the steps.

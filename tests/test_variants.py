@@ -20,7 +20,7 @@ from helpers import LAZY_COMPONENTS, full_marks_except, lazy_submission, scores,
 
 from autograder.course import jupyter, notebooks
 from autograder.engine.contract import spec
-from autograder.engine.judge.diagnosis import PREFIX
+from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 
 SUBMISSIONS = Path(__file__).parent / "submissions"
 STYLES = [
@@ -81,7 +81,7 @@ def test_correct_style_gets_full_marks_without_a_note(class_graded, name):
     (integration,) = [test for test in report["tests"] if test["name"] == spec.INTEGRATION]
     assert integration["status"] == "passed", integration["output"]
     assert report["output"] == "", "a note on a correct submission is a false alarm"
-    assert all(PREFIX not in test["output"] for test in report["tests"]), "a mistake named in correct code"
+    assert all(LIKELY_MISTAKE not in test["output"] for test in report["tests"]), "a mistake named in correct code"
 
 
 def test_every_style_gets_full_marks_from_grade_all(class_graded):

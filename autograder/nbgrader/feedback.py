@@ -5,8 +5,8 @@ import html
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from autograder.engine.judge.diagnosis import PREFIX as LIKELY
-from autograder.engine.judge.hints import PREFIX as HINT
+from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
+from autograder.engine.judge.hints import HINT
 from autograder.nbgrader.cells import DISPLAY_DATA_PRIORITY, is_test_cell
 
 
@@ -41,7 +41,13 @@ def _as_html(output):
     lines = []
     for line in output.text.rstrip("\n").split("\n"):
         escaped = html.escape(line, quote=False)
-        kind = "kit-likely" if line.startswith(LIKELY) else "kit-hint" if line.lstrip("- ").startswith(HINT) else None
+        kind = (
+            "kit-likely"
+            if line.startswith(LIKELY_MISTAKE)
+            else "kit-hint"
+            if line.lstrip("- ").startswith(HINT)
+            else None
+        )
         lines.append(f'<span class="{kind}">{escaped}</span>' if kind else escaped)
     body = "\n".join(lines)
     return new_output(

@@ -19,7 +19,7 @@ class StudentError(StudentFault, AssertionError):
     counts it as the test failing, not as the grader's error."""
 
 
-ZERO = "scores 0: "
+SCORES_ZERO = "scores 0: "
 
 
 class Fatal(StudentError):
@@ -28,7 +28,7 @@ class Fatal(StudentError):
     reason says why; the message the student reads is "scores 0: " and the reason."""
 
     def __init__(self, reason: str):
-        super().__init__(ZERO + reason)
+        super().__init__(SCORES_ZERO + reason)
         self.reason = reason
 
 

@@ -18,7 +18,7 @@ from autograder.engine.contract.errors import StudentFault
 ARRAY_DTYPES = frozenset(
     np.dtype(name).str for name in ("bool", "int8", "uint8", "int16", "int32", "int64", "float16", "float32", "float64")
 )
-PREFIX = struct.Struct("!QQ")  # header bytes, array bytes
+FRAME = struct.Struct("!QQ")  # header bytes, array bytes
 PID = struct.Struct("!Q")  # how the zygote tells the judge a process id
 MAX_MESSAGE_BYTES = 1 << 30  # what a child accepts from the judge (the submission's text, weights)
 MAX_REPLY_BYTES = 64 << 20  # what the judge accepts from a child: far above any right answer
@@ -85,7 +85,7 @@ def send(sock: socket.socket, message: object) -> None:
     header = encode(message, arrays)
     body = json.dumps({"message": header, "arrays": [[a.dtype.str, a.shape] for a in arrays]}).encode()
     payload = [a.tobytes() for a in arrays]
-    sock.sendall(PREFIX.pack(len(body), sum(map(len, payload))) + body + b"".join(payload))
+    sock.sendall(FRAME.pack(len(body), sum(map(len, payload))) + body + b"".join(payload))
 
 
 def receive(sock: socket.socket, deadline: float | None = None, limit: int = MAX_MESSAGE_BYTES) -> object:
@@ -94,7 +94,7 @@ def receive(sock: socket.socket, deadline: float | None = None, limit: int = MAX
     Whatever the other side sends, this returns plain data or raises one of this module's errors: sizes
     are checked before anything is read, and nesting too deep for Python is refused.
     """
-    header_size, array_size = PREFIX.unpack(read(sock, PREFIX.size, deadline))
+    header_size, array_size = FRAME.unpack(read(sock, FRAME.size, deadline))
     if header_size + array_size > limit or header_size > MAX_HEADER_BYTES:
         raise ProtocolError(f"a message of {header_size + array_size} bytes is larger than allowed")
     try:

@@ -10,8 +10,7 @@ import numpy as np
 
 from autograder.engine.contract.errors import StudentError
 from autograder.engine.contract.messages import FROZEN, OTHER, STATUS, TENSOR
-from autograder.engine.judge.hints import HINTS
-from autograder.engine.judge.hints import PREFIX as HINT
+from autograder.engine.judge.hints import HINT, HINTS
 from autograder.engine.judge.tolerances import ANY_FLOAT, TOLERANCES
 
 

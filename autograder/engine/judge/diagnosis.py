@@ -35,7 +35,7 @@ import numpy as np
 
 from autograder.engine.judge.tolerances import ANY_FLOAT, TOLERANCES, Tolerance
 
-PREFIX = "Likely mistake: "
+LIKELY_MISTAKE = "Likely mistake: "
 SEPARATOR = "|"
 SAMPLES = 32
 
@@ -74,8 +74,8 @@ class Evidence:
     def line(self, entry_id: str) -> str:
         parts = self.entries[entry_id]["parts"]
         if len(parts) == 1:
-            return PREFIX + self.says[parts[0]]
-        return PREFIX + "two at once: " + " ".join(f"({n}) {self.says[p]}" for n, p in enumerate(parts, 1))
+            return LIKELY_MISTAKE + self.says[parts[0]]
+        return LIKELY_MISTAKE + "two at once: " + " ".join(f"({n}) {self.says[p]}" for n, p in enumerate(parts, 1))
 
     def diagnose(self, component: str, observations: Sequence[Observation]) -> str | None:
         """The "Likely mistake: ..." line for these observations of component's code, or None."""

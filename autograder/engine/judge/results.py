@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
 from autograder.engine.contract import spec
-from autograder.engine.contract.errors import ZERO
+from autograder.engine.contract.errors import SCORES_ZERO
 from autograder.engine.contract.protocol import visible, visible_name
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ class ComponentResult:
         return f"HELD for review ({verdict}): your code uses what grading does not run: " + "; ".join(self.flags)
 
     def zero_line(self) -> str | None:
-        return ZERO + self.fatal if self.fatal else None
+        return SCORES_ZERO + self.fatal if self.fatal else None
 
     def checks(self) -> "dict[str, list[TestResult]]":
         """{test function: [its TestResults]}, in order: each test runs on several cases."""

@@ -13,6 +13,6 @@ tests/hint_evidence.py holds every sentence of these tables to its evidence, or 
 """
 
 from autograder.engine.contract.reasons import DELEGATION, ZERO
-from autograder.engine.judge.hints.failures import HINTS, PREFIX, STEPS
+from autograder.engine.judge.hints.failures import HINT, HINTS, STEPS
 
-__all__ = ["DELEGATION", "HINTS", "PREFIX", "STEPS", "ZERO"]
+__all__ = ["DELEGATION", "HINT", "HINTS", "STEPS", "ZERO"]

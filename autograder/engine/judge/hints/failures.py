@@ -7,7 +7,7 @@ numbers do not). A hint says what is graded, as the contract says it; what the s
 diagnosis's "Likely mistake" line (mistakes.py beside this one).
 """
 
-PREFIX = "Hint: "  # the line a hint begins, under the failure it explains
+HINT = "Hint: "  # the line a hint begins, under the failure it explains
 
 HINTS: dict[str, dict[str, str]] = {
     # Any component's: what checks.py and suites/common.py say under failures of their own kind.

@@ -8,8 +8,7 @@ from autograder.engine.contract.errors import Fatal
 from autograder.engine.contract.messages import CONFIG, TENSOR
 from autograder.engine.judge import checks
 from autograder.engine.judge.diagnosis import Observation, trained
-from autograder.engine.judge.hints import HINTS
-from autograder.engine.judge.hints import PREFIX as HINT
+from autograder.engine.judge.hints import HINT, HINTS
 
 
 def cases(*kinds, component=None, trained=False, pick=slice(None)):
