@@ -2,6 +2,7 @@
 is held to evidence or to a test (hint_evidence.py says which)."""
 
 import ast
+import json
 from pathlib import Path
 
 from hint_evidence import REASON_TESTS, REASONS, UNPROVOKED, reasons_said
@@ -20,7 +21,7 @@ def test_every_likely_mistake_sentence_is_one_cataloged_mistakes_and_every_named
     """The table the diagnosis reads is the catalog's sentences, one per entry (each entry writes its own, so no
     sentence is without one), and every mistake the evidence names, hidden or public, has its sentence there."""
     table = {m.id: m.says for m in mistakes.CATALOG}
-    assert hints._likely() == table and len(table) == len(mistakes.CATALOG)
+    assert json.loads(hints.MISTAKE_SENTENCES.read_text()) == table and len(table) == len(mistakes.CATALOG)
     assert all(says.strip() for says in table.values())
     for component in spec.COMPONENTS:
         for evidence in (fixtures.evidence_of(component.id), fixtures.case_set(PUBLIC_CASES).evidence(component.id)):
