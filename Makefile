@@ -28,6 +28,8 @@ lint: $(INSTALLED)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
+# Every generated part but the built ones whose stamp is current, a process per core (docs/CHANGING.md: --part,
+# --component, --all).
 generate: $(INSTALLED)
 	$(PYTHON) -m autograder generate
 

@@ -21,9 +21,9 @@ PACKAGE = spec.KIT_ROOT / "autograder"
 # 9's and part 10's helpers, the quizzes' format check), and what those import in turn: the public checks are the
 # hidden suites' code (judge/suites, run, checks, diagnosis, results, limits for the suites' options) run on the
 # child's own code (child/server and what it loads) in the student's process, on the public cases
-# (course/public_cases, with each mistake's evidence on them, never the catalog, which quotes the reference); minilm
-# and hf for part 5's pretrained BERT; the terminal quiz (offered only where the bank is). Of the command line, the
-# student's commands alone (commands/student).
+# (course/public_cases, with each mistake's evidence on them, never the catalog, which quotes the reference: of it,
+# the sentences alone, judge/hints/mistakes.json); minilm and hf for part 5's pretrained BERT; the terminal quiz
+# (offered only where the bank is). Of the command line, the student's commands alone (commands/student).
 # No hidden case: of judge/fixtures, only the reader. No sandbox: nothing of the student's is jailed at home.
 # Paths in the package.
 STUDENT_MODULES = (
@@ -79,6 +79,7 @@ STUDENT_MODULES = (
             "tolerances",
         )
     ),
+    "engine/judge/hints/mistakes.json",
     "engine/judge/fixtures/__init__.py",
     *(
         f"engine/judge/suites/{path.name}"

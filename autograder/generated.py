@@ -1,132 +1,213 @@
-"""Everything generated from the reference, written and checked by one command: `python -m autograder generate`.
+"""Everything generated, written and checked by one command: `python -m autograder generate`, part by part.
 
-The student stubs, the hidden suites' cases and the public checks' cases, each with every cataloged
-mistake's evidence on them, the course notebooks (source and nbgrader release), and the breakout quiz
-notebooks and handout made from the question bank. Each part can be checked on its own, so that the kit's tests check them side
-by side.
+The parts (PARTS), each built on its own:
+- stubs: the student stubs (assignments/), from the reference;
+- sentences: the "Likely mistake" sentences by the mistake's id (engine/judge/hints/mistakes.json), from the catalog;
+- fixtures:ID: a component's hidden cases, with each cataloged mistake's evidence on them (engine/judge/fixtures/);
+- public:ID: the public checks' cases of a component, with the evidence on them, which ship (course/public_cases/);
+- steps: the public cases of the notebooks' steps (course/public_cases/steps.*);
+- course: the course notebooks, source and nbgrader release;
+- breakout: the breakout quiz notebooks and the handout, from the question bank.
 
-The built parts (fixtures and evidence) take minutes to rebuild. Each is stamped when it is written with a hash
-of its inputs (the reference, the kit modules its builder imports, the pins) and of its files: `stale()` says
-in a moment whether either changed since; `drift()` rebuilds and compares, as `make drift` does.
+The built parts (STAMPED) take seconds to minutes each. Each is stamped when written with a hash of what its
+values are computed from (engine/build/inputs.py) and of its files: `stale()` says in a moment whether either
+changed since. The others are rebuilt and compared in seconds.
+
+A part is built in a temporary folder, and a committed file is replaced only where the rebuilt one differs
+beyond DRIFT_TOLERANCE (float32's, for the evidence of a mistake that computes in float32): a rebuild leaves
+the files whose values are unchanged as they were, byte for byte. Parts are built on a pool of processes, one
+per core, each part with one torch thread, so that its values are the same whether it is built alone or beside
+others.
 """
 
-import ast
+import concurrent.futures
 import hashlib
 import json
+import multiprocessing
 import os
+import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
 
-from autograder.breakout import bank, quiz_notebooks
-from autograder.course import PUBLIC_CASES, notebooks, stubs
+from autograder.course import PUBLIC_CASES
 from autograder.engine.contract import spec
+from autograder.engine.judge import hints
 from autograder.engine.judge.fixtures import HERE as FIXTURES
 from autograder.engine.judge.tolerances import TOLERANCES
 
 # float64 BLAS kernels differ between CPUs in the last bits; any real change moves values far more.
 DRIFT_TOLERANCE = 1e-12
-PARTS = ("stubs", *(f"fixtures:{c.id}" for c in spec.COMPONENTS), "public cases", "course", "breakout")
-# The parts built by running the reference, by the module that builds them.
-BUILT = {
-    **{f"fixtures:{c.id}": "autograder.engine.build.fixtures" for c in spec.COMPONENTS},
-    "public cases": "autograder.engine.build.fixtures",
-}
+COMPONENTS = tuple(component.id for component in spec.COMPONENTS)
+STEPS = "steps"
+# Costliest first (a component later in the spec builds on more of the stack), so that a pool ends on short ones.
+STAMPED = (*(f"{kind}:{c}" for c in reversed(COMPONENTS) for kind in ("fixtures", "public")), STEPS)
+PARTS = ("stubs", "sentences", *STAMPED, "course", "breakout")
 STAMPS = spec.KIT_ROOT / "autograder" / "stamps.json"
 
 
-def write():
-    from autograder.engine.build.fixtures import build
-
-    parts = bank.load()  # a malformed question bank stops here, before anything is written
-    stubs.write()
-    build(FIXTURES)
-    build(PUBLIC_CASES, public=True)
-    notebooks.write()
-    quiz_notebooks.write(parts)
-    restamp()
+def parts_of(component):
+    """What `generate --component` builds: the component's fixtures and public cases, and the sentences table,
+    which its catalog feeds."""
+    return (f"fixtures:{component}", f"public:{component}", "sentences")
 
 
-def restamp():
-    """Stamp the built parts as they are: only after writing them, or after drift() found them current."""
-    STAMPS.write_text(json.dumps({part: stamp(part) for part in BUILT}, indent=1, sort_keys=True) + "\n")
+def generate(parts=None, check=False, jobs=None, say=print):
+    """Build the parts, each in a temporary folder, on a pool of jobs processes (every core unless given), and
+    write what differs from the committed files, or (check) only compare. Without parts: every part, but for
+    the built parts whose stamp says they are current (with check, every part). Says each part's progress as it
+    ends; stamps each built part that was written, or found current. Returns {part: files that differed}."""
+    if parts is None:
+        current = [] if check else [part for part in STAMPED if part not in stale([part])]
+        if current:
+            say(f"current by their stamps, not built: {', '.join(current)}")
+        parts = [part for part in PARTS if part not in current]
+    if "breakout" in parts and not check:
+        from autograder.breakout import bank
+
+        bank.load()  # a malformed question bank stops here, before anything is written
+    todo = sorted(dict.fromkeys(parts), key=PARTS.index)
+    results = {}
+    for done, (part, differ, seconds) in enumerate(_each(todo, check, jobs), 1):
+        results[part] = differ
+        if part in STAMPED and not (check and differ):
+            restamp([part])
+        verdict = ("differs: " if check else "wrote ") + ", ".join(differ) if differ else "unchanged"
+        say(f"[{done:>{len(str(len(todo)))}}/{len(todo)}] {part:<20} {seconds:6.1f} s  {verdict}")
+    return results
 
 
-def stale(parts=tuple(BUILT)):
-    """The built parts whose inputs or files changed since they were written (each stamped then)."""
-    recorded = json.loads(STAMPS.read_text()) if STAMPS.exists() else {}
-    return [part for part in parts if recorded.get(part) != stamp(part)]
+def _each(parts, check, jobs):
+    """(part, files that differed, seconds) for each part, as each ends."""
+    jobs = min(jobs or len(os.sched_getaffinity(0)), len(parts))
+    if jobs <= 1:
+        yield from (_timed(part, check) for part in parts)
+        return
+    # Spawned, not forked: a fork of a process that has run torch's thread pool can hang in the child.
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        futures = [pool.submit(_timed, part, check) for part in parts]
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                yield future.result()
+        finally:
+            for future in futures:
+                future.cancel()
 
 
-def stamp(part):
-    """{"inputs": hash, "files": hash} of a built part: what it is made from, and what was made."""
-    # The graded components' references alone: no fixture reads the ungraded exercises' (course/exercises/).
-    references = sorted(component.reference for component in spec.COMPONENTS)
-    inputs = [*references, spec.KIT_ROOT / "requirements.txt", *_modules_of(BUILT[part])]
-    return {"inputs": _digest(inputs), "files": _digest(_files_of(part))}
+def _timed(part, check):
+    start = time.monotonic()
+    differ = _run(part, check)
+    return part, differ, time.monotonic() - start
 
 
-def _files_of(part):
-    if part == "public cases":
-        return sorted(PUBLIC_CASES.glob("*.*"))
-    return sorted(FIXTURES.glob(f"{part.removeprefix('fixtures:')}.*"))
+def _run(part, check):
+    """Build one part; write the files that differ from the committed ones unless check. Returns their names."""
+    if part in STAMPED:
+        return _run_built(part, check)
+    if part == "sentences":
+        from autograder.engine.build import mistakes
+
+        text = mistakes.sentences()
+        differ = [] if _read(hints.MISTAKE_SENTENCES) == text else [hints.MISTAKE_SENTENCES.name]
+        if differ and not check:
+            hints.MISTAKE_SENTENCES.write_text(text)
+        return differ
+    if part == "stubs":
+        from autograder.course import stubs as module
+    elif part == "course":
+        from autograder.course import notebooks as module
+    else:
+        from autograder.breakout import quiz_notebooks as module
+    differ = module.drift()
+    if differ and not check:
+        module.write()
+    return differ
 
 
-def _digest(paths):
-    digest = hashlib.sha256()
-    for path in paths:
-        digest.update(os.path.relpath(path, spec.KIT_ROOT).encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
+def _read(path):
+    return path.read_text() if path.exists() else None
 
 
-def _modules_of(module):
-    """The files of a kit module and of every kit module it imports, transitively, read from their imports
-    (inside functions too, where builders import lazily)."""
-    found, pending = {}, [module]
-    while pending:
-        name = pending.pop()
-        path = spec.KIT_ROOT / (name.replace(".", "/") + ".py")
-        if not path.exists():
-            path = path.with_suffix("") / "__init__.py"
-        if name in found or not path.exists():
-            continue
-        found[name] = path
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Import):
-                pending += [alias.name for alias in node.names if alias.name.startswith("autograder")]
-            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("autograder"):
-                pending += [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
-    return sorted(found.values())
+def _run_built(part, check):
+    with tempfile.TemporaryDirectory() as tmp:
+        built = {path.name: path for path in build(part, Path(tmp))}
+        committed = folder_of(part)
+        differ = [name for name, path in built.items() if not _same(path, committed / name)]
+        gone = [path.name for path in files_of(part) if path.name not in built]
+        if not check:
+            for name in differ:
+                shutil.copyfile(built[name], committed / name)
+            for name in gone:
+                (committed / name).unlink()
+        return differ + gone
+
+
+def build(part, folder):
+    """Write a built part's files into folder; returns their paths."""
+    import torch
+
+    from autograder.engine.build import fixtures
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    # Every case seeds its own generators; this makes a part's values the same whatever ran before it here.
+    torch.manual_seed(0)
+    try:
+        if part == STEPS:
+            fixtures.build_steps(folder)
+        else:
+            fixtures.build(folder, unit(part), public=part.startswith("public:"))
+    finally:
+        torch.set_num_threads(threads)
+    return files_of(part, folder)
 
 
 def drift(parts=PARTS):
-    """Names of generated files, in the given parts, that differ from what write() produces now."""
-    changed = []
-    for part in parts:
-        if part == "stubs":
-            changed += stubs.drift()
-        elif part == "course":
-            changed += notebooks.drift()
-        elif part == "breakout":
-            changed += quiz_notebooks.drift()
-        else:
-            changed += _built_drift(part)
-    return changed
+    """Names of generated files, in the given parts, that differ from what generate() writes now."""
+    return [name for differ in generate(parts, check=True, jobs=1, say=lambda line: None).values() for name in differ]
 
 
-def _built_drift(part):
-    from autograder.engine.build.fixtures import build
+def unit(part):
+    """What a built part is built from: a component's id, or STEPS."""
+    return part.split(":")[-1]
 
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        if part == "public cases":
-            build(tmp, public=True)
-            committed = PUBLIC_CASES
-        else:
-            build(tmp, [part.removeprefix("fixtures:")])
-            committed = FIXTURES
-        return [p.name for p in sorted(tmp.iterdir()) if not _same(p, committed / p.name)]
+
+def folder_of(part):
+    """Where a built part's files are committed."""
+    return FIXTURES if part.startswith("fixtures:") else PUBLIC_CASES
+
+
+def files_of(part, folder=None):
+    return sorted((folder or folder_of(part)).glob(f"{unit(part)}.*"))
+
+
+def stamp(part):
+    """{"inputs": hash, "files": hash} of a built part: what its values are computed from, and what was made."""
+    from autograder.engine.build import inputs
+
+    files = hashlib.sha256()
+    for path in files_of(part):
+        files.update(path.name.encode() + b"\0" + path.read_bytes())
+    return {"inputs": inputs.digest(unit(part)), "files": files.hexdigest()}
+
+
+def stale(parts=STAMPED):
+    """The built parts whose inputs or files changed since they were written (each stamped then)."""
+    recorded = _recorded()
+    return [part for part in parts if recorded.get(part) != stamp(part)]
+
+
+def restamp(parts):
+    """Stamp the built parts as they are: only after writing them, or after finding them current."""
+    recorded = {**_recorded(), **{part: stamp(part) for part in parts}}
+    STAMPS.write_text(json.dumps({p: recorded[p] for p in STAMPED if p in recorded}, indent=1, sort_keys=True) + "\n")
+
+
+def _recorded():
+    return json.loads(STAMPS.read_text()) if STAMPS.exists() else {}
 
 
 def _same(built, committed):

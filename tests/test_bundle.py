@@ -15,7 +15,7 @@ from autograder import bundle
 from autograder.breakout import bank, quiz_notebooks
 from autograder.course import PUBLIC_CASES, jupyter, notebooks
 from autograder.engine.contract import spec
-from autograder.engine.judge import diagnosis, fixtures
+from autograder.engine.judge import diagnosis, fixtures, hints
 
 
 @pytest.fixture(scope="module")
@@ -66,6 +66,8 @@ def test_bundle_holds_the_release_the_student_modules_a_readme_and_requirements(
 
 
 SHIPPED_CASES = {f"autograder/course/{PUBLIC_CASES.name}/{path.name}" for path in PUBLIC_CASES.glob("*.*")}
+# Of the catalog, whose edits quote the reference, the sentences alone (its texts are searched below as any other).
+SHIPPED_SENTENCES = str(hints.MISTAKE_SENTENCES.relative_to(spec.KIT_ROOT))
 
 
 def test_bundle_holds_no_solution_no_hidden_test_and_no_reference_data(built):
@@ -76,7 +78,7 @@ def test_bundle_holds_no_solution_no_hidden_test_and_no_reference_data(built):
     leaked = [(c, line, name) for c, line in solution_lines() for name, text in texts.items() if line in text]
     assert leaked == [], leaked
     data = {str(p.relative_to(built)) for p in built.rglob("*") if p.suffix in (".npz", ".json", ".yaml")}
-    assert data == SHIPPED_CASES and SHIPPED_CASES
+    assert data == SHIPPED_CASES | {SHIPPED_SENTENCES} and SHIPPED_CASES
 
 
 def _distinctive(arrays):

@@ -2,28 +2,31 @@
 is held to evidence or to a test (hint_evidence.py says which)."""
 
 import ast
+import json
 from pathlib import Path
 
 from hint_evidence import REASON_TESTS, REASONS, UNPROVOKED, reasons_said
 
+from autograder.course import PUBLIC_CASES
 from autograder.engine.build import mistakes
 from autograder.engine.contract import spec
 from autograder.engine.contract.reasons import DELEGATION, ZERO
-from autograder.engine.judge import fixtures
-from autograder.engine.judge.hints.mistakes import LIKELY
+from autograder.engine.judge import fixtures, hints
 
 PACKAGE = spec.KIT_ROOT / "autograder"
 TESTS = Path(__file__).parent
 
 
-def test_every_likely_mistake_sentence_is_one_cataloged_mistakes_and_in_its_evidence():
-    """A sentence no entry reads fails here; an entry whose name the table lacks stops the catalog's import."""
-    table = {(component, name): says for component, names in LIKELY.items() for name, says in names.items()}
-    assert {(m.component, m.name): m.says for m in mistakes.CATALOG} == table
-    # What the build wrote into the evidence (of each entry with evidence there) is the table's sentence.
-    for component in LIKELY:
-        written = fixtures.evidence_of(component).says.items()
-        assert written and written <= {m.id: m.says for m in mistakes.of(component)}.items(), component
+def test_every_likely_mistake_sentence_is_one_cataloged_mistakes_and_every_named_mistake_has_one():
+    """The table the diagnosis reads is the catalog's sentences, one per entry (each entry writes its own, so no
+    sentence is without one), and every mistake the evidence names, hidden or public, has its sentence there."""
+    table = {m.id: m.says for m in mistakes.CATALOG}
+    assert json.loads(hints.MISTAKE_SENTENCES.read_text()) == table and len(table) == len(mistakes.CATALOG)
+    assert all(says.strip() for says in table.values())
+    for component in spec.COMPONENTS:
+        for evidence in (fixtures.evidence_of(component.id), fixtures.case_set(PUBLIC_CASES).evidence(component.id)):
+            named = {part for entry in evidence.entries.values() for part in entry["parts"]}
+            assert named and named <= {m.id for m in mistakes.of(component.id)}, component.id
 
 
 def _said_in_the_kit():

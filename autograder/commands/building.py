@@ -2,6 +2,7 @@
 reference scores full marks and the release zero, and each breakout key is graded correct), `generate` (every
 generated file, or their drift check) and `bundle` (what students receive)."""
 
+from autograder import generated
 from autograder.commands import options
 from autograder.engine.contract import spec
 
@@ -18,13 +19,32 @@ def add(commands):
     check.set_defaults(run=run_check)
 
     generate = commands.add_parser(
-        "generate", help="rebuild the stubs, fixtures and course notebooks from the reference"
+        "generate",
+        help="rebuild what is generated (stubs, fixtures, course notebooks, ...), the parts whose inputs changed",
     )
+    generate.add_argument(
+        "--part",
+        action="append",
+        choices=generated.PARTS,
+        metavar="PART",
+        help="build this part (again: several may be given), whatever its stamp says; one of "
+        + ", ".join(generated.PARTS),
+    )
+    generate.add_argument(
+        "--component",
+        action="append",
+        choices=generated.COMPONENTS,
+        metavar="NAME",
+        help="build this component's parts: fixtures:NAME, public:NAME and the sentences its catalog feeds",
+    )
+    generate.add_argument("--all", action="store_true", help="build every part, whatever the stamps say")
     generate.add_argument(
         "--check",
         action="store_true",
-        help="rebuild them aside and report whether the files are up to date (restamped if they are)",
+        help="rebuild aside (every part, or those given) and report whether the files are up to date "
+        "(a built part found current is restamped)",
     )
+    generate.add_argument("--jobs", type=int, help="processes to build parts on (default: one per core)")
     generate.set_defaults(run=run_generate)
 
     bundle = commands.add_parser("bundle", help="build what students receive: release notebooks and public checks")
@@ -118,25 +138,19 @@ def _bank_problems():
 
 
 def run_generate(args):
-    from autograder import generated
     from autograder.breakout import bank
 
+    named = [*(args.part or ()), *(p for c in args.component or () for p in generated.parts_of(c))]
+    parts = generated.PARTS if args.all else named or None
     try:
-        if args.check:
-            drift = generated.drift()
-            print(
-                "generated files are up to date"
-                if not drift
-                else "out of date: " + ", ".join(drift) + " (run: python -m autograder generate)"
-            )
-            if not drift:
-                generated.restamp()  # what was just rebuilt from these inputs is what is there
-            return 1 if drift else 0
-        generated.write()
+        differ = [name for names in generated.generate(parts, args.check, args.jobs).values() for name in names]
     except bank.BankError as error:  # an instructor's edit to breakout_questions/: say where, change nothing more
         print(f"the question bank cannot be used: {error}")
         return 2
-    print("stubs, fixtures, course notebooks, quiz notebooks and handout regenerated")
+    if args.check:
+        print("out of date: " + ", ".join(differ) + " (run: python -m autograder generate)" if differ else "up to date")
+        return 1 if differ else 0
+    print(f"generated: {len(differ)} file(s) written" if differ else "generated: every file was up to date")
     return 0
 
 

@@ -90,7 +90,7 @@ def grade_here(component_id, notebook):
     """The hidden test cell: grade one component of this notebook (the saved file) with the kit's grader.
 
     For an instructor running a source notebook in Jupyter: `nbgrader autograde` never runs this cell,
-    since the kit's autograde step grades in its place (autograder/autograde.py). Returns the score after
+    since the kit's autograde step grades in its place (autograder/nbgrader/grades.py). Returns the score after
     printing the feedback; a score of 0 goes to fail_cell. Only the feedback reaches this cell's output.
     """
     if os.environ.get("NBGRADER_EXECUTION") == "autograde":

@@ -162,7 +162,7 @@ class Entries:
     """The evidence of one set of cases (one component's hidden cases, or the public checks), as files."""
 
     def __init__(self):
-        self.entries, self.arrays, self.says = {}, {}, {}
+        self.entries, self.arrays = {}, {}
 
     def add(self, entry_id, component, parts, outcomes):
         evidence, values = {}, []
@@ -180,11 +180,10 @@ class Entries:
             evidence[key] = found
         self.entries[entry_id] = {"component": component, "parts": list(parts), "evidence": evidence}
         self.arrays[entry_id] = np.concatenate(values).astype(np.float64) if values else np.zeros(0)
-        for part in parts:
-            self.says[part] = mistakes.BY_ID[part].says
 
     def write(self, stem):
-        document = {"says": dict(sorted(self.says.items())), "entries": self.entries}
+        # The entries name their mistakes by id, not by sentence: a sentence reworded rebuilds nothing here.
+        document = {"entries": self.entries}
         Path(f"{stem}.json").write_text(json.dumps(document, indent=1, sort_keys=True) + "\n")
         np.savez_compressed(f"{stem}.npz", **self.arrays)
 

@@ -5,28 +5,15 @@ run in float64 with seeded weights ("hf" cases). Every float input and weight is
 first, so a float32 run and the float64 truth see exactly the same numbers.
 """
 
+import importlib
+
 import torch
 
 from autograder.engine.build import evidence
 from autograder.engine.build.builder import Builder
-from autograder.engine.build.cases import (
-    attention,
-    decoder,
-    embeddings,
-    encoder,
-    feedforward,
-    heads,
-    layernorm,
-    masking,
-    multihead,
-    seq2seq,
-    steps,
-)
+from autograder.engine.build.cases import steps
 from autograder.engine.child import runtime
 from autograder.engine.contract import loader, spec
-from autograder.engine.judge.fixtures import HERE
-
-BUILDERS = (attention, masking, layernorm, multihead, feedforward, embeddings, encoder, decoder, heads, seq2seq)
 
 
 def reference():
@@ -40,21 +27,19 @@ def reference_steps():
     return runtime.load_reference({**message, "owners": steps.STEPS}, steps.STEPS)
 
 
-def build(folder=HERE, components=None, public=False):
-    """Write each component's cases, and every cataloged mistake's evidence on them, into folder: the hidden
+def build(folder, component, public=False):
+    """Write one component's cases, and every cataloged mistake's evidence on them, into folder: the hidden
     suites' cases, or (public) the public checks', which ship to students."""
-    objects = reference()
     torch.use_deterministic_algorithms(True)
-    for module in BUILDERS:
-        component = module.__name__.rsplit(".", 1)[1]
-        if components and component not in components:
-            continue
-        builder = Builder(component, objects, public)
-        module.build(builder)
-        builder.write(folder)
-        evidence.hidden(folder, component)
-    if public and not components:
-        # The notebooks' steps: never graded, so public only, and no mistakes to name.
-        builder = Builder("steps", reference_steps(), public)
-        steps.build(builder)
-        builder.write(folder)
+    builder = Builder(component, reference(), public)
+    importlib.import_module(f"autograder.engine.build.cases.{component}").build(builder)
+    builder.write(folder)
+    evidence.hidden(folder, component)
+
+
+def build_steps(folder):
+    """Write the public cases of the notebooks' steps: never graded, so public only, and no mistakes to name."""
+    torch.use_deterministic_algorithms(True)
+    builder = Builder("steps", reference_steps(), public=True)
+    steps.build(builder)
+    builder.write(folder)

@@ -8,7 +8,8 @@ within the tolerance that grades it, and explains at least one that failed. Two 
 unless one is a single mistake that the other merely adds to, mean no diagnosis: a wrong one is worse
 than none. A mistake that stands for a family (the same mistake made at other sites or other ways, whose
 numbers differ) has an entry for each member, all with the one mistake as their parts: entries that agree
-and name the same parts are one diagnosis, and the family's sentence is said.
+and name the same parts are one diagnosis, and the family's sentence is said. The sentence is looked up by the
+mistake's id in the table of them (hints.likely), never stored with the evidence.
 
 Evidence for one case is one of:
 - "right": the mistake passes here, so the student must pass too;
@@ -33,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from autograder.engine.judge import hints
 from autograder.engine.judge.tolerances import ANY_FLOAT, TOLERANCES, Tolerance
 
 LIKELY_MISTAKE = "Likely mistake: "
@@ -64,9 +66,8 @@ class Evidence:
     """Every entry's evidence for one set of cases, as the builder wrote it (a .json and a .npz file)."""
 
     def __init__(self, path: str | Path) -> None:
-        document = json.loads(Path(f"{path}.json").read_text())
-        self.says = document["says"]
-        self.entries = document["entries"]  # entry id -> {"component", "parts", "evidence": {key: {...}}}
+        # entry id -> {"component", "parts" (the ids of its mistakes), "evidence": {key: {...}}}
+        self.entries = json.loads(Path(f"{path}.json").read_text())["entries"]
         with np.load(f"{path}.npz", allow_pickle=False) as arrays:
             self.arrays = dict(arrays)
         self._in_float32 = {}  # (entry id, case key, output name) -> whether the mistake computes it in float32
@@ -74,8 +75,8 @@ class Evidence:
     def line(self, entry_id: str) -> str:
         parts = self.entries[entry_id]["parts"]
         if len(parts) == 1:
-            return LIKELY_MISTAKE + self.says[parts[0]]
-        return LIKELY_MISTAKE + "two at once: " + " ".join(f"({n}) {self.says[p]}" for n, p in enumerate(parts, 1))
+            return LIKELY_MISTAKE + hints.likely(parts[0])
+        return LIKELY_MISTAKE + "two at once: " + " ".join(f"({n}) {hints.likely(p)}" for n, p in enumerate(parts, 1))
 
     def diagnose(self, component: str, observations: Sequence[Observation]) -> str | None:
         """The "Likely mistake: ..." line for these observations of component's code, or None."""

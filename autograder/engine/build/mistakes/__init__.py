@@ -5,34 +5,26 @@ of mistakes in one component) on the hidden cases and on the public checks' (bui
 and the public checks name a mistake whose outputs a student's match (diagnosis.py); and the kit's tests grade
 every mistake to measure that it loses points and is named (tests/test_mutations.py).
 
-One module per component holds its MISTAKES; mistake.py says what a mistake is. An edit is (old text, new
-text) in the mistake's own component's file; each old text occurs there exactly once. `says` is what the
-student reads after "Likely mistake: ": what they did, then what to do instead; it is read by the entry's name
-from judge/hints/mistakes.py, beside the other sentences students read. The catalog is the
-instructors': it quotes the reference, so it never ships to students (bundle.py).
+One module per component holds its MISTAKES, each entry whole: its name, the sentence the student reads after
+"Likely mistake: " (what they did, then what to do instead), its edits and its family's variants; mistake.py
+says what an entry is. An edit is (old text, new text) in the mistake's own component's file; each old text
+occurs there exactly once. The catalog is the instructors': it quotes the reference, so it never ships to
+students (bundle.py). What ships is sentences(), the sentences alone by the mistake's id
+(judge/hints/mistakes.json, which `python -m autograder generate --part sentences` writes).
 """
 
-from autograder.engine.build.mistakes import (
-    attention,
-    decoder,
-    embeddings,
-    encoder,
-    feedforward,
-    heads,
-    layernorm,
-    masking,
-    multihead,
-    seq2seq,
-)
+import importlib
+import json
+
 from autograder.engine.build.mistakes.mistake import Mistake, apply
 from autograder.engine.contract import spec
 
-__all__ = ["BY_ID", "CATALOG", "Mistake", "apply", "of"]
+__all__ = ["BY_ID", "CATALOG", "Mistake", "apply", "of", "sentences"]
 
 CATALOG = [
     mistake
-    for module in (attention, masking, layernorm, feedforward, multihead, embeddings, encoder, decoder, heads, seq2seq)
-    for mistake in module.MISTAKES
+    for component in spec.COMPONENTS
+    for mistake in importlib.import_module(f"{__name__}.{component.id}").MISTAKES
 ]
 
 BY_ID = {mistake.id: mistake for mistake in CATALOG}
@@ -42,13 +34,18 @@ def of(component):
     return [mistake for mistake in CATALOG if mistake.component == component]
 
 
+def sentences():
+    """The text of judge/hints/mistakes.json: {mistake id: its sentence}, in the catalog's order."""
+    return json.dumps({mistake.id: mistake.says for mistake in CATALOG}, indent=1, ensure_ascii=False) + "\n"
+
+
 def _check():
     ids = [mistake.id for mistake in CATALOG]
     if len(ids) != len(set(ids)):
         raise ValueError("two mistakes share an id")
-    unknown = {mistake.component for mistake in CATALOG} - set(spec.BY_ID)
-    if unknown:
-        raise ValueError(f"mistakes of unknown components: {sorted(unknown)}")
+    wrong = [mistake.id for mistake in CATALOG if mistake.component != mistake.id.split("/")[0]]
+    if wrong:
+        raise ValueError(f"mistakes in another component's module: {wrong}")
 
 
 _check()

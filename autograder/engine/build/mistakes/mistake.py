@@ -1,6 +1,6 @@
-"""What a cataloged mistake is: a component, a name, the sentence a student reads (the one that
-judge/hints/mistakes.py holds under its component and name), and edits of the reference; and, for a mistake that
-stands for a family, the family's other members.
+"""What a cataloged mistake is: a component, a name, the sentence a student reads after "Likely mistake: ", and
+edits of the reference; and, for a mistake that stands for a family, the family's other members. One entry holds
+all of them, in its component's module.
 
 A family is one mistake that a student can make in several places or several ways whose numbers differ (the
 heads split without moving the head axis in the queries, the keys, the values or all three; positions counted
@@ -9,24 +9,26 @@ written for the family, and each member is an edit of its own whose evidence is 
 names the family when a student's numbers match any one member (diagnosis.py).
 """
 
+import dataclasses
 import itertools
 import re
-from dataclasses import dataclass
-
-from autograder.engine.judge.hints.mistakes import LIKELY
 
 
 def slug(name):
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Mistake:
-    component: str
     name: str
-    says: str
-    edits: tuple
+    says: str  # what the student did, then what to do instead; true of every member of the family
+    edits: tuple  # (old text, new text) in the component's reference file, each old text there exactly once
     variants: tuple = ()  # (name, edits) of the family's other members, told by the same sentence
+    component: str = ""  # set by entries(), once for a module's every entry
+
+    def __post_init__(self):
+        object.__setattr__(self, "edits", tuple(self.edits))
+        object.__setattr__(self, "variants", tuple((name, tuple(edits)) for name, edits in self.variants))
 
     @property
     def id(self):
@@ -52,19 +54,9 @@ def apply(source, edits):
     return source
 
 
-def entries(component, *written):
-    """component's mistakes, each written (name, edits) or, for a family, (name, edits, variants); the sentence
-    of each is the one LIKELY holds under the component and the name (a KeyError names one it lacks)."""
-    return [
-        Mistake(
-            component,
-            name,
-            LIKELY[component][name],
-            tuple(edits),
-            tuple((n, tuple(e)) for n, e in (rest[0] if rest else ())),
-        )
-        for name, edits, *rest in written
-    ]
+def entries(component, *mistakes):
+    """component's mistakes, as its module writes them, each given the component."""
+    return [dataclasses.replace(mistake, component=component) for mistake in mistakes]
 
 
 def family(written, sites):

@@ -1,10 +1,10 @@
 """Every sentence a student reads about their own code, one table per kind, each by component and topic:
 
 - the hint under a failing output or step, "Hint: ..." (failures.py: HINTS, STEPS);
-- the likely mistake the diagnosis names, by component and the catalog's name of the mistake (mistakes.py:
-  LIKELY): the catalog (engine/build/mistakes/) reads each entry's sentence from there, and the build writes it
-  into the entry's evidence, which diagnosis.py reads; not imported here, so that the student's bundle, which
-  reads the evidence, holds no copy of the table;
+- the likely mistake the diagnosis names, by the catalog's id of the mistake (likely(), from mistakes.json): each
+  is written in its catalog entry (engine/build/mistakes/<component>.py), with its edits of the reference, which
+  never ship; `python -m autograder generate --part sentences` copies the sentences alone into mistakes.json, and
+  the evidence names a mistake by its id, so that rewording one rebuilds no evidence;
 - why a component scores 0, and why code may not delegate its subject (engine/contract/reasons.py: ZERO,
   DELEGATION, re-exported here): in the contract, because the child raises some of them and imports nothing of
   the judge's.
@@ -12,7 +12,23 @@
 tests/hint_evidence.py holds every sentence of these tables to its evidence, or to the code and test that say it.
 """
 
+import functools
+import json
+from pathlib import Path
+
 from autograder.engine.contract.reasons import DELEGATION, ZERO
 from autograder.engine.judge.hints.failures import HINT, HINTS, STEPS
 
-__all__ = ["DELEGATION", "HINT", "HINTS", "STEPS", "ZERO"]
+__all__ = ["DELEGATION", "HINT", "HINTS", "MISTAKE_SENTENCES", "STEPS", "ZERO", "likely"]
+
+MISTAKE_SENTENCES = Path(__file__).with_name("mistakes.json")
+
+
+@functools.cache
+def _likely():
+    return json.loads(MISTAKE_SENTENCES.read_text())
+
+
+def likely(mistake_id: str) -> str:
+    """What the student reads after "Likely mistake: " for the cataloged mistake with this id."""
+    return _likely()[mistake_id]
