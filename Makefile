@@ -11,8 +11,8 @@ check: $(INSTALLED)
 	$(PYTHON) -m autograder check-solutions
 
 # In parallel: tests/conftest.py says how many workers, and which tests must share one. The slowest 15 are listed.
-# Where PYTHONDONTWRITEBYTECODE is set (as on this project's machines), each of the hundreds of processes the tests
-# start (graders, kernels, nbgrader) compiled the kit's modules again, and each worker rewrote the tests' asserts
+# Where PYTHONDONTWRITEBYTECODE is set, each of the hundreds of processes the tests start (graders, kernels,
+# nbgrader) would compile the kit's modules again, and each worker would rewrite the tests' asserts
 # again: the kit is compiled first (the jail, which reads it, cannot write), and the tests may write bytecode.
 test: $(INSTALLED)
 	@start=$$(date +%s); $(PYTHON) -m compileall -q autograder >/dev/null; \

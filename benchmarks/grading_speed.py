@@ -7,7 +7,7 @@ Reports:
 - a class (200 by default) graded by `grade-all` on every core: a generated mix of complete, buggy
   (the mutation catalog's mistakes), broken and hostile submissions, as a course gets them; seconds
   per submission amortised, against `python -c "import torch"`: target at most 1x;
-- the kit's own test suite (`make test` runs exactly this): target under 10 minutes on 2 cores.
+- the kit's own test suite (`make test` runs exactly this): target under 6 minutes on 2 cores.
 
 Usage: python benchmarks/grading_speed.py [--repeat N] [--class-size N] [--skip-tests] [--report FILE]
 """

@@ -85,7 +85,7 @@ def backward(result, upstream):
     ]
     if pairs:
         # The gradient of (v * g).sum() at v is g itself, exactly. Passing g to backward() instead would do the
-        # same, but the first such call in a process imports sympy (0.8 s), and every child is a new process.
+        # same, but the first such call in a process imports sympy, a slow import, and every child is a new process.
         sum((v * g).sum() for v, g in pairs).backward()
     return graph
 

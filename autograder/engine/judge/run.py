@@ -104,10 +104,10 @@ def run_suites(
     # A test's report is the Collector's; a suite that cannot be collected is reported with a native traceback
     # (pytest's own prints every frame's arguments, the fixtures' arrays among them).
     # Student code never runs in the grader's process, so pytest's watch for unraisable and thread exceptions
-    # has nothing of theirs to catch; its closing garbage collections cost a one-component grading a fifth.
+    # has nothing of theirs to catch, and its closing garbage collections are a large part of a short grading.
     # No plugin of the environment's joins in either: one that reorders or reseeds tests (pytest-randomly),
     # or xdist, has no place in a grading. Nor do the rest of UNUSED_PLUGINS: each run registers every plugin
-    # afresh, and those cost a one-component grading a sixth of its time in this process.
+    # afresh, a cost every grading would pay for plugins none of them uses.
     args += ["--disable-plugin-autoload"]
     for plugin in UNUSED_PLUGINS:
         args += ["-p", f"no:{plugin}"]
