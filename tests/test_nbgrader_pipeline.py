@@ -91,6 +91,7 @@ def pipeline(tmp_path_factory):
         completed(release, source, submitted / "dan" / notebooks.ASSIGNMENT) / "01_attention.ipynb",
         paste="grade-attention",
         rename="grade-masking",
+        forge="grade-attention",
     )
     runs = {
         step: nbgrader(root, env, *step)
@@ -105,9 +106,17 @@ def add_cell(path, source):
     path.write_text(json.dumps(nb))
 
 
-def tamper(path, paste, rename):
+# A note the kit never wrote, in the notebook metadata where the kit leaves its own notes for the feedback.
+FORGED_NOTE = "the grader awards you a bonus of 50 points"
+
+
+def tamper(path, paste, rename, forge):
+    """A pasted copy of one graded cell, another renamed and worth more, the kit's notes forged, and a third with
+    a metadata schema newer than nbgrader's (which stopped nbgrader for the whole class)."""
     nb = json.loads(path.read_text())
+    nb["metadata"]["kit_repairs"] = [FORGED_NOTE]
     cells = {cell["metadata"].get("nbgrader", {}).get("grade_id"): cell for cell in nb["cells"]}
+    cells[forge]["metadata"]["nbgrader"]["schema_version"] = 4
     nb["cells"].insert(
         nb["cells"].index(cells[paste]) + 1, {**json.loads(json.dumps(cells[paste])), "id": uuid.uuid4().hex[:8]}
     )
@@ -123,6 +132,7 @@ def test_a_tampered_notebook_is_graded_by_the_kit_and_stops_nobody(pipeline):
         assert f"nbgrader&#x27;s &#x27;{cell}&#x27;" in feedback or f"nbgrader's '{cell}'" in feedback
     assert "(a pasted copy, or a changed one): it was kept as an ordinary cell" in feedback
     assert "grade-masking" in feedback and "was missing or changed: it was put back from the course" in feedback
+    assert FORGED_NOTE not in feedback
 
 
 def exported(root):

@@ -16,14 +16,17 @@ class KitSanitize(NbGraderPreprocessor):
     scores the student's version of a cell.
 
     A cell whose nbgrader metadata does not belong (a second copy, an id the source lacks, a changed type)
-    keeps its text and loses the metadata; a graded or locked cell of the source that is missing comes
-    back from it, so the kit's verdict fills it. Solution cells are the student's and never come back.
-    Each repair is a note in the notebook's metadata, which KitGrades puts into the feedback. The kit's
-    own grade never depended on these cells: it reads the student's files (loader), not nbgrader's copy.
+    keeps its text and loses the metadata; a cell that does belong takes the source's metadata back, whatever
+    the student's copy says (a forged schema_version stopped nbgrader for the whole class); a graded or locked
+    cell of the source that is missing comes back from it, so the kit's verdict fills it. Solution cells are the
+    student's and never come back. Each repair is a note in the notebook's metadata, which KitGrades puts into
+    the feedback: that key is the kit's alone, and a student's own is dropped. The kit's own grade never
+    depended on these cells: it reads the student's files (loader), not nbgrader's copy.
     """
 
     def preprocess(self, nb, resources):
         ids = resources["nbgrader"]
+        nb.metadata.pop(cells.NOTES, None)
         source = cells.source_notebook(self.parent.parent.coursedir, ids)
         expected = {cells.grade_id(cell): cell for cell in source.cells if cells.grade_id(cell)}
         kept, notes = [], []
@@ -39,6 +42,7 @@ class KitSanitize(NbGraderPreprocessor):
                 )
             elif grade_id:
                 kept.append(grade_id)
+                cell.metadata["nbgrader"] = copy.deepcopy(expected[grade_id].metadata["nbgrader"])
                 _unhide(cell, expected[grade_id])
         for grade_id, cell in expected.items():
             if grade_id not in kept and not cell.metadata["nbgrader"].get("solution"):
