@@ -5,7 +5,7 @@ did, then what to do instead, written for the mistake's whole family (every vari
 sentence). The catalog (engine/build/mistakes/<component>.py) holds each entry's edits of the reference and reads
 its sentence from here by its name; the build writes it into the entry's evidence (build/evidence.py), which
 diagnosis.py reads, so the public checks and the hidden suites say the same. A sentence no entry uses fails
-tests/test_sentences.py.
+tests/unit/test_sentences.py.
 """
 
 LIKELY: dict[str, dict[str, str]] = {
