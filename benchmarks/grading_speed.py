@@ -25,8 +25,8 @@ from pathlib import Path
 
 KIT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(KIT / "tests"))  # the kit's tests build submissions from the reference and the mutation catalog
-from helpers import submission  # noqa: E402
-from mutations import edits  # noqa: E402
+from support.helpers import submission  # noqa: E402
+from support.mutations import edits  # noqa: E402
 
 from autograder.engine.build.mistakes import CATALOG  # noqa: E402
 

@@ -1,7 +1,7 @@
 """How long `nbgrader autograde` takes per student, as a ratio to `python -m autograder grade` on the same
 notebooks, both measured in this run (the machine is shared and noisy: only the ratio means much).
 
-Submissions are those of tests/test_nbgrader_pipeline.py, taken in turn: complete, untouched release,
+Submissions are those of tests/system/test_nbgrader_pipeline.py, taken in turn: complete, untouched release,
 one bug. `grade` is timed once on each kind; nbgrader on one complete submission, then on a class, each
 in a fresh course directory in a temporary folder, as the README sets it up. Last, one complete answer
 sheet of the breakout quizzes.
@@ -21,7 +21,7 @@ from pathlib import Path
 KIT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(KIT), str(KIT / "tests")]
 
-from course_helpers import completed, install_test_kernel, nbgrader, new_course  # noqa: E402
+from support.course_helpers import completed, install_test_kernel, nbgrader, new_course  # noqa: E402
 
 from autograder.breakout import quiz_notebooks  # noqa: E402
 from autograder.course import notebooks  # noqa: E402

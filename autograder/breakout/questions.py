@@ -176,7 +176,7 @@ def _numeric(data, where):
     verified_by = _optional_text(data, "verified_by", where)
     if not verified_by:
         raise BankError(
-            f"{where}: a numeric answer needs verified_by: the computation in tests/breakout_facts.py "
+            f"{where}: a numeric answer needs verified_by: the computation in tests/support/breakout_facts.py "
             "that derives it from a real module"
         )
     return dict(answer=answer, tolerance=tolerance, unit=_optional_text(data, "unit", where), verified_by=verified_by)

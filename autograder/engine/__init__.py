@@ -14,6 +14,6 @@
 - build/     offline, on the instructor's machine: the fixture builder, the mistake catalog and each
              mistake's evidence. May import all of the above.
 
-tests/test_layout.py holds each folder to these rules, and judge/jail.py mounts contract/ and child/ alone.
+tests/unit/test_layout.py holds each folder to these rules, and judge/jail.py mounts contract/ and child/ alone.
 Imports nothing else of the kit: course/ and breakout/ sit above it.
 """

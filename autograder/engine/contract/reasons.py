@@ -4,7 +4,7 @@ sentence a student reads, by key, with format fields for what differs from one s
 In the contract because the child raises some of them (a delegation, code the tripwire cannot watch) and imports
 nothing of the judge's; the judge's own (a timeout, a crash, a limit) sit beside them, so that one table holds them
 all, and judge/hints re-exports it beside the hints. The student reads "scores 0: " and the reason (errors.ZERO);
-tests/hint_evidence.py names the test that holds each to a graded submission, or why none can.
+tests/support/hint_evidence.py names the test that holds each to a graded submission, or why none can.
 """
 
 # What ended a component: its child, as the judge handles it (judge/child.py), the watchdog over its processes

@@ -29,7 +29,7 @@ PACKAGE_FOLDERS = ("site-packages", "dist-packages")
 ROOT = "/kit"  # where the kit's jailed modules sit inside
 # What runs inside, and nothing of the judge's side: no checks, tolerances, suites, fixtures or solutions.
 # All of the kit that enters the jail, as paths in the package: the two packages' markers, the contract that
-# both sides hold, and the child's code. tests/test_layout.py holds these folders to importing nothing else.
+# both sides hold, and the child's code. tests/unit/test_layout.py holds these folders to importing nothing else.
 INSIDE = ("__init__.py", "engine/__init__.py", "engine/contract", "engine/child")
 SYSTEM = (
     "/usr",

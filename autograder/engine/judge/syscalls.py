@@ -8,7 +8,7 @@ socket pair it already holds. Not here, so refused: the kernel's key rings (add_
 ptrace and process_vm_readv/writev, bpf, userfaultfd, io_uring, perf_event_open, new namespaces (unshare,
 setns, mount, pivot_root), System V IPC and POSIX message queues (channels that outlive a child), new
 sockets (socket, connect, bind, listen: the jail has no network; CUDA below is the one exception), pidfd_getfd,
-kcmp, modules, reboot and the rest. The numbers are the kernel's ABI; tests/test_policy.py checks them against the
+kcmp, modules, reboot and the rest. The numbers are the kernel's ABI; tests/unit/test_policy.py checks them against the
 system's headers.
 """
 

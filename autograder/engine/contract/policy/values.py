@@ -53,7 +53,7 @@ VALUE_NAMES = frozenset(
     {"param_groups", "state", "defaults", "last_epoch", "base_lrs", "values", "indices", "setter", "getter", "deleter"}
 )
 
-# A config's attributes: what a BertConfig carries to the child (judge/hf.spec_config; tests/test_policy.py keeps
+# A config's attributes: what a BertConfig carries to the child (judge/hf.spec_config; tests/unit/test_policy.py keeps
 # the two equal).
 CONFIG_ATTRIBUTES = frozenset(
     {
@@ -89,7 +89,7 @@ CONFIG_ATTRIBUTES = frozenset(
 )
 
 # The attributes the reference's modules set, which code graded beside them reads (the contract's submodule
-# names, and the sizes they keep); tests/test_policy.py keeps this equal to the solutions' own.
+# names, and the sizes they keep); tests/unit/test_policy.py keeps this equal to the solutions' own.
 CONTRACT_ATTRIBUTES = frozenset(
     {
         "attention",

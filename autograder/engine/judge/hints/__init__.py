@@ -9,7 +9,7 @@
   DELEGATION, re-exported here): in the contract, because the child raises some of them and imports nothing of
   the judge's.
 
-tests/hint_evidence.py holds every sentence of these tables to its evidence, or to the code and test that say it.
+tests/support/hint_evidence.py holds every sentence of these tables to its evidence, or to the code and test that say it.
 """
 
 import functools

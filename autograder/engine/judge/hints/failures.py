@@ -2,7 +2,7 @@
 step of the notebooks.
 
 The hidden suites show them, the public checks (the same suites, on the public cases) show the same, and the kit's
-tests hold each to its evidence (tests/hint_evidence.py: a graded mistake whose numbers support it, and one whose
+tests hold each to its evidence (tests/support/hint_evidence.py: a graded mistake whose numbers support it, and one whose
 numbers do not). A hint says what is graded, as the contract says it; what the student likely did wrong is the
 diagnosis's "Likely mistake" line (mistakes.json beside this one, from the catalog).
 """
@@ -158,7 +158,7 @@ HINTS["seq2seq"]["train"] = (
 )
 
 # The hint under a failing step of the notebooks (public.check_step, on engine/build/cases/steps.py's cases): steps
-# are never graded, so no suite shows these; tests/test_steps.py holds each to a wrong step that shows it.
+# are never graded, so no suite shows these; tests/unit/test_steps.py holds each to a wrong step that shows it.
 STEPS: dict[str, str] = {
     "attention_scores": "scores = query @ key.transpose(-2, -1) / sqrt(Dh), with Dh = query.size(-1): swap the "
     "last two dimensions of key only (not .T, which reverses every dimension), and divide by the square root.",

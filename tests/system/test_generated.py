@@ -1,0 +1,163 @@
+"""What of the generated parts needs a process of its own: the course's and the quizzes' notebooks, whose release
+nbgrader's generate_assignment makes; a build traced; the kit copied and its stamps computed there; a part built
+on a pool. (Every other generated part: tests/unit/test_generated.py.)"""
+
+import ast
+import concurrent.futures
+import json
+import multiprocessing
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from support.helpers import RELEASED_PARTS
+
+from autograder import generated
+from autograder.engine.build import inputs, mistakes
+from autograder.engine.contract import spec
+
+SUPPORT = Path(__file__).parent.parent / "support"
+
+
+@pytest.mark.parametrize("part", RELEASED_PARTS)
+def test_generated_files_match_the_reference(part):
+    assert generated.drift([part]) == [], f"run: python -m autograder generate --part {part}"
+
+
+def test_the_kit_code_that_runs_in_a_build_is_declared_by_the_stamps():
+    """A build traced in a fresh process: every kit module that runs is in inputs.COMPUTES, is a component's own
+    cases module or catalog, or says in COMPUTES_NOTHING why none of its values come from it; COMPUTES names
+    nothing that does not run. Each unit's functions of the reference and of cases modules are its stamp's."""
+    run = subprocess.run([sys.executable, SUPPORT / "trace_build.py"], capture_output=True, text=True, check=True)
+    traced = json.loads(run.stdout)
+    own = {f"autograder.engine.build.{kind}.{unit}" for unit in traced["units"] for kind in ("cases", "mistakes")}
+    undeclared = set(traced["kit"]) - set(inputs.COMPUTES) - set(inputs.COMPUTES_NOTHING) - own
+    no_code = ast.dump(ast.parse(""))
+    assert sorted(m for m in undeclared if inputs.code(inputs.module_path(m)) != no_code) == []
+    assert sorted(set(inputs.COMPUTES) - set(traced["kit"])) == []
+    for unit, ran in traced["units"].items():
+        assert set(ran["references"]) <= set(inputs.references(unit)), unit
+        assert ran["cases"] == [f"autograder.engine.build.cases.{unit}"], unit
+
+
+def _kit_copy(tmp_path):
+    """The kit's code, references and pins, copied where no path is the kit's own."""
+    kit = tmp_path / "kit"
+    shutil.copytree(
+        spec.KIT_ROOT / "autograder",
+        kit / "autograder",
+        ignore=shutil.ignore_patterns("*.npz", "*.json", "*.txt", "__pycache__"),
+    )
+    shutil.copytree(spec.SOLUTIONS, kit / "solutions", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(spec.KIT_ROOT / "requirements.txt", kit)
+    return kit
+
+
+def _inputs(kit=None):
+    """{built part: the hash of its inputs}, of the kit, or of a copy of it (in a process of its own)."""
+    if kit is None:
+        return {part: inputs.digest(generated.unit(part)) for part in generated.STAMPED}
+    program = (
+        "import json; from autograder import generated; from autograder.engine.build import inputs; "
+        "assert generated.__file__.startswith('" + str(kit) + "'); "
+        "print(json.dumps({p: inputs.digest(generated.unit(p)) for p in generated.STAMPED}))"
+    )
+    env = dict(os.environ, PYTHONPATH=str(kit))
+    return json.loads(
+        subprocess.run(
+            [sys.executable, "-c", program], cwd=kit, env=env, capture_output=True, text=True, check=True
+        ).stdout
+    )
+
+
+def _edit(path, old, new):
+    text = path.read_text()
+    assert text.count(old) == 1, (path, old)
+    path.write_text(text.replace(old, new))
+
+
+def _reword_a_hint(kit):
+    hint = next(iter(next(iter(_hints().values())).values()))
+    _edit(kit / "autograder/engine/judge/hints/failures.py", hint[:40], hint[:40].upper())
+
+
+def _hints():
+    from autograder.engine.judge.hints import HINTS
+
+    return HINTS
+
+
+def _reword_a_likely_mistake(kit):
+    says = mistakes.BY_ID["layernorm/eps-outside-the-square-root"].says
+    _edit(kit / "autograder/engine/build/mistakes/layernorm.py", says, "eps belongs inside the square root.")
+
+
+def _reword_a_hint_of_the_reference(kit):
+    (hint,) = [line for line in (kit / "solutions/layernorm.py").read_text().splitlines() if "# Hint:" in line][:1]
+    _edit(kit / "solutions/layernorm.py", hint, hint + " Mind the dtype.")
+
+
+def _move_a_module_that_computes_values(kit):
+    """tolerances.py to the contract's folder, and every import of it, its declaration in COMPUTES included."""
+    (kit / "autograder/engine/judge/tolerances.py").rename(kit / "autograder/engine/contract/tolerances.py")
+    for path in (kit / "autograder").rglob("*.py"):
+        text = path.read_text()
+        moved = text.replace("autograder.engine.judge.tolerances", "autograder.engine.contract.tolerances")
+        moved = re.sub(
+            r"from autograder\.engine\.judge import tolerances\b",
+            "from autograder.engine.contract import tolerances",
+            moved,
+        )
+        if moved != text:
+            path.write_text(moved)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [_reword_a_hint, _reword_a_likely_mistake, _reword_a_hint_of_the_reference, _move_a_module_that_computes_values],
+)
+def test_a_sentence_reworded_or_a_module_moved_leaves_every_stamp_current(tmp_path, change):
+    kit = _kit_copy(tmp_path)
+    change(kit)
+    assert _inputs(kit) == _inputs()
+
+
+def test_a_change_to_the_attention_reference_stales_the_parts_built_on_it_and_no_other(tmp_path):
+    kit = _kit_copy(tmp_path)
+    _edit(kit / "solutions/attention.py", "return weights @ value,", "return weights @ value + 0,")
+    before, after = _inputs(), _inputs(kit)
+    on_attention = {"attention", *(c.id for c in spec.COMPONENTS if "attention" in spec.dependencies(c.id))}
+    # embeddings' cases map Hugging Face's weights by the reference encoder's names, and it uses attention.
+    on_attention |= {"embeddings"}
+    expected = {part for part in generated.STAMPED if generated.unit(part) in on_attention | {generated.STEPS}}
+    assert {part for part in before if before[part] != after[part]} == expected
+    assert {"fixtures:masking", "fixtures:layernorm", "fixtures:feedforward"}.isdisjoint(expected)
+
+
+def test_a_change_to_one_catalog_stales_its_component_alone(tmp_path):
+    kit = _kit_copy(tmp_path)
+    _edit(kit / "autograder/engine/build/mistakes/layernorm.py", '"var + 1e-12"', '"var + 1e-11"')
+    before, after = _inputs(), _inputs(kit)
+    assert {part for part in before if before[part] != after[part]} == {"fixtures:layernorm", "public:layernorm"}
+
+
+def test_a_part_built_in_a_pool_is_the_part_built_here(tmp_path):
+    """generate builds parts on a pool of spawned processes, or here when one is asked for: the same files."""
+    here, there = tmp_path / "here", tmp_path / "there"
+    here.mkdir(), there.mkdir()
+    generated.build("public:masking", here)
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        pool.submit(generated.build, "public:masking", there).result()
+    assert sorted(p.name for p in here.iterdir()) == sorted(p.name for p in there.iterdir())
+    for path in here.iterdir():
+        if path.suffix == ".npz":
+            with np.load(path) as x, np.load(there / path.name) as y:
+                assert sorted(x.files) == sorted(y.files)
+                assert all(np.array_equal(x[k], y[k], equal_nan=x[k].dtype.kind == "f") for k in x.files)
+        else:
+            assert path.read_bytes() == (there / path.name).read_bytes()

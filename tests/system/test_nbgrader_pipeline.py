@@ -1,0 +1,301 @@
+"""The instructor's pipeline with the real nbgrader, as the README walks through it.
+
+alice completes every exercise; bob hands in the release untouched; carol has one bug (layer norm's eps
+outside the square root), a correct feed-forward block that warns and prints on every call, and her
+notebooks ask for the `python3` kernel; dave is right, and works in the notebooks his own way: future
+imports, helper cells, magics, debug prints, self-check lines in his exercise cells, quick tests.
+The rest attack or break the pipeline: eve hands in the release with a cell that replaces the grader's hidden-cell
+function and writes beside the gradebook, and an `autograder/` package beside her notebooks (under a kernel, the
+hidden cell's `python -m autograder` ran it): either attack that worked would give her points. gina's notebook never
+stops; hank is right but late, and has a scratch cell that would kill its process (it is not run, and costs nothing);
+kim's attention is right but imports ctypes (held for review). dan is right and tampers with nbgrader's cells: he
+pastes a copy of a hidden test cell (Jupyter's copy and paste: same metadata, a new cell id), which once made
+nbgrader stop for everyone after him, and renames another, raising its points.
+"""
+
+import csv
+import json
+import shutil
+import subprocess
+import uuid
+from html import escape as html_escape
+
+import pytest
+from support.course_helpers import cell_scores, completed, install_test_kernel, nbgrader, new_course, notebook_student
+
+from autograder.course import notebooks
+from autograder.engine.build import mistakes
+from autograder.engine.contract import spec
+from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
+from autograder.engine.judge.grade import grade
+
+BUG = mistakes.BY_ID["layernorm/eps-outside-the-square-root"].edits[0]
+NOISE = (
+    "        ### BEGIN SOLUTION\n        return self.dropout(",
+    '        ### BEGIN SOLUTION\n        import warnings\n        warnings.warn("feed-forward says hello")\n'
+    '        print("and writes to stdout")\n        return self.dropout(',
+)
+HANG = ("def scaled_dot_product_attention(", "while True:\n    pass\n\n\ndef scaled_dot_product_attention(")
+CRASH = ("class LayerNorm(", "import os\nos._exit(1)\n\n\nclass LayerNorm(")
+FLAGGED = (
+    "    ### BEGIN SOLUTION\n    scores = query @",
+    "    ### BEGIN SOLUTION\n    import ctypes\n    scores = query @",
+)
+# The time limit for the pipeline: gina's loop costs it once, and the others need a small part of it (a
+# component's CPU seconds, which a busy machine does not raise; the whole course scores full marks with 1 s:
+# `python -m autograder grade course/source/transformer --time-limit 1`). Twice that, since a loop spends all of it.
+TIME_LIMIT = 2
+DUE, LATE = "2026-01-10 12:00:00 UTC", "2026-01-11 12:00:00.000000 UTC"
+# A perfect score by every route that runs code outside the kit's grader: the hidden cell's function,
+# a notebook's view of the kit, the command the hidden cell ran.
+PATCH = """import json, os, sys
+import autograder.course.jupyter as kit
+kit.grade_here = lambda component, notebook: 15
+globals()["grade_here"] = kit.grade_here
+open({pwned!r}, "w").write("eve was here")
+"""
+FAKE_KIT = {
+    "__init__.py": "",
+    "notebook.py": "def grade_here(component, notebook):\n    print(component, 'full marks')\n    return 15\n",
+    "__main__.py": (
+        "import json, sys\nargs = sys.argv\nreport = {'tests': [{'tags': [args[args.index('--component') + 1]], "
+        "'score': 15, 'output': 'full marks'}]}\nopen(args[args.index('--json') + 1], 'w').write(json.dumps(report))\n"
+    ),
+}
+# Each student costs the fixture seconds (a grading, ten feedback pages): one student holds what one test reads.
+STUDENTS = ["alice", "bob", "carol", "dan", "dave", "eve", "gina", "hank", "kim"]
+ZERO = ["bob", "eve", "gina"]
+
+
+@pytest.fixture(scope="module")
+def pipeline(tmp_path_factory):
+    root = tmp_path_factory.mktemp("course")
+    env = install_test_kernel(tmp_path_factory.mktemp("jupyter"))
+    release = new_course(root, env, STUDENTS, duedate=DUE)
+    with open(root / "nbgrader_config.py", "a") as config:
+        config.write(f"c.KitGrades.time_limit = {TIME_LIMIT}\nc.LateSubmissionPlugin.penalty_method = 'zero'\n")
+    source, submitted = root / "source" / notebooks.ASSIGNMENT, root / "submitted"
+    completed(release, source, submitted / "alice" / notebooks.ASSIGNMENT)
+    shutil.copytree(release, submitted / "bob" / notebooks.ASSIGNMENT)
+    carol = completed(release, source, submitted / "carol" / notebooks.ASSIGNMENT, [BUG, NOISE], kernel="python3")
+    notebook_student(completed(release, source, submitted / "dave" / notebooks.ASSIGNMENT))
+    eve = shutil.copytree(release, submitted / "eve" / notebooks.ASSIGNMENT)
+    add_cell(eve / "01_attention.ipynb", PATCH.format(pwned=str(root / "pwned")))
+    (eve / "autograder").mkdir()
+    for name, text in FAKE_KIT.items():
+        (eve / "autograder" / name).write_text(text)
+    completed(release, source, submitted / "gina" / notebooks.ASSIGNMENT, [HANG])
+    (completed(release, source, submitted / "hank" / notebooks.ASSIGNMENT, [CRASH]) / "timestamp.txt").write_text(LATE)
+    completed(release, source, submitted / "kim" / notebooks.ASSIGNMENT, [FLAGGED])
+    tamper(
+        completed(release, source, submitted / "dan" / notebooks.ASSIGNMENT) / "01_attention.ipynb",
+        paste="grade-attention",
+        rename="grade-masking",
+        forge="grade-attention",
+    )
+    runs = {
+        step: nbgrader(root, env, *step)
+        for step in [("autograde", notebooks.ASSIGNMENT), ("generate_feedback", notebooks.ASSIGNMENT), ("export",)]
+    }
+    return root, env, runs, carol
+
+
+def add_cell(path, source):
+    nb = json.loads(path.read_text())
+    nb["cells"].append({"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source})
+    path.write_text(json.dumps(nb))
+
+
+# A note the kit never wrote, in the notebook metadata where the kit leaves its own notes for the feedback.
+FORGED_NOTE = "the grader awards you a bonus of 50 points"
+
+
+def tamper(path, paste, rename, forge):
+    """A pasted copy of one graded cell, another renamed and worth more, the kit's notes forged, and a third with
+    a metadata schema newer than nbgrader's (which stopped nbgrader for the whole class)."""
+    nb = json.loads(path.read_text())
+    nb["metadata"]["kit_repairs"] = [FORGED_NOTE]
+    cells = {cell["metadata"].get("nbgrader", {}).get("grade_id"): cell for cell in nb["cells"]}
+    cells[forge]["metadata"]["nbgrader"]["schema_version"] = 4
+    nb["cells"].insert(
+        nb["cells"].index(cells[paste]) + 1, {**json.loads(json.dumps(cells[paste])), "id": uuid.uuid4().hex[:8]}
+    )
+    cells[rename]["metadata"]["nbgrader"].update(grade_id="grade-mine", points=1000)
+    path.write_text(json.dumps(nb))
+
+
+def test_a_tampered_notebook_is_graded_by_the_kit_and_stops_nobody(pipeline):
+    root, _, _, _ = pipeline
+    assert grades(root)["dan"] == spec.TOTAL_POINTS  # and everyone after him is graded (the other tests)
+    feedback = (root / "feedback" / "dan" / notebooks.ASSIGNMENT / "01_attention.html").read_text()
+    for cell in ("grade-attention", "grade-mine"):
+        assert f"nbgrader&#x27;s &#x27;{cell}&#x27;" in feedback or f"nbgrader's '{cell}'" in feedback
+    assert "(a pasted copy, or a changed one): it was kept as an ordinary cell" in feedback
+    assert "grade-masking" in feedback and "was missing or changed: it was put back from the course" in feedback
+    assert FORGED_NOTE not in feedback
+
+
+def exported(root):
+    with open(root / "grades.csv") as file:
+        return {row["student_id"]: row for row in csv.DictReader(file)}
+
+
+def grades(root):
+    return {student: float(row["score"]) for student, row in exported(root).items()}
+
+
+def test_pipeline_commands_succeed_and_grade_the_class_in_one_batch(pipeline):
+    _, _, runs, _ = pipeline
+    for step, run in runs.items():
+        assert run.returncode == 0, f"nbgrader {' '.join(step)} failed:\n{run.stdout}{run.stderr}"
+    log = runs[("autograde", notebooks.ASSIGNMENT)].stderr
+    assert (
+        f"The kit grades {len(STUDENTS)} submission(s)" in log
+        and f"graded in the jail {len(STUDENTS)}/{len(STUDENTS)}" in log
+    )
+    # No noise for the instructor to read past: every untouched hidden test cell once logged a changed
+    # checksum, and every student three warnings of nbgrader's gradebook under SQLAlchemy 2.
+    assert "Attribute 'checksum'" not in log and "SAWarning" not in log, log
+    feedback = runs[("generate_feedback", notebooks.ASSIGNMENT)].stderr
+    assert "not recognized" not in feedback, feedback
+
+
+def test_export_gives_full_marks_zero_and_one_bugs_loss(pipeline, sandbox):
+    root, _, _, carol = pipeline
+    exported = grades(root)
+    assert exported["alice"] == exported["dave"] == spec.TOTAL_POINTS
+    assert all(exported[student] == 0 for student in ZERO), exported
+    # The kit's own grader on carol's notebook says what the bug costs; nbgrader must agree exactly.
+    kit = grade(carol / "03_feedforward_layernorm.ipynb", components=["layernorm"], sandbox=sandbox).components[0].score
+    assert 0 <= kit < spec.BY_ID["layernorm"].points
+    assert exported["carol"] == pytest.approx(spec.TOTAL_POINTS - spec.BY_ID["layernorm"].points + kit)
+
+
+def test_a_late_submission_gets_nbgraders_late_penalty(pipeline):
+    hank = exported(pipeline[0])["hank"]
+    assert (
+        float(hank["raw_score"]) == float(hank["late_submission_penalty"]) == spec.TOTAL_POINTS
+        and float(hank["score"]) == 0
+    )
+
+
+def test_every_grade_cell_scores_what_its_component_scores(pipeline):
+    root, _, _, _ = pipeline
+    points = {f"grade-{c.id}": c.points for c in spec.COMPONENTS}
+    assert cell_scores(root, "alice") == cell_scores(root, "dave") == points
+    for student in ZERO:
+        assert cell_scores(root, student) == dict.fromkeys(points, 0), student
+    carol = cell_scores(root, "carol")
+    assert {k: v for k, v in carol.items() if k != "grade-layernorm"} == {
+        k: v for k, v in points.items() if k != "grade-layernorm"
+    }, "a correct feed-forward that warns and prints must keep its points"
+    assert carol["grade-layernorm"] < points["grade-layernorm"]
+
+
+def test_no_student_code_runs_outside_the_jail(pipeline):
+    """eve's cell would have written beside the gradebook from nbgrader's kernel; in the jail the course is not there.
+    (Her zero, in the tests above, says that neither her cell nor her package graded her.)"""
+    root, _, _, _ = pipeline
+    assert not (root / "pwned").exists()
+
+
+def test_a_notebook_that_hangs_scores_zero_with_the_reason(pipeline):
+    root, _, _, _ = pipeline
+    html = (root / "feedback" / "gina" / notebooks.ASSIGNMENT / "02_multihead.html").read_text()
+    assert "multihead: 0 of 15 points" in html and f"ran past the time limit of {TIME_LIMIT:g} s while loading" in html
+
+
+def test_a_scratch_cell_outside_the_policy_is_not_run_and_costs_nothing(pipeline):
+    """hank's cell calls os._exit at the top of a notebook: it once killed every component's process."""
+    root, _, _, _ = pipeline
+    assert cell_scores(root, "hank") == {f"grade-{c.id}": c.points for c in spec.COMPONENTS}
+    html = (root / "feedback" / "hank" / notebooks.ASSIGNMENT / "03_feedforward_layernorm.html").read_text()
+    assert "2 statements not run, since nothing graded needs them: line 1 imports os" in html
+
+
+@pytest.mark.parametrize("student, points", [("carol", "of 5 points"), ("bob", "0 of 5 points")])
+def test_feedback_shows_the_graders_words_but_no_hidden_test_source(pipeline, student, points):
+    """bob's cells score 0: a traceback there would quote the hidden test's lines in his feedback."""
+    root, _, _, _ = pipeline
+    html = (root / "feedback" / student / notebooks.ASSIGNMENT / "03_feedforward_layernorm.html").read_text()
+    assert "BEGIN HIDDEN TESTS" not in html and "grade_here" not in html
+    assert "layernorm" in html and points in html, "the hidden cell's feedback should reach the student"
+    if student == "carol":  # her bug is in the catalog, so her feedback names it, set apart from the text around
+        likely = html_escape(LIKELY_MISTAKE + mistakes.BY_ID["layernorm/eps-outside-the-square-root"].says, quote=False)
+        assert f'<span class="kit-likely">{likely}</span>' in html
+    # The partial-credit number is nbgrader's, not the student's to read under the text (the header shows the
+    # score); long feedback lines wrap at spaces, never inside a number or a word.
+    assert "Out[" not in html and '<pre class="kit-feedback">' in html
+    assert "white-space: pre-wrap; word-break: normal; overflow-wrap: normal;" in html
+
+
+def test_flagged_code_scores_zero_with_the_reasons_until_the_instructor_accepts_it(pipeline):
+    root, env, _, _ = pipeline
+    points = {f"grade-{c.id}": c.points for c in spec.COMPONENTS}
+    assert cell_scores(root, "kim") == points | {"grade-attention": 0}
+    html = (root / "feedback" / "kim" / notebooks.ASSIGNMENT / "01_attention.html").read_text()
+    assert "attention: 0 of 10 points" in html and "HELD for review" in html and "ctypes" in html
+    accepted = nbgrader(
+        root, env, "autograde", notebooks.ASSIGNMENT, "--student", "kim", "--force", "--KitGrades.accept_flagged=kim"
+    )
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    assert "The kit grades 1 submission(s)" in accepted.stderr  # forced, one student is graded again, alone
+    assert cell_scores(root, "kim") == points
+
+
+def test_autograde_again_grades_only_a_new_student_and_regrades_none_unless_forced(pipeline):
+    """One run after the first (each costs seconds): bob's work, replaced by a complete copy, is skipped, and jack,
+    added after the first run, is graded alone. (kim's acceptance, above, is a forced regrade of one student.)"""
+    root, env, _, _ = pipeline
+    release, source = root / "release" / notebooks.ASSIGNMENT, root / "source" / notebooks.ASSIGNMENT
+    bob = root / "submitted" / "bob" / notebooks.ASSIGNMENT
+    shutil.rmtree(bob)
+    shutil.copytree(root / "submitted" / "alice" / notebooks.ASSIGNMENT, bob)
+    completed(release, source, root / "submitted" / "jack" / notebooks.ASSIGNMENT)
+    run = nbgrader(root, env, "autograde", notebooks.ASSIGNMENT)
+    assert run.returncode == 0 and "Skipping existing assignment" in run.stdout + run.stderr, run.stdout + run.stderr
+    assert "The kit grades 1 submission(s)" in run.stderr and "graded in the jail 1/1: jack" in run.stderr
+    assert sum(cell_scores(root, "jack").values()) == spec.TOTAL_POINTS
+    assert sum(cell_scores(root, "alice").values()) == spec.TOTAL_POINTS
+    assert sum(cell_scores(root, "bob").values()) == 0
+
+
+def test_feedback_html_escapes_what_a_student_wrote_and_marks_the_likely_mistake():
+    from nbformat.v4 import new_output
+
+    from autograder.nbgrader import feedback
+
+    text = "3/5 tests passed.\nLikely mistake: <b>x</b>\n- test_y: 1 of 2 cases fail; <script>\nHint: use <i>z</i>\n"
+    shown = feedback._as_html(new_output("stream", name="stdout", text=text))
+    page = shown.data["text/html"]
+    assert "<b>" not in page and "<script>" not in page and "&lt;script&gt;" in page
+    assert '<span class="kit-likely">Likely mistake: &lt;b&gt;x&lt;/b&gt;</span>' in page
+    assert '<span class="kit-hint">Hint: use &lt;i&gt;z&lt;/i&gt;</span>' in page
+    assert shown.data["text/plain"] == text
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+def test_feedback_page_wraps_at_spaces_and_sets_the_likely_mistake_apart_in_a_browser(pipeline, tmp_path):
+    """carol's page as chromium lays it out: her feedback's text never breaks inside a word or a number (the
+    page's own rules for output text once broke 5e-05 as 5e-0 / 5), and her likely mistake has a background of
+    its own. A script added to a copy reads the computed styles into the DOM that chromium dumps."""
+    root, _, _, _ = pipeline
+    page = (root / "feedback" / "carol" / notebooks.ASSIGNMENT / "03_feedforward_layernorm.html").read_text()
+    probe = tmp_path / "probe.html"
+    probe.write_text(
+        page.replace(
+            "</body>",
+            "<script>const pre = document.querySelector('pre.kit-feedback'), likely = pre.querySelector('.kit-likely');"
+            " const style = getComputedStyle(pre), mark = getComputedStyle(likely);"
+            " document.body.setAttribute('data-breaks', style.wordBreak + '/' + style.overflowWrap);"
+            " document.body.setAttribute('data-likely', mark.backgroundColor + '/' + mark.display);</script></body>",
+        )
+    )
+    run = subprocess.run(
+        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", probe.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert 'data-breaks="normal/normal"' in run.stdout, run.stderr[-2000:]
+    assert 'data-likely="rgb(255, 243, 205)/block"' in run.stdout, run.stderr[-2000:]

@@ -1,0 +1,125 @@
+"""Public checks on whole submissions: every component of a correct one passes, in every style; the progress report
+that `python -m autograder grade` prints in the bundle names each component's verdict and the likely mistake; and
+the notebooks' kernel finds the kit of its own folder. (The checks of one component at a time, the catalog's
+mistakes among them, are tests/unit/test_public.py.)"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+from support import mutations
+from support.helpers import STYLES, SUBMISSIONS, lazy_submission, submission
+
+from autograder.course import jupyter, public
+from autograder.course.progress import progress
+from autograder.engine.build import mistakes
+from autograder.engine.contract import spec
+from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
+
+CORRECT = [spec.SOLUTIONS, *(SUBMISSIONS / name for name in STYLES)]
+
+
+def check(component_id, names, quiet=True):
+    return public.check(component_id, {n: names[n] for n in spec.BY_ID[component_id].names}, quiet=quiet)
+
+
+@pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.name)
+def test_public_checks_pass_on_correct_solutions(path):
+    names, problems = jupyter.load_names(path)
+    assert problems == []
+    for component in spec.COMPONENTS:
+        assert check(component.id, names) >= 2  # raises Failed or NotStarted otherwise
+
+
+def test_public_checks_pass_on_d2l_code_and_lazy_modules(tmp_path):
+    """nn.LazyLinear has no shape until its first call: seeded() read shapes it did not have, and every check of
+    multi-head, feed-forward, heads, the encoder and the decoder raised "Can't access the shape of an
+    uninitialized parameter" on d2l-style code that the hidden grading scores in full."""
+    names, problems = jupyter.load_names(lazy_submission(tmp_path / "lazy"))
+    assert problems == []
+    for component in spec.COMPONENTS:
+        check(component.id, names)
+
+
+def test_progress_and_the_notebook_show_the_likely_mistake(tmp_path, capsys):
+    mistake = mistakes.BY_ID["attention/scores-not-scaled"]
+    path = submission(tmp_path / "mutant", mutations.edits(mistake))
+    names, _ = jupyter.load_names(path)
+    with pytest.raises(public.Failed):
+        check("attention", names, quiet=False)
+    assert LIKELY_MISTAKE + mistake.says in capsys.readouterr().out
+    assert f"[attention] {LIKELY_MISTAKE}{mistake.says}" in progress(path)
+
+
+def test_progress_lists_every_component(tmp_path):
+    path = submission(tmp_path / "s", [("masking", ".tril()", ".triu()")], drop=["seq2seq"])
+    report = progress(path)
+    assert "masking       1/2   FAILED" in report and "True at [i, j] exactly where j <= i" in report
+    assert "seq2seq       not found: Seq2SeqTransformer, greedy_decode" in report
+    # The decoder builds its causal mask with the student's causal_mask, so it fails with it.
+    assert (
+        re.search(r"decoder +\d/8   FAILED  \(it runs your masking", report)
+        and "7 of 10 components pass every public check" in report
+    )
+
+
+@pytest.mark.parametrize("where", ["first", "second", "outside"])
+def test_the_kernel_uses_the_kit_of_the_notebooks_own_folder(tmp_path, where):
+    """Two copies of the bundle, the kernel installed from the first: a notebook in the second once ran the
+    first one's code. Each now finds the kit above its own folder; one outside any finds the installing copy."""
+    for copy in ("first", "second"):
+        (tmp_path / copy / "autograder").mkdir(parents=True)
+        (tmp_path / copy / "autograder" / "notebook.py").write_text("")
+        (tmp_path / copy / "autograder" / "__init__.py").write_text(f"WHICH = {copy!r}\n")
+        (tmp_path / copy / "transformer").mkdir()
+    (tmp_path / "outside").mkdir()
+    folder = tmp_path / where / "transformer" if where != "outside" else tmp_path / "outside"
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "first"))
+    code = jupyter.FIND_KIT + "; import autograder; print(autograder.WHICH)"
+    run = subprocess.run([sys.executable, "-c", code], cwd=folder, env=env, capture_output=True, text=True)
+    assert run.stdout.strip() == ("first" if where == "outside" else where), run.stdout + run.stderr
+
+
+def test_progress_says_which_earlier_part_a_failure_may_come_from(tmp_path):
+    """The public checks run the student's own earlier parts: with attention wrong, multi-head failed too, and
+    the report read as if both were wrong (issue 27)."""
+    path = submission(tmp_path / "s", [("attention", "/ math.sqrt(query.size(-1))", "/ query.size(-1)")])
+    rows = {line.split()[0]: line for line in progress(path).splitlines()[3:13]}
+    assert "FAILED" in rows["attention"] and "it runs your" not in rows["attention"]
+    assert (
+        "FAILED" in rows["multihead"]
+        and "(it runs your attention, which does not pass its own checks yet" in rows["multihead"]
+    )
+    assert rows["masking"].endswith("ok") and rows["feedforward"].endswith("ok")
+
+
+def test_progress_blames_a_stub_on_the_part_whose_stub_it_is(tmp_path):
+    """A part that is not written yet is told so alone; a finished part that calls it is told which."""
+    stubs = {f"{c}.py": spec.BY_ID[c].stub.read_text() for c in ("layernorm", "embeddings")}
+    rows = {line.split()[0]: line for line in progress(submission(tmp_path / "s", files=stubs)).splitlines()[3:13]}
+    # embeddings' own stub raises, though it also runs the unwritten layer norm: it is told it is not started.
+    assert "not started" in rows["embeddings"] and "it runs your" not in rows["embeddings"]
+    assert (
+        "not started" in rows["encoder"]
+        and "(it runs your layernorm, embeddings, which do not pass their own checks yet" in rows["encoder"]
+    )
+
+
+def test_an_untouched_stub_is_reported_where_the_student_writes_it():
+    """Jupyter numbers no cell, and markdown cells counted too: 'cell 8' could not be found, and seq2seq's row
+    pointed at the encoder's notebook. Each row names the component's own notebook, its code cell counted among
+    the code cells, and the cell's first line."""
+    from autograder.course import notebooks
+
+    rows = {line.split()[0]: line for line in progress(notebooks.RELEASE).splitlines()[3:13]}
+    for component, notebook, first in [
+        ("seq2seq", "07_seq2seq.ipynb", "class Seq2SeqTransformer(nn.Module):"),
+        ("multihead", "02_multihead.ipynb", "class MultiHeadAttention(nn.Module):"),
+    ]:
+        cells = [c for c in json.loads((notebooks.RELEASE / notebook).read_text())["cells"] if c["cell_type"] == "code"]
+        number = next(i for i, c in enumerate(cells, start=1) if "".join(c["source"]).startswith(first))
+        assert f"not started: write {spec.BY_ID[component].names[0]}" in rows[component], rows[component]
+        assert f'in {notebook}, code cell {number} ("{first}")' in rows[component], rows[component]
