@@ -18,7 +18,7 @@ from autograder.engine.contract import spec
 
 PACKAGE = spec.KIT_ROOT / "autograder"
 # What the notebooks import (public, pictures, notebook, training; breakout for the quizzes' format check), what those
-# import in turn: the public checks are the hidden suites' code (judge/suites, run, checks, diagnosis, results,
+# import in turn: the public checks are the hidden suites' code (judge/suites, run, seams, checks, diagnosis, results,
 # limits for the suites' options) run on the child's own code (child/server and what it loads) in the student's
 # process, on the public cases (course/public_cases, with each mistake's evidence on them, never the catalog,
 # which quotes the reference); minilm and hf for part 5's pretrained BERT; the terminal quiz (offered only where
@@ -79,6 +79,7 @@ STUDENT_MODULES = (
             "limits",
             "results",
             "run",
+            "seams",
             "tolerances",
         )
     ),

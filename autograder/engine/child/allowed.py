@@ -36,7 +36,7 @@ def module_rule(name):
     return None
 
 
-def outside(module_name):
+def outside(module_name) -> str:
     """Why a module outside the list is refused: its own reason where the policy gives one."""
     parts = module_name.split(".")
     for end in range(len(parts), 0, -1):
@@ -161,7 +161,7 @@ def _overridable():
     return frozenset(found)
 
 
-def _hashable(obj):
+def _hashable(obj) -> bool:
     try:
         hash(obj)
     except TypeError:
@@ -249,7 +249,7 @@ def library_privates():
     return frozenset(names)
 
 
-def warm():
+def warm() -> None:
     """Compute the tables every check and every child reads, once, in the zygote: a child computed them again after
     each fork."""
     _overridable()
@@ -257,7 +257,7 @@ def warm():
     interpreter_attributes()
 
 
-def value_reason(attribute, own=frozenset(), on_self=False):
+def value_reason(attribute, own=frozenset(), on_self: bool = False):
     """Why code may not use .attribute on a value (own: the submission's own attribute names; on_self: the value
     is the self or cls of a method, where a class's own private names may be read); None if it may."""
     if attribute in policy.VALUE_DENIED:
@@ -335,7 +335,7 @@ def students_builtins(own_modules=()):
         checked(obj, name)
         delattr(obj, name)
 
-    def _import(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A002 - __import__'s own signature
+    def _import(name, globals=None, locals=None, fromlist=(), level: int = 0):  # noqa: A002 - __import__'s own signature
         # Also the import a library's C code makes while student code calls it (torch imports torch.storage so):
         # anything of a library on the list may import itself; the check has judged the student's own imports.
         if level == 0 and name.split(".")[0] not in own | ROOTS:

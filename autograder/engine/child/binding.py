@@ -106,7 +106,7 @@ def _extended_class(reference, student):
             if not (name.startswith("__") and name.endswith("__")) and not hasattr(reference, name):
                 additions[name] = value
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, **kwargs) -> None:
         reference.__init__(self, *args, **kwargs)
         self.__dict__["_student_arguments"] = (args, kwargs)
 

@@ -15,7 +15,7 @@ class Context:
     """What the whole submission tells about each name: its own modules, classes and attribute names, and
     each module's aliases (a local name for a dotted library name: `import torch.nn.functional as F`)."""
 
-    def __init__(self, own_modules, trees, units):
+    def __init__(self, own_modules, trees, units) -> None:
         self.own_modules = own_modules
         self.classes, self.attributes, self.strings, self.aliases, self.bound = set(), set(), set(), {}, {}
         stars, assignments = set(), []  # one walk of each tree gathers what the rounds below read again
@@ -48,7 +48,7 @@ class Context:
                     if dotted and isinstance(target, ast.Name):
                         aliases.setdefault(target.id, set()).add(dotted)
 
-    def _learn(self, node, aliases):
+    def _learn(self, node, aliases) -> None:
         if isinstance(node, ast.ClassDef):
             self.classes.add(node.name)
             for item in node.body:

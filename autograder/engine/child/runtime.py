@@ -32,7 +32,7 @@ class SourceImporter(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     of an earlier class then runs here as it did in Jupyter.
     """
 
-    def __init__(self, units, shared_names=(), given=None, builtins=None):
+    def __init__(self, units, shared_names=(), given=None, builtins=None) -> None:
         self.builtins = builtins  # the builtins student code runs with (allowed.students_builtins); None: Python's
         self.units = {}
         for unit in units:
@@ -49,7 +49,7 @@ class SourceImporter(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def create_module(self, spec):
         return None
 
-    def exec_module(self, module):
+    def exec_module(self, module) -> None:
         units = self.units[module.__name__]
         namespace = vars(module)
         if self.builtins is not None:
@@ -105,7 +105,7 @@ def _future_flags(tree):
     return flags
 
 
-def load_modules(units, keep=False, shared_names=(), given=None, builtins=None):
+def load_modules(units, keep: bool = False, shared_names=(), given=None, builtins=None):
     """Import every module of the units; returns {module name: module} and the problems met.
 
     Module names are the submission's own file names. Unless keep is set they are forgotten again,
@@ -151,7 +151,7 @@ def load_reference(submission_message, wanted):
     return collect(modules, submission_message["owners"], wanted)
 
 
-def _is_student(filename):
+def _is_student(filename) -> bool:
     # Student code is compiled under labels such as "multihead.py"; library and kit frames have absolute
     # paths, and the kit's code that a child loads has labels starting with REFERENCE_LABEL.
     # Frozen modules (`exit` is _sitebuiltins') have labels too, of their own form.
@@ -222,7 +222,7 @@ def _parameter_problems(module, shapes):
     return f"{type(module).__name__} " + "; ".join(problems) if problems else None
 
 
-def patch_names(modules, objects):
+def patch_names(modules, objects) -> None:
     """Bind each given name in every student module, so the student's code calls these objects.
 
     Functions look their globals up at call time, so this reaches code that was written before.

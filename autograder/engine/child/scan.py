@@ -16,7 +16,7 @@ from autograder.engine.contract import policy
 class Scan(ast.NodeVisitor):
     """One top-level statement's findings and the module-scope names it reads, scope by scope."""
 
-    def __init__(self, context, statement):
+    def __init__(self, context, statement) -> None:
         self.context = context
         self.statement = statement
         self.aliases = context.aliases.get(statement.module, {})
@@ -25,7 +25,7 @@ class Scan(ast.NodeVisitor):
         self.judged = set()  # ids of nodes already judged as part of a larger chain or call
         self.as_alias = set()  # ids of values assigned whole to a name: an alias, not a module used as a value
 
-    def run(self):
+    def run(self) -> None:
         if names.never_runs(self.statement.node):
             self.statement.never = True
             return
@@ -35,7 +35,7 @@ class Scan(ast.NodeVisitor):
         )
         self.visit(self.statement.node)
 
-    def flag(self, node, text, kind=None):
+    def flag(self, node, text, kind=None) -> None:
         line = getattr(node, "lineno", self.statement.node.lineno)
         finding = (line, text, kind)
         if finding not in self.statement.findings:
@@ -47,7 +47,7 @@ class Scan(ast.NodeVisitor):
 
     # Scopes
 
-    def visit_FunctionDef(self, node):
+    def visit_FunctionDef(self, node) -> None:
         for decorator in node.decorator_list:
             self.visit(decorator)
         self._arguments(node.args)
@@ -59,11 +59,11 @@ class Scan(ast.NodeVisitor):
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
-    def visit_Lambda(self, node):
+    def visit_Lambda(self, node) -> None:
         self._arguments(node.args)
         self._scope(node, [node.body], names.local_names(node))
 
-    def _arguments(self, arguments):
+    def _arguments(self, arguments) -> None:
         for default in [*arguments.defaults, *arguments.kw_defaults]:
             if default is not None:
                 self.visit(default)
@@ -77,13 +77,13 @@ class Scan(ast.NodeVisitor):
             if argument is not None and argument.annotation is not None:
                 self.visit(argument.annotation)
 
-    def _scope(self, node, body, scope):
+    def _scope(self, node, body, scope) -> None:
         self.scopes.append(scope)
         for item in body:
             self.visit(item)
         self.scopes.pop()
 
-    def _comprehension(self, node):
+    def _comprehension(self, node) -> None:
         targets = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
         self.scopes.append(targets)
         for generator in node.generators:
@@ -95,7 +95,7 @@ class Scan(ast.NodeVisitor):
 
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
 
-    def visit_ClassDef(self, node):
+    def visit_ClassDef(self, node) -> None:
         for decorator in node.decorator_list:
             self.visit(decorator)
         for base in node.bases:
@@ -111,7 +111,7 @@ class Scan(ast.NodeVisitor):
             self.visit(item)
         self.scopes.pop()
 
-    def _base(self, base):
+    def _base(self, base) -> None:
         """A base class must be the submission's own class, a builtin type of the policy, or a library class
         the policy lends that does not hook into torch's dispatch (no subclass of torch.Tensor)."""
         self.visit(base)
@@ -134,7 +134,7 @@ class Scan(ast.NodeVisitor):
 
     # Names, attributes and calls
 
-    def visit_Name(self, node):
+    def visit_Name(self, node) -> None:
         name = node.id
         if self.local(name) or id(node) in self.judged:
             return
@@ -153,7 +153,7 @@ class Scan(ast.NodeVisitor):
         elif name not in policy.BUILTINS:
             self.flag(node, f"uses the builtin {name} ({policy.OUTSIDE})")
 
-    def visit_Attribute(self, node):
+    def visit_Attribute(self, node) -> None:
         if id(node) in self.judged:
             return
         parts, base = [], node
@@ -184,7 +184,7 @@ class Scan(ast.NodeVisitor):
             elif _dunder(part) and not isinstance(node.ctx, ast.Load):
                 self.flag(node, f"changes .{part} (Python's object internals)")
 
-    def _chain(self, node, dotted, whole=False, store=False):
+    def _chain(self, node, dotted, whole: bool = False, store: bool = False) -> None:
         """Judge a dotted name that starts at an import: a library's by the policy, an own module's by its names."""
         root = dotted.split(".")[0]
         if root in self.context.own_modules:
@@ -199,7 +199,7 @@ class Scan(ast.NodeVisitor):
         elif isinstance(obj, types.ModuleType) and not whole:
             self.flag(node, f"uses the module {dotted} as a value (what it lends could no longer be checked)")
 
-    def _own_chain(self, node, dotted, whole, store):
+    def _own_chain(self, node, dotted, whole, store) -> None:
         module, *parts = dotted.split(".")
         if not parts:
             if not whole:
@@ -216,7 +216,7 @@ class Scan(ast.NodeVisitor):
             if reason:
                 self.flag(node, f"uses .{part} ({reason})")
 
-    def visit_Call(self, node):
+    def visit_Call(self, node) -> None:
         func = node.func
         if isinstance(func, ast.Name) and not self.local(func.id) and func.id not in self.bound:
             if func.id in policy.BY_NAME:
@@ -229,7 +229,7 @@ class Scan(ast.NodeVisitor):
                     self.flag(node, f"calls {func.id} with other than one argument (it builds a class past the check)")
         self.generic_visit(node)
 
-    def _by_name(self, call, name):
+    def _by_name(self, call, name) -> None:
         """getattr(x, "name"), hasattr, setattr(self, ...), delattr(self, ...): a literal name is judged as the
         attribute; a computed one is checked where it runs (allowed.students_builtins), never on a library."""
         if len(call.args) < 2:
@@ -259,7 +259,7 @@ class Scan(ast.NodeVisitor):
             if reason or (name in policy.ON_SELF and _dunder(attribute.value)):
                 self.flag(call, f"{name}(..., {attribute.value!r}) ({reason or 'Python object internals'})")
 
-    def visit_Assign(self, node):
+    def visit_Assign(self, node) -> None:
         # An alias is a name in a module or function; in a class body it is an attribute, and a module there a value.
         in_class = bool(self.scopes) and self.scopes[-1] is None
         if (
@@ -270,18 +270,18 @@ class Scan(ast.NodeVisitor):
             self.as_alias.add(id(node.value))
         self.generic_visit(node)
 
-    def visit_AnnAssign(self, node):
+    def visit_AnnAssign(self, node) -> None:
         in_class = bool(self.scopes) and self.scopes[-1] is None
         if isinstance(node.value, (ast.Name, ast.Attribute)) and isinstance(node.target, ast.Name) and not in_class:
             self.as_alias.add(id(node.value))
         self.generic_visit(node)
 
-    def visit_keyword(self, node):
+    def visit_keyword(self, node) -> None:
         if node.arg and _dunder(node.arg) and node.arg not in policy.DUNDERS_READ:
             self.flag(node.value, f"passes {node.arg}= (a name Python and numpy read an object's internals by)")
         self.generic_visit(node)
 
-    def visit_Constant(self, node):
+    def visit_Constant(self, node) -> None:
         if isinstance(node.value, str) and _dunder(node.value) and node.value not in policy.DUNDERS_READ | {"__main__"}:
             self.flag(node, f"names {node.value} in a string (a name Python and numpy read an object's internals by)")
         if isinstance(node.value, str) and "{" in node.value and "_" in node.value:
@@ -291,13 +291,13 @@ class Scan(ast.NodeVisitor):
 
     # Imports
 
-    def visit_Import(self, node):
+    def visit_Import(self, node) -> None:
         for alias in node.names:
             if alias.name.split(".")[0] in self.context.own_modules:
                 continue
             self._module(node, alias.name)
 
-    def visit_ImportFrom(self, node):
+    def visit_ImportFrom(self, node) -> None:
         if node.level:
             return  # the submission's own modules
         root = (node.module or "").split(".")[0]
@@ -318,7 +318,7 @@ class Scan(ast.NodeVisitor):
                 if reason:
                     self.flag(node, reason.replace("uses", "imports", 1), kind)
 
-    def _module(self, node, name):
+    def _module(self, node, name) -> bool:
         """True where the module may be imported (it is on the list); else flags the import."""
         if allowed.module_rule(name) is None:
             self.flag(node, f"imports {name} ({allowed.outside(name)})")

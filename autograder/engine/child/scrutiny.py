@@ -46,7 +46,7 @@ class Statement:
     def where(self):
         return (self.node.lineno, self.node.col_offset)
 
-    def line(self, line):
+    def line(self, line) -> str:
         return f"{self.label}, line {line}"
 
 
@@ -89,7 +89,7 @@ def check(submission):
     return verdict
 
 
-def _decide(verdict, statements, owners):
+def _decide(verdict, statements, owners) -> None:
     """From each statement's findings and what each graded name needs: which components are held, which
     statements do not run (with a note for each that a student would miss), and which names that leaves undefined."""
     binders = _Binders(statements)
@@ -116,7 +116,7 @@ def _decide(verdict, statements, owners):
 class _Binders:
     """The statements that bind each module-scope name: directly, or through an own module's `import *`."""
 
-    def __init__(self, statements):
+    def __init__(self, statements) -> None:
         self.direct, self.stars = {}, {}
         for statement in statements:
             for name in statement.binds:
@@ -150,7 +150,7 @@ def _needs_for(component, binders):
     return needs
 
 
-def _hold(verdict, component, closure):
+def _hold(verdict, component, closure) -> None:
     """Record what the statements a component needs reach for: a held construct, or a kernel of its own."""
     for statement in closure:
         for line, text, kind in statement.findings:
@@ -175,7 +175,7 @@ def _skipped(statements, needed, running):
     return skipped, reasons
 
 
-def _skip_what_needs_them(statements, skipped, reasons, running, binders):
+def _skip_what_needs_them(statements, skipped, reasons, running, binders) -> None:
     """What needs only statements that do not run does not run either: added to skipped, with its reason."""
     gone = {id(s) for s in skipped}
     changed = True
@@ -223,7 +223,7 @@ def _closure(roots, needs):
     return list(seen.values())
 
 
-def _add(table, component, text):
+def _add(table, component, text) -> None:
     reasons = table.setdefault(component, [])
     if text not in reasons:
         reasons.append(text)

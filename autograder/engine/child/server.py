@@ -38,7 +38,7 @@ class ImportBlocker:
 
 
 class Server:
-    def __init__(self, sock, setup):
+    def __init__(self, sock, setup) -> None:
         self.sock = sock
         self.device = torch.device(setup["device"])
         self.forbidden = tuple(setup["forbidden"])
@@ -51,7 +51,7 @@ class Server:
         # Whether student code ran anywhere the tripwire does not watch: another thread, a forked process.
         self.spread = False
 
-    def forking(self):
+    def forking(self) -> None:
         self.spread = True
 
     def load(self, setup):
@@ -84,7 +84,7 @@ class Server:
         self.names = {**others, **student}
         return {"pid": os.getpid(), "problems": problems, "defined": sorted(student)}
 
-    def serve(self):
+    def serve(self) -> None:
         while True:
             try:
                 request = protocol.receive(self.sock)
@@ -127,7 +127,7 @@ class Server:
         self.objects[len(self.objects)] = self._guarded(None, build)
         return len(self.objects) - 1
 
-    def do_load(self, request):
+    def do_load(self, request) -> None:
         """Copy parameters by SPEC name, strictly: every name must exist, with its shape, and no other."""
         self._guarded(None, lambda: runtime.load_parameters(self.objects[request["object"]], request["params"]))
 
@@ -231,7 +231,7 @@ def _modules(target, args, kwargs, dtype):
     return modules
 
 
-def _in_dtype(module, dtype):
+def _in_dtype(module, dtype) -> bool:
     """Whether `module.to(dtype)` would change nothing: every floating parameter and buffer is in dtype already, and
     none is a lazy module's, which `to` would give the dtype it is made in. `to` walks the whole module through the
     tripwire, and a case calls a module many times: most calls need not. torch's own parameters() and buffers(),
@@ -276,7 +276,7 @@ def _plain(value):
     return {messages.OTHER: kind.__name__}
 
 
-def _confine(memory_limit, device, processes=None):
+def _confine(memory_limit, device, processes=None) -> None:
     """Limit memory and processes, and hide the kit from imports, before any student code runs (the jail
     and the judge's watchdog do the rest)."""
     if memory_limit and device.type == "cpu":  # CUDA reserves address space far beyond any sane limit
@@ -288,7 +288,7 @@ def _confine(memory_limit, device, processes=None):
     sys.meta_path.insert(0, ImportBlocker())
 
 
-def _die_with_zygote():
+def _die_with_zygote() -> None:
     """When the judge is killed, its zygote exits; a child looping in student code must not run on."""
     if sys.platform.startswith("linux"):
         PR_SET_PDEATHSIG = 1
@@ -344,7 +344,7 @@ def _answer(value):
     return {messages.OTHER: type(value).__name__}
 
 
-def _mark_threads(spreading):
+def _mark_threads(spreading) -> None:
     """Every thread started from now on marks the component spread: the tripwire (a torch function mode) watches its
     own thread alone, and /proc/self/task, counted after a call, no longer shows a thread that was joined (a
     kernel run on one went unseen in a child forked after another student's). The kit starts none of its own."""
@@ -369,7 +369,7 @@ def _mark_threads(spreading):
             setattr(module, name, marking(getattr(module, name)))
 
 
-def main(sock):
+def main(sock) -> None:
     _die_with_zygote()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     devnull = os.open(os.devnull, os.O_WRONLY)

@@ -50,7 +50,7 @@ class Unwatched(StudentFault):
 class Tripwire(TorchFunctionMode):
     """Records every call to a torch function the graded component may not delegate to."""
 
-    def __init__(self, forbidden, verdicts):
+    def __init__(self, forbidden, verdicts) -> None:
         super().__init__()
         self.forbidden = forbidden
         self.verdicts = verdicts  # {function: its name if it is forbidden, else None}, kept from call to call
@@ -155,14 +155,14 @@ def _foreign(args, kwargs):
     return None
 
 
-def _plain_tuple(kind):
+def _plain_tuple(kind) -> bool:
     """A tuple subclass (a NamedTuple) whose items torch reads as a tuple's, running none of its methods."""
     return not any(
         name in vars(cls) for cls in kind.__mro__[:-2] for name in ("__iter__", "__getitem__", "__len__", "__index__")
     )
 
 
-def _torchs_own(kind):
+def _torchs_own(kind) -> bool:
     """True for torch's own tensor types (a parameter, a lazy module's, those its kernels use inside): each is
     found at its module and name inside torch, where no student class can put itself."""
     if kind in PLAIN_TENSORS:
@@ -183,7 +183,7 @@ def _function_name(func):
     return name if isinstance(name, str) else str(func)
 
 
-def _inside_transformers(outside):
+def _inside_transformers(outside) -> bool:
     """Whether a frame between this torch call and the one that turned the tripwire on runs transformers' code."""
     frame = sys._getframe(2)
     while frame is not None and frame is not outside:

@@ -25,7 +25,7 @@ PR_SET_CHILD_SUBREAPER = 36
 SCRATCH = ("/tmp", "/dev/shm")
 
 
-def main(control_fd, jailed):
+def main(control_fd, jailed) -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     libc = ctypes.CDLL(None, use_errno=True)
     # Student processes run as the zygote's uid: not dumpable, it cannot be traced or have its memory
@@ -68,7 +68,7 @@ def _mount_points():
         return {re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), line.split()[4]) for line in file}
 
 
-def _empty(folder, mounts):
+def _empty(folder, mounts) -> None:
     """Everything under folder goes, but the mounts: on the way to one, only what the student added."""
     for entry in os.scandir(folder):
         if entry.path in mounts:
@@ -82,7 +82,7 @@ def _empty(folder, mounts):
             os.unlink(entry.path)
 
 
-def _writable(function, path, _):
+def _writable(function, path, _) -> None:
     """A folder the student made read-only or unsearchable is still theirs to delete: open it up and retry."""
     os.chmod(os.path.dirname(path), 0o700)
     if os.path.isdir(path) and not os.path.islink(path):

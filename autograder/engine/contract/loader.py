@@ -240,7 +240,7 @@ def _notebook_units(file, text, module, notes):
     return units
 
 
-def cell_label(notebook, number, source, width=48):
+def cell_label(notebook, number, source, width: int = 48):
     """Where a cell is, as a student finds it in Jupyter, which numbers no cell: the notebook, the code cell's
     place among the code cells (markdown is not counted), and its first line."""
     first = next((line.strip() for line in source.splitlines() if line.strip()), "")
@@ -248,7 +248,7 @@ def cell_label(notebook, number, source, width=48):
     return f'{notebook}, code cell {number} ("{first}")' if first else f"{notebook}, code cell {number}"
 
 
-def _with_runs(units):
+def _with_runs(units) -> None:
     """`%run other.ipynb` (or .py) of a file in the submission brings that file's names, as in Jupyter."""
     modules = {unit.module for unit in units}
     for unit in units:
@@ -338,7 +338,7 @@ def without_magics(source: str) -> str | None:
     )
 
 
-def _as_pass(line):
+def _as_pass(line) -> str:
     """`pass` at the line's own indentation keeps an indented block valid; the magic stays as a comment."""
     stripped = line.lstrip()
     return f"{line[: len(line) - len(stripped)]}pass  # {stripped}"

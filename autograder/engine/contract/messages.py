@@ -6,7 +6,7 @@ A request is {"op": one of OPS, ...} (Requests builds them). The child answers {
 in other threads or processes. In values, a dict with one of the keys below stands for what JSON cannot carry.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 NEW, LOAD, CALL, TRAIN = "new", "load", "call", "train"
 OPS = (NEW, LOAD, CALL, TRAIN)
@@ -25,11 +25,11 @@ EXCEPTION = "exception"  # the code raised: this test fails, with the message
 REFUSALS = (FORBIDDEN, UNWATCHED)
 
 
-def ok(value: object, spread: bool) -> dict:
+def ok(value: object, spread: bool) -> dict[str, object]:
     return {"ok": True, "value": value, "spread": spread}
 
 
-def failed(kind: str, message: str, spread: bool) -> dict:
+def failed(kind: str, message: str, spread: bool) -> dict[str, object]:
     return {"ok": False, "kind": kind, "message": message, "spread": spread}
 
 
@@ -46,14 +46,19 @@ class Requests:
     """What the suites ask of a student's code, as messages to request(): a child's (over its socket), or the
     public checks' stand-in's (course/local.py, in the student's own process)."""
 
-    def new(self, target: str, *args: object, **kwargs: object) -> dict:
+    def new(self, target: str, *args: object, **kwargs: object) -> dict[str, object]:
         return {OBJECT: self.request({"op": NEW, "target": target, "args": list(args), "kwargs": kwargs})}
 
-    def load(self, obj: dict, params: dict) -> None:
+    def load(self, obj: dict[str, object], params: Mapping[str, object]) -> None:
         self.request({"op": LOAD, "object": obj[OBJECT], "params": params})
 
     def call(
-        self, target: str | dict, *args: object, dtype: str | None = None, return_inputs: bool = False, **kwargs: object
+        self,
+        target: str | dict[str, object],
+        *args: object,
+        dtype: str | None = None,
+        return_inputs: bool = False,
+        **kwargs: object,
     ) -> object:
         return self.request(
             {
@@ -68,7 +73,7 @@ class Requests:
 
     def train(
         self,
-        target: str | dict,
+        target: str | dict[str, object],
         *args: object,
         dtype: str | None = None,
         upstream: Iterable[object] = (),
@@ -86,11 +91,11 @@ class Requests:
             }
         )
 
-    def request(self, message: dict) -> object:
+    def request(self, message: dict[str, object]) -> object:
         raise NotImplementedError
 
 
-def describe(message: dict) -> str:
+def describe(message: dict[str, object]) -> str:
     """What a request has the student's code do, as a message about it says it ("while running Encoder")."""
     target = message.get("target")
     name = "a method of an object it built" if isinstance(target, dict) else target
@@ -99,4 +104,4 @@ def describe(message: dict) -> str:
         LOAD: "loading weights",
         CALL: f"running {name}",
         TRAIN: f"running {name} in train mode",
-    }[message["op"]]
+    }[str(message["op"])]

@@ -126,7 +126,7 @@ class Child(messages.Requests):
         finally:
             self.awaited += time.monotonic() - started
 
-    def _fail(self, doing):
+    def _fail(self, doing) -> None:
         self._end(ZERO["not an answer"].format(doing=doing))
 
     def _end(self, reason):

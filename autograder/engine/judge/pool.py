@@ -81,7 +81,7 @@ def _graded(path, device, limits, sandbox, accept_flagged, components):
 _worker = {}
 
 
-def _start_worker(device, limits):
+def _start_worker(device, limits) -> None:
     _worker.update(device=device, limits=limits, sandbox=Sandbox(device, limits))
     # A pool's worker leaves through os._exit, past atexit: this finalizer still runs, and ends the zygote.
     multiprocessing.util.Finalize(None, _worker["sandbox"].close, exitpriority=10)

@@ -79,7 +79,7 @@ class Sandbox:
         self.limits = self.watchdog.limits = limits
         return limits
 
-    def _start(self):
+    def _start(self) -> None:
         self._control, theirs = socket.socketpair()
         argv = ["-I", "-c", BOOT, str(theirs.fileno()), "jailed" if self.limits.jail else "free"]
         passed = [theirs.fileno()]
@@ -109,7 +109,7 @@ class Sandbox:
                 os.close(fd)
         self._ready = False
 
-    def _stop(self):
+    def _stop(self) -> None:
         """End the zygote and everything in its tree (in the jail: its PID namespace dies with it)."""
         self._control.close()
         self.watchdog.kill_students()
@@ -178,7 +178,7 @@ class Sandbox:
             raise SubmissionError("its answer cells gave nothing to read")
         return {name: answer(value) for name, value in reply["answers"].items() if name in names}
 
-    def _one_shot(self, message, doing="reading your submission"):
+    def _one_shot(self, message, doing: str = "reading your submission"):
         child = Child(self.watchdog, self._fork(), "parse", self.limits.time)
         try:
             return child.ask(message, doing)
@@ -253,7 +253,7 @@ class _Tail:
         self._data = b""
         threading.Thread(target=self._drain, daemon=True).start()
 
-    def _drain(self):
+    def _drain(self) -> None:
         while chunk := os.read(self._read, 1 << 16):
             self._data = (self._data + chunk)[-self.SIZE :]
         os.close(self._read)

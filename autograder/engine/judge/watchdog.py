@@ -68,7 +68,7 @@ class Watchdog:
                 kill(pid)
             time.sleep(0.005)
 
-    def _watch(self):
+    def _watch(self) -> None:
         """Bound the memory and the number of processes of the running component, all of them together."""
         while not self._closing.wait(WATCH_EVERY):
             child = self._watched
