@@ -7,6 +7,7 @@ in other threads or processes. In values, a dict with one of the keys below stan
 """
 
 from collections.abc import Iterable, Mapping
+from typing import TypeGuard
 
 NEW, LOAD, CALL, TRAIN = "new", "load", "call", "train"
 OPS = (NEW, LOAD, CALL, TRAIN)
@@ -33,7 +34,7 @@ def failed(kind: str, message: str, spread: bool) -> dict[str, object]:
     return {"ok": False, "kind": kind, "message": message, "spread": spread}
 
 
-def well_formed(reply: object) -> bool:
+def well_formed(reply: object) -> TypeGuard[dict[str, object]]:
     """A reply the judge can read: ok is a bool, with the value or the message it promises."""
     return (
         isinstance(reply, dict)

@@ -27,13 +27,13 @@ class Grading:
         sandbox: Sandbox | None = None,
         accepted: bool = False,
     ) -> None:
-        self.error = None
+        self.error: str | None = None
         self.accepted = accepted  # an instructor has read the held code: it runs
         self.owns_sandbox = sandbox is None
         self.sandbox = sandbox or Sandbox(device, limits)
         self.limits = self.sandbox.grade_under(limits)
         self.remaining = self.limits.total
-        self.load_failure = None
+        self.load_failure: str | None = None
         self.children: dict[str, Child] = {}
         self.parsed = None
         try:
