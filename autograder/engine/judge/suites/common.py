@@ -1,9 +1,7 @@
 """Running a fixture case on the student's code; the one place the suites talk to the child."""
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache
-from typing import TypeVar
 
 import numpy as np
 
@@ -16,41 +14,8 @@ from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.hints import PREFIX as HINT
 from autograder.engine.judge.seams import Expectation, Student
 
-Test = TypeVar("Test", bound=Callable[..., None])
 Outputs = dict[str, object]  # a run's returned values, by output name (checks.outputs)
 Hints = Mapping[str, str]  # a hint by output name, for an output that differs
-# The attribute of a test function that holds its selections, which conftest.py reads.
-SELECTIONS = "case_selections"
-
-
-@dataclass(frozen=True)
-class Selection:
-    """One cases() of a test: see there."""
-
-    kinds: tuple[str, ...]
-    component: str | None
-    trained: bool
-    pick: slice
-
-
-def cases(
-    *kinds: str, component: str | None = None, trained: bool = False, pick: slice = slice(None)
-) -> Callable[[Test], Test]:
-    """Which cases a test runs on: those of these kinds, of its module's component unless another is named, only
-    those graded in train mode where trained, sliced by pick. conftest.py draws them from the run's case set
-    (the hidden suites' own, or the public checks'); stacked, a test runs on each selection in turn."""
-
-    def select(test: Test) -> Test:
-        setattr(test, SELECTIONS, [Selection(kinds, component, trained, pick), *selections(test)])
-        return test
-
-    return select
-
-
-def selections(test: Callable[..., object]) -> list[Selection]:
-    """The selections cases() gave a test, first to last; none for a test that takes no case."""
-    found: list[Selection] = getattr(test, SELECTIONS, [])
-    return found
 
 
 def run(student: Student, case: Case, dtype: str | None, inputs: Mapping[str, np.ndarray] | None = None) -> Outputs:

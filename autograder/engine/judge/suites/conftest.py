@@ -14,7 +14,7 @@ import pytest
 
 from autograder.engine.judge import fixtures, limits
 from autograder.engine.judge.seams import CASES, GRADING, Student
-from autograder.engine.judge.suites.common import selections
+from autograder.engine.judge.suites.selection import selections
 
 if TYPE_CHECKING:
     from autograder.engine.judge.session import Grading
@@ -64,7 +64,7 @@ def student(request: pytest.FixtureRequest) -> Iterator[Student]:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Each test's cases, as common.cases selects them, from the run's case set (seams.CASES), paired with
+    """Each test's cases, as selection.cases selects them, from the run's case set (seams.CASES), paired with
     each of a case's dtypes where the test takes a dtype."""
     chosen = selections(metafunc.function)
     if not chosen:

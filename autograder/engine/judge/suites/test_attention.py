@@ -3,7 +3,8 @@
 from autograder.engine.judge.fixtures import Case
 from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.seams import Student
-from autograder.engine.judge.suites.common import cases, check_case, check_inputs_unchanged, check_training
+from autograder.engine.judge.suites.common import check_case, check_inputs_unchanged, check_training
+from autograder.engine.judge.suites.selection import cases
 
 COMPONENT = "attention"
 HINT = HINTS[COMPONENT]

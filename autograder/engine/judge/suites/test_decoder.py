@@ -6,7 +6,6 @@ from autograder.engine.judge.fixtures import Case
 from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.seams import Student
 from autograder.engine.judge.suites.common import (
-    cases,
     changed_tokens,
     check_case,
     check_deterministic,
@@ -15,6 +14,7 @@ from autograder.engine.judge.suites.common import (
     check_training,
     check_unchanged,
 )
+from autograder.engine.judge.suites.selection import cases
 
 COMPONENT = "decoder"
 HINT = HINTS[COMPONENT]

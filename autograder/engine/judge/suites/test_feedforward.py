@@ -4,13 +4,13 @@ from autograder.engine.judge.fixtures import Case
 from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.seams import Student
 from autograder.engine.judge.suites.common import (
-    cases,
     check_case,
     check_deterministic,
     check_follows_config,
     check_inputs_unchanged,
     check_training,
 )
+from autograder.engine.judge.suites.selection import cases
 
 COMPONENT = "feedforward"
 HINT = HINTS[COMPONENT]

@@ -4,12 +4,12 @@ from autograder.engine.judge.fixtures import Case
 from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.seams import Student
 from autograder.engine.judge.suites.common import (
-    cases,
     check_case,
     check_case_beside_the_usual,
     check_inputs_unchanged,
     check_training,
 )
+from autograder.engine.judge.suites.selection import cases
 
 COMPONENT = "layernorm"
 HINT = HINTS[COMPONENT]

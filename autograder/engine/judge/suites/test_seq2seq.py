@@ -6,13 +6,13 @@ from autograder.engine.judge.fixtures import Case
 from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.seams import Student
 from autograder.engine.judge.suites.common import (
-    cases,
     changed_tokens,
     check_case,
     check_deterministic,
     check_training,
     check_unchanged,
 )
+from autograder.engine.judge.suites.selection import cases
 
 COMPONENT = "seq2seq"
 HINT = HINTS[COMPONENT]
