@@ -5,7 +5,7 @@ VENV := .venv
 PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 
-.PHONY: check test drift lint generate benchmark bundle
+.PHONY: check test drift lint typecheck generate benchmark bundle
 
 check: $(INSTALLED)
 	$(PYTHON) -m autograder check-solutions
@@ -27,6 +27,10 @@ drift: $(INSTALLED)
 lint: $(INSTALLED)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+
+# The kit's types (pyproject.toml's [tool.mypy]: every module checked, contract/ and judge/ strictly).
+typecheck: $(INSTALLED)
+	$(PYTHON) -m mypy
 
 generate: $(INSTALLED)
 	$(PYTHON) -m autograder generate

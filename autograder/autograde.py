@@ -47,7 +47,7 @@ NOTES = "kit_repairs"
 
 # Each autograde run's _Run, keyed by the run's converter: a long-lived process (formgrader's server)
 # never reuses an earlier run's grades.
-_RUNS = weakref.WeakKeyDictionary()
+_RUNS: "weakref.WeakKeyDictionary[object, _Run]" = weakref.WeakKeyDictionary()
 
 
 class KitGrades(NbGraderPreprocessor):
@@ -331,6 +331,7 @@ def _ids(converter, folder):
         coursedir.submitted_directory, "(?P<student_id>.*)", "(?P<assignment_id>.*)", escape=True
     )
     match = re.match(pattern, folder)
+    assert match is not None, f"{folder} is not a submission folder of nbgrader's"
     return match["assignment_id"], match["student_id"]
 
 
@@ -346,7 +347,7 @@ class KitCsvExport(CsvExportPlugin):
         path = self.to or "grades.csv"
         with open(path, newline="") as file:
             reader = csv.DictReader(file)
-            fields, rows = [*reader.fieldnames, self.COLUMN], list(reader)
+            fields, rows = [*(reader.fieldnames or []), self.COLUMN], list(reader)
         for row in rows:
             try:
                 submission = gradebook.find_submission(row["assignment"], row["student_id"])

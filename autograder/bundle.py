@@ -59,6 +59,7 @@ STUDENT_MODULES = (
             "allowed",
             "binding",
             "names",
+            "plain",
             "runtime",
             "scan",
             "scrutiny",

@@ -118,8 +118,8 @@ def drift(parts=PARTS):
 def _built_drift(part):
     from autograder.engine.build.fixtures import build
 
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
         if part == "public cases":
             build(tmp, public=True)
             committed = PUBLIC_CASES

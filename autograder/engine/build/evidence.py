@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from autograder.engine.build import mistakes, mutants
+from autograder.engine.build.mistakes.mistake import Mistake
 from autograder.engine.contract.errors import StudentError
 from autograder.engine.contract.messages import TENSOR
 from autograder.engine.judge import diagnosis
@@ -177,7 +178,8 @@ class Entries:
         self.entries, self.arrays, self.says = {}, {}, {}
 
     def add(self, entry_id, component, parts, outcomes):
-        evidence, values = {}, []
+        evidence: dict[str, object] = {}
+        values: list[np.ndarray] = []
         for key, outcome in outcomes.items():
             found = outcome.evidence()
             if found is None:
@@ -235,7 +237,7 @@ def _members(component, outcomes_of, runs):
     """{entry id: (mistake, outcomes)} of every member of a family but the one written first, each named by the
     family's sentence. A member that returns what its family already does adds nothing and is left out; one
     that returns what another mistake does stops the build, as two mistakes alike do."""
-    found = {}
+    found: dict[str, tuple[Mistake, dict]] = {}
     for mistake in mistakes.of(component):
         for entry_id, edits in mistake.members()[1:]:
             outcomes = outcomes_of(mutants.names_with(component, edits))

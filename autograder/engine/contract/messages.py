@@ -6,8 +6,13 @@ A request is {"op": one of OPS, ...} (Requests builds them). The child answers {
 in other threads or processes. In values, a dict with one of the keys below stands for what JSON cannot carry.
 """
 
+from __future__ import annotations
+
 from collections.abc import Iterable, Mapping
-from typing import TypeGuard
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only: the jail imports nothing more than it runs
+    from typing import TypeGuard
 
 NEW, LOAD, CALL, TRAIN = "new", "load", "call", "train"
 OPS = (NEW, LOAD, CALL, TRAIN)

@@ -144,7 +144,7 @@ def untie(model: _Module) -> _Module:
 def to_spec(
     hf_state: Mapping[str, torch.Tensor],
     spec_shapes: Mapping[str, Sequence[int]],
-    prefix: str | Mapping[str, str] = "",
+    prefix: str | Mapping[str, str] | None = "",
     *,
     decoders: Collection[str] = (),
     lm_head: str | Mapping[str, str] | None = None,

@@ -207,7 +207,7 @@ class Sandbox:
         references = spec.references_for(component_id)
         submission = parsed.submission.as_message()
         if accepted:
-            submission["units"] = [dict(unit, skip=[]) for unit in submission["units"]]
+            submission["units"] = [dict(vars(unit), skip=[]) for unit in parsed.submission.units]
         graded = spec.ALL_NAMES if component_id == spec.INTEGRATION else spec.BY_ID[component_id].names
         component = spec.BY_ID.get(component_id)
         return {
