@@ -2,7 +2,8 @@
 student per component, and what a check compares a run's outputs with. Each has two sides that meet only
 here: the grader's (a child in the jail, session.Grading, a fixture case) and the public checks' (their
 stand-in in the student's process, course/local.py) or the evidence builder's (engine/build/evidence.py).
-mypy holds every side to them (docs/CHANGING.md)."""
+mypy holds every side to them (docs/CHANGING.md). Also here: where a pytest run of the suites keeps its session
+and its cases."""
 
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
