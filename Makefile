@@ -6,7 +6,7 @@ VENV := .venv
 PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 
-.PHONY: check test unit drift lint generate benchmark bundle
+.PHONY: check test unit drift lint typecheck generate benchmark bundle
 
 check: $(INSTALLED)
 	$(PYTHON) -m autograder check-solutions
@@ -32,6 +32,10 @@ drift: $(INSTALLED)
 lint: $(INSTALLED)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+
+# The kit's types (pyproject.toml's [tool.mypy]: every module checked, contract/ and judge/ strictly).
+typecheck: $(INSTALLED)
+	$(PYTHON) -m mypy
 
 # Every generated part but the built ones whose stamp is current, a process per core (docs/CHANGING.md: --part,
 # --component, --all).

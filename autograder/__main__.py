@@ -4,6 +4,7 @@ import argparse
 import importlib.util
 import os
 import sys
+from types import ModuleType
 
 from autograder.commands import student
 from autograder.engine.contract.errors import KitFault
@@ -16,13 +17,13 @@ STUDENT_DOC = (
 
 def parser():
     """The command line: in the student bundle, which holds the student's commands alone, those."""
+    building: ModuleType | None = None
+    grading: ModuleType | None = None
     if importlib.util.find_spec("autograder.commands.grading"):
         from autograder.commands import building, grading
-    else:
-        building = grading = None
     parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__ if grading else STUDENT_DOC)
     commands = parser.add_subparsers(dest="command", required=True)
-    if grading:
+    if grading and building:
         grading.add(commands)
         building.add(commands)
     else:

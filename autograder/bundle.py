@@ -19,7 +19,7 @@ from autograder.engine.contract import spec
 PACKAGE = spec.KIT_ROOT / "autograder"
 # What the notebooks import (their facade, notebook.py, and the modules it names: the public checks, pictures, part
 # 9's and part 10's helpers, the quizzes' format check), and what those import in turn: the public checks are the
-# hidden suites' code (judge/suites, run, checks, diagnosis, results, limits for the suites' options) run on the
+# hidden suites' code (judge/suites, run, seams, checks, diagnosis, results, limits for the suites' options) run on the
 # child's own code (child/server and what it loads) in the student's process, on the public cases
 # (course/public_cases, with each mistake's evidence on them, never the catalog, which quotes the reference: of it,
 # the sentences alone, judge/hints/mistakes.json); minilm and hf for part 5's pretrained BERT; the terminal quiz
@@ -56,6 +56,7 @@ STUDENT_MODULES = (
             "allowed",
             "binding",
             "names",
+            "plain",
             "runtime",
             "scan",
             "scrutiny",
@@ -76,6 +77,7 @@ STUDENT_MODULES = (
             "limits",
             "results",
             "run",
+            "seams",
             "tolerances",
         )
     ),

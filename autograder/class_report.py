@@ -156,7 +156,7 @@ def _student_table(students, ids):
 
 
 def _mistakes(students):
-    named = {}
+    named: dict[tuple[str, str], list] = {}
     for s in students:
         for component, sentence in dict.fromkeys(s.mistakes):
             named.setdefault((component, sentence), []).append(s)

@@ -31,7 +31,8 @@ def load(folder=BANK):
     files = sorted(Path(folder).glob("*.yaml"))
     if not files:
         raise BankError(f"no question files (*.yaml) in {folder}")
-    parts, seen = [], {}
+    parts = []
+    seen: dict[str, str] = {}  # question id -> the file that holds it
     for path in files:
         try:
             data = yaml.safe_load(path.read_text())

@@ -38,7 +38,7 @@ class Question:
     explanation: str
     points: float
     options: dict = field(default_factory=dict)  # {letter: text}, for choice
-    answer: object = None  # a frozenset of letters (choice) or a number (numeric)
+    answer: frozenset[str] | float | None = None  # a frozenset of letters (choice) or a number (numeric)
     tolerance: float = 0.0
     unit: str = ""
     verified_by: str = ""
@@ -48,7 +48,7 @@ class Question:
     @property
     def several(self):
         """Whether a choice question has more than one correct option (the student is told so)."""
-        return self.kind == "choice" and len(self.answer) > 1
+        return isinstance(self.answer, frozenset) and len(self.answer) > 1
 
     @property
     def autograded(self):
@@ -69,13 +69,13 @@ class Question:
 
     def written_answer(self):
         """The correct answer as Python, as a quiz notebook's answer cell holds it: "B", ["A", "C"], 42."""
-        if self.kind == "choice":
+        if isinstance(self.answer, frozenset):  # a choice question's
             return sorted(self.answer) if self.several else next(iter(self.answer))
         return self.answer if self.kind == "numeric" else self.model_answer
 
     def key(self):
         """The correct answer, in words."""
-        if self.kind == "choice":
+        if isinstance(self.answer, frozenset):  # a choice question's
             return ", ".join(sorted(self.answer))
         if self.kind == "numeric":
             within = f" (answers within {self.tolerance:g} count)" if self.tolerance else ""

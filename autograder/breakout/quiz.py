@@ -66,6 +66,7 @@ def _wrapping(write, width):
         lines = []
         for line in str(text).split("\n"):
             hang = HANGING.match(line) or re.match(r"\s*", line)
+            assert hang is not None  # \s* matches every line
             lines.append(
                 textwrap.fill(
                     line, width, subsequent_indent=" " * hang.end(), break_on_hyphens=False, break_long_words=False

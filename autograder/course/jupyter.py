@@ -36,10 +36,12 @@ def load_names(*paths):
     Every module gets every name found, as the grader's child does, so a class in one notebook finds
     the student's classes from another. For the student's own loop only: it runs their code here.
     """
-    units, owners, notes = [], {}, []
+    units: list[dict[str, object]] = []
+    owners: dict[str, str] = {}
+    notes: list[str] = []
     for path in paths:
         submission = loader.load(path)
-        units += submission.as_message()["units"]
+        units += [vars(unit) for unit in submission.units]  # as Submission.as_message() sends them
         owners.update(submission.owners)
         notes += submission.notes
     modules, problems = runtime.load_modules(units, shared_names=spec.ALL_NAMES)
@@ -154,8 +156,9 @@ def kit_failed(reason):
     message = f"THE KIT COULD NOT GRADE THIS CELL (not the student's fault): {reason}"
     if os.environ.get("NBGRADER_EXECUTION") == "autograde":
         # The kernel's own stderr is nbgrader's: the reason lands in the instructor's terminal.
-        sys.__stderr__.write(message + "\n")
-        sys.__stderr__.flush()
+        if sys.__stderr__ is not None:
+            sys.__stderr__.write(message + "\n")
+            sys.__stderr__.flush()
         os._exit(3)
     raise KitError(message)
 

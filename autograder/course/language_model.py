@@ -8,6 +8,7 @@ check, and raises NotStarted on a stub, Failed otherwise, as the public checks d
 
 import traceback
 from pathlib import Path
+from typing import Any
 
 import torch
 from torch.nn import functional as F
@@ -16,7 +17,7 @@ from autograder.course.public import Failed, NotStarted, config, seeded
 
 # Four plays of Shakespeare; corpus/README.md says where they come from and under what terms.
 CORPUS = Path(__file__).resolve().parent / "corpus" / "shakespeare.txt"
-TOLERANCE = dict(rtol=0, atol=1e-10)  # float64 throughout: what differs by more is computed differently
+TOLERANCE: dict[str, Any] = dict(rtol=0, atol=1e-10)  # float64 throughout: what differs by more is computed differently
 # Draws per sampling check: each frequency's standard error is at most 0.5 / sqrt(DRAWS) = 0.008, a fifth of
 # FREQUENCY_TOLERANCE, so a correct sampler passes with any order of draws.
 DRAWS, FREQUENCY_TOLERANCE = 4000, 0.04
@@ -201,7 +202,8 @@ def check_kv_cache(attend_with_cache, MultiHeadAttention):
     B, T, D, H = 2, 6, cfg.hidden_size, cfg.num_attention_heads
     x = torch.randn(B, T, D, generator=_generator(4), dtype=torch.float64)
     mask = torch.ones(T, T, dtype=torch.bool).tril()
-    cache, steps = {}, {}
+    cache: dict[str, torch.Tensor] = {}
+    steps: dict[str, torch.Tensor] = {}
 
     def run():
         if not steps:

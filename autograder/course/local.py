@@ -52,5 +52,5 @@ class LocalGrading:
         self.children[component_id] = LocalStudent(component_id, self.names)
         return self.children[component_id]
 
-    def release(self, child):
+    def release(self, component_id):
         pass

@@ -87,7 +87,11 @@ def notebook_name(part):
 
 def parse(text, name="<part>"):
     """The cells of a part, in order."""
-    cells, prose, block, opened = [], [], None, 0
+    cells: list[Cell] = []
+    prose: list[str] = []
+    block: Cell | None = None
+    opened = 0
+    lines: list[str] = []
     for number, line in enumerate(text.splitlines(), start=1):
         fence = FENCE.match(line)
         if block is None and fence:

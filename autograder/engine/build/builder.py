@@ -8,6 +8,7 @@ import json
 import math
 import zlib
 from dataclasses import dataclass
+from typing import TypeGuard
 
 import numpy as np
 import torch
@@ -193,7 +194,7 @@ def _stored(value, group):
     return array
 
 
-def _is_float(value):
+def _is_float(value: object) -> TypeGuard[torch.Tensor]:
     return isinstance(value, torch.Tensor) and value.is_floating_point()
 
 

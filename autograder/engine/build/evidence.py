@@ -20,12 +20,13 @@ and another mistake) stop the build, since the catalog would then name one for t
 
 import itertools
 import json
+from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 
 from autograder.engine.build import mistakes, mutants
+from autograder.engine.build.mistakes.mistake import Mistake
 from autograder.engine.contract.errors import StudentError
 from autograder.engine.contract.messages import TENSOR
 from autograder.engine.judge import diagnosis
@@ -129,16 +130,28 @@ def _passes(run, expected, dtype):
     """run passes every output in this dtype, by the checks that grade a student's (suites/common.py)."""
     if not isinstance(run, dict) or run.keys() != expected.keys() or any(isinstance(v, str) for v in run.values()):
         return False
-    case = SimpleNamespace(
-        outputs=list(expected), expected=expected, describe=lambda dtype: ""
-    )  # what check_outputs reads
     try:
         check_outputs(
-            {name: {TENSOR: array, "dtype": str(array.dtype)} for name, array in run.items()}, case, dtype, {}
+            {name: {TENSOR: array, "dtype": str(array.dtype)} for name, array in run.items()},
+            _Expected(list(expected), expected),
+            dtype,
+            {},
         )
     except StudentError:
         return False
     return True
+
+
+@dataclass(frozen=True)
+class _Expected:
+    """The expected values _passes holds a mistake's outputs to, as check_outputs reads a case's
+    (judge/seams.Expectation); no message is read, so none says which case."""
+
+    outputs: list[str]
+    expected: dict[str, np.ndarray]
+
+    def describe(self, dtype: str | None) -> str:
+        return ""
 
 
 def _farthest(array, expected):
@@ -165,7 +178,8 @@ class Entries:
         self.entries, self.arrays = {}, {}
 
     def add(self, entry_id, component, parts, outcomes):
-        evidence, values = {}, []
+        evidence: dict[str, object] = {}
+        values: list[np.ndarray] = []
         for key, outcome in outcomes.items():
             found = outcome.evidence()
             if found is None:
@@ -222,7 +236,7 @@ def _members(component, outcomes_of, runs):
     """{entry id: (mistake, outcomes)} of every member of a family but the one written first, each named by the
     family's sentence. A member that returns what its family already does adds nothing and is left out; one
     that returns what another mistake does stops the build, as two mistakes alike do."""
-    found = {}
+    found: dict[str, tuple[Mistake, dict]] = {}
     for mistake in mistakes.of(component):
         for entry_id, edits in mistake.members()[1:]:
             outcomes = outcomes_of(mutants.names_with(component, edits))

@@ -54,6 +54,7 @@ COMPUTES_NOTHING = {
     "autograder.engine.contract.reasons": "sentences a student reads (why a component scores 0)",
     "autograder.engine.judge.hints": "sentences a student reads: a failed check's hint, which the build never keeps",
     "autograder.engine.judge.hints.failures": "sentences a student reads, as above",
+    "autograder.engine.judge.seams": "the types the suites meet what they grade by (Protocols), no code that runs",
 }
 PINNED = ("numpy", "torch", "transformers")
 CASES = "autograder.engine.build.cases"
@@ -84,12 +85,15 @@ def references(unit):
     if unit == STEPS:
         return sorted(spec.BY_ID)
     tree = ast.parse(module_path(f"{CASES}.{unit}").read_text())
-    named = {spec.OWNER[node.value].id for node in ast.walk(tree) if _spec_name(node)}
+    named = {spec.OWNER[name].id for name in map(_spec_name, ast.walk(tree)) if name}
     return sorted(set().union(*({c, *spec.dependencies(c)} for c in {unit, *named})))
 
 
 def _spec_name(node):
-    return isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in spec.OWNER
+    """The SPEC name a node is a string of, or None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in spec.OWNER:
+        return node.value
+    return None
 
 
 def pins():
@@ -126,7 +130,7 @@ def _code(text):
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and _docstring(body):
-            node.body = body[1:]
+            node.body = node.body[1:]
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("autograder"):
             node.module = None
         if isinstance(node, ast.Import):

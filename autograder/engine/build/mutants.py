@@ -55,7 +55,7 @@ def train_case(names, case, dtype):
         return ran
     target, values, args, kwargs = ran
     found = {name: value.detach().numpy() for name, value in zip(case.outputs, values) if name in case.upstream}
-    grads = {
+    grads: dict[str, object] = {
         name: value.grad
         for name, value in case.filled(args, kwargs).items()
         if isinstance(value, torch.Tensor) and value.is_floating_point()
@@ -63,7 +63,9 @@ def train_case(names, case, dtype):
     if isinstance(target, torch.nn.Module):
         grads.update(training.parameter_gradients(target))
     for name, grad in grads.items():
-        found[f"{name}.grad"] = "frozen" if grad is FROZEN else "none" if grad is None else grad.detach().numpy()
+        found[f"{name}.grad"] = (
+            "frozen" if grad is FROZEN else "none" if not isinstance(grad, torch.Tensor) else grad.detach().numpy()
+        )
     return found
 
 

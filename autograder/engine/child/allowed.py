@@ -5,16 +5,22 @@ attribute names any value may use. The child runs student code with students_bui
 builtins, whose attribute access by a computed name asks the same questions of the live objects.
 """
 
+from __future__ import annotations
+
 import builtins
 import functools
 import importlib
 import types
+from typing import TYPE_CHECKING
 
 import torch
 from torch.overrides import get_overridable_functions
 
 from autograder.engine.contract import policy, spec
 from autograder.engine.contract.errors import StudentFault
+
+if TYPE_CHECKING:  # annotations only: the child imports nothing more than it runs
+    from collections.abc import Callable, Collection, Iterable, Sequence
 
 MISSING = object()
 # Where an object a module lends was defined must be a library of the list, or Python's builtins (the C halves
@@ -27,7 +33,7 @@ class Refused(StudentFault):
     """Student code reached, by a computed name, for something the policy does not lend."""
 
 
-def module_rule(name):
+def module_rule(name: str) -> object:
     """How a module lends its names (policy.PUBLIC, a rule, or a tuple of names); None outside the list."""
     if name in policy.MODULES:
         return policy.MODULES[name]
@@ -36,7 +42,7 @@ def module_rule(name):
     return None
 
 
-def outside(module_name):
+def outside(module_name: str) -> str:
     """Why a module outside the list is refused: its own reason where the policy gives one."""
     parts = module_name.split(".")
     for end in range(len(parts), 0, -1):
@@ -47,7 +53,7 @@ def outside(module_name):
 
 
 @functools.cache
-def imported(name):
+def imported(name: str) -> types.ModuleType | None:
     """The module of that name, imported here; None where it cannot be (not installed, or broken)."""
     try:
         return importlib.import_module(name)
@@ -55,7 +61,7 @@ def imported(name):
         return None
 
 
-def lent(module_name, attribute):
+def lent(module_name: str, attribute: str) -> tuple[object, str | None]:
     """(the object module_name.attribute, None) where the module lends it; (object or MISSING, why) otherwise."""
     module = imported(module_name)
     obj = getattr(module, attribute, MISSING) if module is not None else MISSING
@@ -83,10 +89,10 @@ def lent(module_name, attribute):
     return obj, None
 
 
-def resolve(dotted):
+def resolve(dotted: str) -> object:
     """The object a dotted library name reaches, or MISSING."""
     parts = dotted.split(".")
-    obj = imported(parts[0])
+    obj: object = imported(parts[0])
     if obj is None:
         return MISSING
     for part in parts[1:]:
@@ -99,13 +105,13 @@ def resolve(dotted):
     return obj
 
 
-def judge(dotted, own_attributes):
+def judge(dotted: str, own_attributes: Collection[str]) -> tuple[str | None, str | None, object]:
     """(reason, kind, object) for a dotted library name: a held construct (kind None), a kernel (kind its
     delegation), or (None, None, object) where the policy lends it."""
     parts = dotted.split(".")
     if module_rule(parts[0]) is None:
         return f"uses {dotted} ({outside(parts[0])})", None, None
-    obj = imported(parts[0])
+    obj: object = imported(parts[0])
     if obj is None:
         return None, None, None  # not installed: importing it fails in the child, as it would anywhere
     found = None
@@ -130,11 +136,11 @@ def judge(dotted, own_attributes):
     return None, None, obj
 
 
-def _within(module_name, packages):
+def _within(module_name: str, packages: Iterable[str]) -> bool:
     return any(module_name == package or module_name.startswith(package + ".") for package in packages)
 
 
-def _transformers_model(module_name, obj):
+def _transformers_model(module_name: str, obj: object) -> bool:
     """A layer, a model or an activation of transformers' modeling code (a kernel to name), not its hub,
     files, tokenizers or pipelines."""
     if isinstance(obj, type):
@@ -142,7 +148,7 @@ def _transformers_model(module_name, obj):
     return bool(policy.TRANSFORMERS_MODELING.match(_home(obj) or module_name))
 
 
-def _computing(attribute, obj):
+def _computing(attribute: str, obj: object) -> bool:
     """torch's rule: a function a tensor may override, its in-place form, a name of TORCH_NAMES, or a value."""
     overridable = _overridable()
     return (
@@ -154,14 +160,14 @@ def _computing(attribute, obj):
 
 
 @functools.cache
-def _overridable():
-    found = set()
+def _overridable() -> frozenset[Callable[..., object]]:
+    found: set[Callable[..., object]] = set()
     for functions in get_overridable_functions().values():
         found.update(f for f in functions if _hashable(f))
     return frozenset(found)
 
 
-def _hashable(obj):
+def _hashable(obj: object) -> bool:
     try:
         hash(obj)
     except TypeError:
@@ -169,7 +175,7 @@ def _hashable(obj):
     return True
 
 
-def _home(obj):
+def _home(obj: object) -> str | None:
     """The module a function or class was defined in; None for other values."""
     if not isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)):
         return None
@@ -177,12 +183,12 @@ def _home(obj):
     return module if isinstance(module, str) else None
 
 
-def _configuration(obj):
+def _configuration(obj: object) -> bool:
     name = _home(obj) or ""
     return ".configuration_" in name and isinstance(obj, type)
 
 
-def kernel(prefix, obj):
+def kernel(prefix: str, obj: object) -> tuple[str, str] | None:
     """(reason, kind) where obj is a library implementation a component may not delegate to; else None."""
     full = _full_name(obj) or prefix
     if full.startswith("transformers.") and not _configuration(obj):
@@ -196,26 +202,26 @@ def kernel(prefix, obj):
     return None
 
 
-def _full_name(obj):
+def _full_name(obj: object) -> str | None:
     if isinstance(obj, types.ModuleType):
         return obj.__name__
     name, home = getattr(obj, "__name__", None), _home(obj)
     return f"{home}.{name}" if home and isinstance(name, str) else None
 
 
-def _object(dotted):
+def _object(dotted: str) -> type | None:
     """The object at a dotted path of a library (a class of policy.VALUE_TYPES); None where there is none."""
     module, _, name = dotted.rpartition(".")
     found = imported(module)
     return getattr(found, name, None) if found is not None else None
 
 
-def _public(names):
+def _public(names: Iterable[str]) -> set[str]:
     return {name for name in names if not name.startswith("_")}
 
 
 @functools.cache
-def value_attributes():
+def value_attributes() -> frozenset[str]:
     """The public attribute names of every value a course's code holds (policy.VALUE_TYPES and VALUE_INSTANCES)."""
     names = set(policy.VALUE_NAMES | policy.CONFIG_ATTRIBUTES | policy.CONTRACT_ATTRIBUTES)
     for dotted in policy.VALUE_TYPES:
@@ -228,18 +234,18 @@ def value_attributes():
 
 
 @functools.cache
-def interpreter_attributes():
+def interpreter_attributes() -> frozenset[str]:
     """The public attributes of frames, code, generators and functions that no value of a course has."""
-    names = set()
+    names: set[str] = set()
     for name in policy.INTERPRETER_TYPES:
         names |= _public(dir(getattr(types, name)))
     return frozenset(names - value_attributes())
 
 
 @functools.cache
-def library_privates():
+def library_privates() -> frozenset[str]:
     """Underscore attributes of torch's and numpy's values and of Python's objects: never a class's own."""
-    names = set()
+    names: set[str] = set()
     for dotted in (*policy.VALUE_TYPES, "builtins.object", "builtins.type", "types.FunctionType", "types.ModuleType"):
         names |= {n for n in dir(_object(dotted) or object) if n.startswith("_")}
     for dotted, args in policy.VALUE_INSTANCES.items():
@@ -249,7 +255,7 @@ def library_privates():
     return frozenset(names)
 
 
-def warm():
+def warm() -> None:
     """Compute the tables every check and every child reads, once, in the zygote: a child computed them again after
     each fork."""
     _overridable()
@@ -257,7 +263,7 @@ def warm():
     interpreter_attributes()
 
 
-def value_reason(attribute, own=frozenset(), on_self=False):
+def value_reason(attribute: str, own: Collection[str] = frozenset(), on_self: bool = False) -> str | None:
     """Why code may not use .attribute on a value (own: the submission's own attribute names; on_self: the value
     is the self or cls of a method, where a class's own private names may be read); None if it may."""
     if attribute in policy.VALUE_DENIED:
@@ -275,7 +281,7 @@ def value_reason(attribute, own=frozenset(), on_self=False):
     return f"no value a course's code holds has .{attribute}"
 
 
-def base_reason(obj):
+def base_reason(obj: object) -> str | None:
     """Why a class may not derive from obj; None where it may."""
     if not isinstance(obj, type):
         # typing.NamedTuple and typing.Generic[...] are not classes, but say which class to derive from.
@@ -289,7 +295,7 @@ def base_reason(obj):
     return None
 
 
-def _refusal(obj, name, own):
+def _refusal(obj: object, name: str, own: Collection[str]) -> str | None:
     """Why student code may not read obj.name by a computed name; None where it may. Looser than the static
     check, which knows the submission's own names: any public name but the interpreter's and the refused, the
     listed dunders, no private name; a library module's names as the policy lends them."""
@@ -302,40 +308,46 @@ def _refusal(obj, name, own):
     return value_reason(name, own={name})
 
 
-def students_builtins(own_modules=()):
+def students_builtins(own_modules: Iterable[str] = ()) -> dict[str, object]:
     """The builtins student code runs with: the policy's, with attribute access and imports by name checked
     against the live objects (a computed name the static check could not read)."""
     table = {name: getattr(builtins, name) for name in policy.BUILTINS if hasattr(builtins, name)}
     own = frozenset(own_modules)
 
-    def checked(obj, name):
+    def checked(obj: object, name: object) -> None:
         if not isinstance(name, str):
             raise TypeError(f"attribute name must be a string, not {type(name).__name__}")
         reason = _refusal(obj, name, own)
         if reason:
             raise Refused(f"the attribute {name!r}, by a computed name: {reason}")
 
-    def _getattr(obj, name, *default):
+    def _getattr(obj: object, name: str, *default: object) -> object:
         checked(obj, name)
         return getattr(obj, name, *default)
 
-    def _hasattr(obj, name):
+    def _hasattr(obj: object, name: str) -> bool:
         checked(obj, name)
         return hasattr(obj, name)
 
-    def _setattr(obj, name, value):
+    def _setattr(obj: object, name: str, value: object) -> None:
         if isinstance(obj, (type, types.ModuleType)):
             raise Refused(f"setattr on {getattr(obj, '__name__', 'a class')}: it would change a class or module")
         checked(obj, name)
         setattr(obj, name, value)
 
-    def _delattr(obj, name):
+    def _delattr(obj: object, name: str) -> None:
         if isinstance(obj, (type, types.ModuleType)):
             raise Refused(f"delattr on {getattr(obj, '__name__', 'a class')}: it would change a class or module")
         checked(obj, name)
         delattr(obj, name)
 
-    def _import(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A002 - __import__'s own signature
+    def _import(
+        name: str,
+        globals: dict[str, object] | None = None,  # noqa: A002 - __import__'s own signature
+        locals: dict[str, object] | None = None,
+        fromlist: Sequence[str] = (),
+        level: int = 0,
+    ) -> types.ModuleType:
         # Also the import a library's C code makes while student code calls it (torch imports torch.storage so):
         # anything of a library on the list may import itself; the check has judged the student's own imports.
         if level == 0 and name.split(".")[0] not in own | ROOTS:

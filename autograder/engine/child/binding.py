@@ -9,16 +9,22 @@ student's version of what the reference does runs only where the reference canno
 Imported only in the child (it needs torch).
 """
 
+from __future__ import annotations
+
 import functools
 import inspect
+from typing import TYPE_CHECKING, Any
 
 from torch import nn
+
+if TYPE_CHECKING:  # annotations only: the child imports nothing more than it runs
+    from collections.abc import Callable
 
 # Attribute values a constructor sets that can be read off the student's own object as they are.
 PLAIN = (int, float, bool, str, bytes, type(None), tuple, frozenset)
 
 
-def extend(reference, student):
+def extend(reference: object, student: object) -> object:
     """What a name is bound to while another component is graded."""
     if isinstance(reference, type) and isinstance(student, type):
         return _extended_class(reference, student)
@@ -27,7 +33,7 @@ def extend(reference, student):
     return reference
 
 
-def _extended_function(reference, student):
+def _extended_function(reference: Callable[..., Any], student: Callable[..., Any]) -> Callable[..., Any]:
     """The reference, given the arguments it takes: an extra one of the student's that changes nothing (a
     `dropout=` module in eval mode) is left out. A dropout module in train mode handed to attention (The
     Annotated Transformer's `attention(..., dropout=self.dropout)`) is applied where BERT applies it, to
@@ -39,7 +45,7 @@ def _extended_function(reference, student):
     positional = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in signature.parameters.values())
 
     @functools.wraps(reference)
-    def call(*args, **kwargs):
+    def call(*args: object, **kwargs: object) -> object:
         taken = {name: value for name, value in kwargs.items() if name in signature.parameters}
         live = [
             value
@@ -68,7 +74,7 @@ def _extended_function(reference, student):
     return call
 
 
-def _live_dropout(name, value):
+def _live_dropout(name: str | None, value: object) -> bool:
     """A module in train mode (a dropout: nothing else is handed to a function to apply), or a nonzero
     probability given as a dropout keyword."""
     if isinstance(value, nn.Module):
@@ -79,7 +85,7 @@ def _live_dropout(name, value):
 class _Result(tuple):
     """The reference's values, read by field name as the student's own result names them."""
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> object:
         call = self.__dict__.get("_student_call")
         if call is None or name.startswith("__"):
             raise AttributeError(name)
@@ -91,14 +97,14 @@ class _Result(tuple):
         return self[fields.index(name)]
 
 
-def _extended_class(reference, student):
+def _extended_class(reference: type[nn.Module], student: type) -> type:
     """A subclass of the reference with the student's methods and class attributes that the reference lacks.
 
     An instance attribute the reference's constructor does not set is read, when first asked for, off
     the student's own object built with the same arguments: plain values (sizes, flags) and modules
     without parameters (a dropout) only, since weights are loaded into the reference's modules.
     """
-    additions = {}
+    additions: dict[str, object] = {}
     for cls in reversed(student.__mro__):
         if cls in reference.__mro__:
             continue
@@ -106,11 +112,11 @@ def _extended_class(reference, student):
             if not (name.startswith("__") and name.endswith("__")) and not hasattr(reference, name):
                 additions[name] = value
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self: nn.Module, *args: object, **kwargs: object) -> None:
         reference.__init__(self, *args, **kwargs)
         self.__dict__["_student_arguments"] = (args, kwargs)
 
-    def __getattr__(self, name):
+    def __getattr__(self: nn.Module, name: str) -> object:
         try:
             return reference.__getattr__(self, name)  # nn.Module's: parameters, buffers, submodules
         except AttributeError:
@@ -132,7 +138,7 @@ def _extended_class(reference, student):
     return type(reference.__name__, (reference,), namespace)
 
 
-def _students_own(obj, student):
+def _students_own(obj: object, student: type) -> object:
     if "_student_object" not in obj.__dict__:
         args, kwargs = obj.__dict__["_student_arguments"]
         obj.__dict__["_student_object"] = student(*args, **kwargs)

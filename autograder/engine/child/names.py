@@ -5,8 +5,16 @@ statements that hold the code of a scope, and what the whole submission tells ab
 its own modules, classes and attributes, and the aliases that spell out a dotted library name.
 """
 
+from __future__ import annotations
+
 import ast
 import functools
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only: the child imports nothing more than it runs
+    from collections.abc import Collection, Iterator, Mapping, Sequence
+
+    from autograder.engine.contract.loader import Unit
 
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
@@ -15,16 +23,23 @@ class Context:
     """What the whole submission tells about each name: its own modules, classes and attribute names, and
     each module's aliases (a local name for a dotted library name: `import torch.nn.functional as F`)."""
 
-    def __init__(self, own_modules, trees, units):
+    def __init__(self, own_modules: Collection[str], trees: Mapping[int, ast.Module], units: Sequence[Unit]) -> None:
         self.own_modules = own_modules
-        self.classes, self.attributes, self.strings, self.aliases, self.bound = set(), set(), set(), {}, {}
-        stars, assignments = set(), []  # one walk of each tree gathers what the rounds below read again
+        self.classes: set[str] = set()
+        self.attributes: set[str] = set()
+        self.strings: set[str] = set()
+        self.aliases: dict[str, dict[str, set[str]]] = {}  # module -> local name -> the dotted names it stands for
+        self.bound: dict[str, set[str]] = {}  # module -> the names its top-level statements bind
+        stars: set[tuple[str, str]] = set()
+        assignments: list[
+            tuple[str, ast.Assign | ast.AnnAssign]
+        ] = []  # one walk of each tree gathers what the rounds below read again
         for index, tree in trees.items():
             module = units[index].module
             aliases = self.aliases.setdefault(module, {})
             bound = self.bound.setdefault(module, set())
-            for node in tree.body:
-                bound |= module_bindings(node)
+            for statement in tree.body:
+                bound |= module_bindings(statement)
             for node in ast.walk(tree):
                 self._learn(node, aliases)
                 if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
@@ -32,23 +47,24 @@ class Context:
                 elif (
                     isinstance(node, ast.ImportFrom)
                     and any(a.name == "*" for a in node.names)
-                    and (node.module or "").split(".")[0] in own_modules
+                    and node.module
+                    and node.module.split(".")[0] in own_modules
                 ):
                     stars.add((module, node.module))
         for _ in range(3):  # chains of aliases (a = torch; b = a.nn; c = b.functional), and `%run` star imports
             for module, source in stars:
-                for name, dotted in self.aliases.get(source, {}).items():
+                for name, spelled in self.aliases.get(source, {}).items():
                     if name not in self.bound.get(module, ()):
-                        self.aliases.setdefault(module, {}).setdefault(name, set()).update(dotted)
-            for module, node in assignments:
+                        self.aliases.setdefault(module, {}).setdefault(name, set()).update(spelled)
+            for module, assignment in assignments:
                 aliases = self.aliases[module]
-                dotted = self.dotted(node.value, aliases)
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                dotted = self.dotted(assignment.value, aliases)
+                targets = assignment.targets if isinstance(assignment, ast.Assign) else [assignment.target]
                 for target in targets:
                     if dotted and isinstance(target, ast.Name):
                         aliases.setdefault(target.id, set()).add(dotted)
 
-    def _learn(self, node, aliases):
+    def _learn(self, node: ast.AST, aliases: dict[str, set[str]]) -> None:
         if isinstance(node, ast.ClassDef):
             self.classes.add(node.name)
             for item in node.body:
@@ -68,7 +84,7 @@ class Context:
                 if alias.name != "*":
                     aliases.setdefault(alias.asname or alias.name, set()).add(f"{node.module}.{alias.name}")
 
-    def dotted(self, node, aliases):
+    def dotted(self, node: ast.expr | None, aliases: Mapping[str, set[str]]) -> str | None:
         """The dotted names an attribute chain on an alias spells out (`F.softmax` -> torch.nn.functional.softmax)."""
         parts = []
         while isinstance(node, ast.Attribute):
@@ -79,7 +95,7 @@ class Context:
         return None
 
 
-def changed_names(node):
+def changed_names(node: ast.stmt) -> set[str]:
     """The module-scope names whose objects a top-level statement changes (`LayerNorm.forward = f`,
     `registry[key] = f`, `registry.append(f)`): what loads such a name needs the statement as it needs the
     name's definition."""
@@ -101,13 +117,13 @@ def changed_names(node):
 
 
 @functools.lru_cache(maxsize=4096)
-def module_bindings(node):
+def module_bindings(node: ast.AST) -> frozenset[str]:
     """The names a top-level statement binds in its module: what it assigns, defines or imports, outside the
     functions, classes and comprehensions it holds, and what those declare global.
 
     Cached by node (a syntax tree's nodes hash by identity): the check asks of a statement, of each method as a
     class's body and again as a function's, and of every statement inside a function for its locals."""
-    names = set()
+    names: set[str] = set()
     stack = [node]
     while stack:
         current = stack.pop()
@@ -121,13 +137,13 @@ def module_bindings(node):
             names.add(current.id)
         elif isinstance(current, (ast.Import, ast.ImportFrom)):
             names |= {(a.asname or a.name).split(".")[0] for a in current.names if a.name != "*"}
-        elif isinstance(current, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and getattr(current, "name", None):
+        elif isinstance(current, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and current.name:
             names.add(current.name)
         stack.extend(ast.iter_child_nodes(current))
     return frozenset(names)
 
 
-def never_runs(node):
+def never_runs(node: ast.stmt) -> bool:
     """`if __name__ == "__main__":` never runs in grading, where a module is never __main__."""
     test = getattr(node, "test", None)
     return (
@@ -141,7 +157,7 @@ def never_runs(node):
     )
 
 
-def local_names(function):
+def local_names(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
     """The names local to a function or lambda: its parameters and what its own body binds, less what it
     imports (a module imported inside a function is judged as the import it is)."""
     arguments = function.args
@@ -154,7 +170,7 @@ def local_names(function):
     declared = {
         n for node in body for g in ast.walk(node) if isinstance(g, (ast.Global, ast.Nonlocal)) for n in g.names
     }
-    imported = set()
+    imported: set[str] = set()
     for node in body:
         names |= module_bindings(node)
         imported |= {
@@ -166,7 +182,7 @@ def local_names(function):
     return names - declared - imported
 
 
-def own_statements(node):
+def own_statements(node: ast.AST) -> Iterator[ast.AST]:
     """node and the nodes under it, but not inside the functions and classes it defines."""
     stack = [node]
     while stack:

@@ -7,6 +7,7 @@ difference is forgiveness: each top-level statement runs on its own, so one brok
 what it defines, where Python would stop at it.
 """
 
+from __future__ import annotations
 import __future__
 
 import ast
@@ -18,8 +19,19 @@ import os
 import sys
 import traceback
 import types
+from typing import TYPE_CHECKING, Any
 
 from autograder.engine.contract.protocol import REFERENCE_LABEL
+
+if TYPE_CHECKING:  # annotations only: the child imports nothing more than it runs
+    from collections.abc import Collection, Iterable, Mapping, Sequence
+    from importlib.machinery import ModuleSpec
+
+    import numpy as np
+    import torch
+
+    # A unit as loader.Unit.as_message sends it (module, label, code, skip), or the reference's compiled one.
+    UnitMessage = dict[str, Any]
 
 FUTURE_FLAGS = {name: getattr(__future__, name).compiler_flag for name in __future__.all_feature_names}
 
@@ -32,24 +44,32 @@ class SourceImporter(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     of an earlier class then runs here as it did in Jupyter.
     """
 
-    def __init__(self, units, shared_names=(), given=None, builtins=None):
+    def __init__(
+        self,
+        units: Iterable[UnitMessage],
+        shared_names: Collection[str] = (),
+        given: Mapping[str, object] | None = None,
+        builtins: dict[str, object] | None = None,
+    ) -> None:
         self.builtins = builtins  # the builtins student code runs with (allowed.students_builtins); None: Python's
-        self.units = {}
+        self.units: dict[str, list[UnitMessage]] = {}
         for unit in units:
             self.units.setdefault(unit["module"], []).append(unit)
-        self.problems = []
+        self.problems: list[str] = []
         self.shared_names = frozenset(shared_names)
         self.shared = dict(given or {})
 
-    def find_spec(self, fullname, path=None, target=None):
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None = None, target: types.ModuleType | None = None
+    ) -> ModuleSpec | None:
         if fullname in self.units:
             return importlib.util.spec_from_loader(fullname, self)
         return None
 
-    def create_module(self, spec):
+    def create_module(self, spec: ModuleSpec) -> None:
         return None
 
-    def exec_module(self, module):
+    def exec_module(self, module: types.ModuleType) -> None:
         units = self.units[module.__name__]
         namespace = vars(module)
         if self.builtins is not None:
@@ -61,7 +81,7 @@ class SourceImporter(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             flags = self._run(unit, namespace, flags)
         self.shared.update({n: v for n, v in namespace.items() if n in self.shared_names and seeded.get(n) is not v})
 
-    def _run(self, unit, namespace, flags):
+    def _run(self, unit: UnitMessage, namespace: dict[str, object], flags: int) -> int:
         """Run one unit statement by statement under the future flags in force; returns them, updated.
 
         A unit of the kit's compiled reference (sandbox.reference_source) runs whole: it has no text."""
@@ -95,7 +115,7 @@ class SourceImporter(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return flags
 
 
-def _future_flags(tree):
+def _future_flags(tree: ast.Module) -> int:
     """The compiler flags of the unit's `from __future__ import ...` statements."""
     flags = 0
     for node in tree.body:
@@ -105,7 +125,13 @@ def _future_flags(tree):
     return flags
 
 
-def load_modules(units, keep=False, shared_names=(), given=None, builtins=None):
+def load_modules(
+    units: Iterable[UnitMessage],
+    keep: bool = False,
+    shared_names: Collection[str] = (),
+    given: Mapping[str, object] | None = None,
+    builtins: dict[str, object] | None = None,
+) -> tuple[dict[str, types.ModuleType], list[str]]:
     """Import every module of the units; returns {module name: module} and the problems met.
 
     Module names are the submission's own file names. Unless keep is set they are forgotten again,
@@ -117,7 +143,7 @@ def load_modules(units, keep=False, shared_names=(), given=None, builtins=None):
     names = list(importer.units)
     saved = {name: sys.modules.pop(name) for name in names if name in sys.modules}
     sys.meta_path.insert(0, importer)
-    modules = {}
+    modules: dict[str, types.ModuleType] = {}
     try:
         for name in names:
             try:
@@ -133,17 +159,19 @@ def load_modules(units, keep=False, shared_names=(), given=None, builtins=None):
     return modules, importer.problems
 
 
-def collect(modules, owners, wanted):
+def collect(
+    modules: Mapping[str, types.ModuleType], owners: Mapping[str, str], wanted: Iterable[str]
+) -> dict[str, Any]:
     """The objects behind the wanted SPEC names, each from the module that owns it."""
     found = {}
     for name in wanted:
-        module = modules.get(owners.get(name))
+        module = modules.get(owners.get(name, ""))
         if module is not None and name in vars(module):
             found[name] = vars(module)[name]
     return found
 
 
-def load_reference(submission_message, wanted):
+def load_reference(submission_message: dict[str, Any], wanted: Iterable[str]) -> dict[str, Any]:
     """In-process load of trusted code, as the kit's own tools need: {name: object}."""
     modules, problems = load_modules(submission_message["units"])
     if problems:
@@ -151,20 +179,20 @@ def load_reference(submission_message, wanted):
     return collect(modules, submission_message["owners"], wanted)
 
 
-def _is_student(filename):
+def _is_student(filename: str) -> bool:
     # Student code is compiled under labels such as "multihead.py"; library and kit frames have absolute
     # paths, and the kit's code that a child loads has labels starting with REFERENCE_LABEL.
     # Frozen modules (`exit` is _sitebuiltins') have labels too, of their own form.
     return not os.path.isabs(filename) and not filename.startswith((REFERENCE_LABEL, "<frozen "))
 
 
-def student_frame(error):
+def student_frame(error: BaseException) -> traceback.FrameSummary | None:
     """The innermost frame of student code in the error's traceback, or None."""
     frames = [f for f in traceback.extract_tb(error.__traceback__) if _is_student(f.filename)]
     return frames[-1] if frames else None
 
 
-def describe(error):
+def describe(error: BaseException) -> str:
     """One line naming the exception and the student's line it came from; never a line of the kit's code."""
     frame = student_frame(error)
     where = ""
@@ -185,7 +213,7 @@ def describe(error):
     return text + where
 
 
-def load_parameters(module, params):
+def load_parameters(module: torch.nn.Module, params: Mapping[str, np.ndarray]) -> None:
     """Copy {SPEC name: array} into module's parameters, strictly: every name must exist, with its shape,
     and no other; LookupError, with the grader's message, otherwise."""
     import numpy as np
@@ -207,7 +235,7 @@ def load_parameters(module, params):
             have[name].copy_(torch.from_numpy(np.array(value)))
 
 
-def _parameter_problems(module, shapes):
+def _parameter_problems(module: torch.nn.Module, shapes: Mapping[str, tuple[int, ...]]) -> str | None:
     have = dict(module.named_parameters())
     missing = sorted(set(shapes) - set(have))
     unexpected = sorted(set(have) - set(shapes))
@@ -222,7 +250,7 @@ def _parameter_problems(module, shapes):
     return f"{type(module).__name__} " + "; ".join(problems) if problems else None
 
 
-def patch_names(modules, objects):
+def patch_names(modules: Mapping[str, object], objects: Mapping[str, object]) -> None:
     """Bind each given name in every student module, so the student's code calls these objects.
 
     Functions look their globals up at call time, so this reaches code that was written before.

@@ -4,28 +4,38 @@ policy (contract/policy/, as allowed.py holds it against the live libraries), re
 notes the module-scope names the statement reads and binds.
 """
 
+from __future__ import annotations
+
 import ast
 import builtins
 import string
 import types
+from typing import TYPE_CHECKING
 
 from autograder.engine.child import allowed, names
 from autograder.engine.contract import policy
+
+if TYPE_CHECKING:  # annotations only: the child imports nothing more than it runs
+    from autograder.engine.child.names import Context
+    from autograder.engine.child.scrutiny import Statement
 
 
 class Scan(ast.NodeVisitor):
     """One top-level statement's findings and the module-scope names it reads, scope by scope."""
 
-    def __init__(self, context, statement):
+    def __init__(self, context: Context, statement: Statement) -> None:
         self.context = context
         self.statement = statement
         self.aliases = context.aliases.get(statement.module, {})
         self.bound = context.bound.get(statement.module, set())
-        self.scopes = []  # the local names of each enclosing function, lambda or comprehension; None for a class
-        self.judged = set()  # ids of nodes already judged as part of a larger chain or call
-        self.as_alias = set()  # ids of values assigned whole to a name: an alias, not a module used as a value
+        # the local names of each enclosing function, lambda or comprehension; None for a class
+        self.scopes: list[set[str] | None] = []
+        self.judged: set[int] = set()  # ids of nodes already judged as part of a larger chain or call
+        self.as_alias: set[int] = (
+            set()
+        )  # ids of values assigned whole to a name: an alias, not a module used as a value
 
-    def run(self):
+    def run(self) -> None:
         if names.never_runs(self.statement.node):
             self.statement.never = True
             return
@@ -35,19 +45,19 @@ class Scan(ast.NodeVisitor):
         )
         self.visit(self.statement.node)
 
-    def flag(self, node, text, kind=None):
+    def flag(self, node: ast.AST, text: str, kind: str | None = None) -> None:
         line = getattr(node, "lineno", self.statement.node.lineno)
         finding = (line, text, kind)
         if finding not in self.statement.findings:
             self.statement.findings.append(finding)
 
-    def local(self, name):
+    def local(self, name: str) -> bool:
         """True when name is a local of an enclosing function (where Python never falls back to builtins)."""
         return any(scope is not None and name in scope for scope in self.scopes)
 
     # Scopes
 
-    def visit_FunctionDef(self, node):
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         for decorator in node.decorator_list:
             self.visit(decorator)
         self._arguments(node.args)
@@ -59,11 +69,11 @@ class Scan(ast.NodeVisitor):
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
-    def visit_Lambda(self, node):
+    def visit_Lambda(self, node: ast.Lambda) -> None:
         self._arguments(node.args)
         self._scope(node, [node.body], names.local_names(node))
 
-    def _arguments(self, arguments):
+    def _arguments(self, arguments: ast.arguments) -> None:
         for default in [*arguments.defaults, *arguments.kw_defaults]:
             if default is not None:
                 self.visit(default)
@@ -77,13 +87,13 @@ class Scan(ast.NodeVisitor):
             if argument is not None and argument.annotation is not None:
                 self.visit(argument.annotation)
 
-    def _scope(self, node, body, scope):
+    def _scope(self, node: ast.AST, body: list[ast.stmt] | list[ast.expr], scope: set[str]) -> None:
         self.scopes.append(scope)
         for item in body:
             self.visit(item)
         self.scopes.pop()
 
-    def _comprehension(self, node):
+    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp) -> None:
         targets = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
         self.scopes.append(targets)
         for generator in node.generators:
@@ -95,7 +105,7 @@ class Scan(ast.NodeVisitor):
 
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
 
-    def visit_ClassDef(self, node):
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
         for decorator in node.decorator_list:
             self.visit(decorator)
         for base in node.bases:
@@ -111,7 +121,7 @@ class Scan(ast.NodeVisitor):
             self.visit(item)
         self.scopes.pop()
 
-    def _base(self, base):
+    def _base(self, base: ast.expr) -> None:
         """A base class must be the submission's own class, a builtin type of the policy, or a library class
         the policy lends that does not hook into torch's dispatch (no subclass of torch.Tensor)."""
         self.visit(base)
@@ -134,7 +144,7 @@ class Scan(ast.NodeVisitor):
 
     # Names, attributes and calls
 
-    def visit_Name(self, node):
+    def visit_Name(self, node: ast.Name) -> None:
         name = node.id
         if self.local(name) or id(node) in self.judged:
             return
@@ -153,10 +163,11 @@ class Scan(ast.NodeVisitor):
         elif name not in policy.BUILTINS:
             self.flag(node, f"uses the builtin {name} ({policy.OUTSIDE})")
 
-    def visit_Attribute(self, node):
+    def visit_Attribute(self, node: ast.Attribute) -> None:
         if id(node) in self.judged:
             return
-        parts, base = [], node
+        parts: list[str] = []
+        base: ast.expr = node
         while isinstance(base, ast.Attribute):
             self.judged.add(id(base))
             parts.append(base.attr)
@@ -184,7 +195,7 @@ class Scan(ast.NodeVisitor):
             elif _dunder(part) and not isinstance(node.ctx, ast.Load):
                 self.flag(node, f"changes .{part} (Python's object internals)")
 
-    def _chain(self, node, dotted, whole=False, store=False):
+    def _chain(self, node: ast.AST, dotted: str, whole: bool = False, store: bool = False) -> None:
         """Judge a dotted name that starts at an import: a library's by the policy, an own module's by its names."""
         root = dotted.split(".")[0]
         if root in self.context.own_modules:
@@ -199,7 +210,7 @@ class Scan(ast.NodeVisitor):
         elif isinstance(obj, types.ModuleType) and not whole:
             self.flag(node, f"uses the module {dotted} as a value (what it lends could no longer be checked)")
 
-    def _own_chain(self, node, dotted, whole, store):
+    def _own_chain(self, node: ast.AST, dotted: str, whole: bool, store: bool) -> None:
         module, *parts = dotted.split(".")
         if not parts:
             if not whole:
@@ -216,7 +227,7 @@ class Scan(ast.NodeVisitor):
             if reason:
                 self.flag(node, f"uses .{part} ({reason})")
 
-    def visit_Call(self, node):
+    def visit_Call(self, node: ast.Call) -> None:
         func = node.func
         if isinstance(func, ast.Name) and not self.local(func.id) and func.id not in self.bound:
             if func.id in policy.BY_NAME:
@@ -229,7 +240,7 @@ class Scan(ast.NodeVisitor):
                     self.flag(node, f"calls {func.id} with other than one argument (it builds a class past the check)")
         self.generic_visit(node)
 
-    def _by_name(self, call, name):
+    def _by_name(self, call: ast.Call, name: str) -> None:
         """getattr(x, "name"), hasattr, setattr(self, ...), delattr(self, ...): a literal name is judged as the
         attribute; a computed one is checked where it runs (allowed.students_builtins), never on a library."""
         if len(call.args) < 2:
@@ -237,29 +248,25 @@ class Scan(ast.NodeVisitor):
         target, attribute = call.args[:2]
         if name in policy.ON_SELF and not (isinstance(target, ast.Name) and target.id == "self"):
             self.flag(call, f"calls {name} on something other than self (it would change another object)")
-        literal = isinstance(attribute, ast.Constant) and isinstance(attribute.value, str)
+        given = attribute.value if isinstance(attribute, ast.Constant) and isinstance(attribute.value, str) else None
         dotted = self.context.dotted(target, self.aliases)
         if dotted and dotted.split(".")[0] not in self.context.own_modules:
-            if not literal:
+            if given is None:
                 self.flag(call, f"{name} on {dotted} with a computed name (an attribute no reader can see)")
             elif name in policy.ON_SELF:
                 self.flag(call, f"{name} on {dotted} (it rewrites a library the grader runs on)")
             else:
-                reason, kind, _ = allowed.judge(f"{dotted}.{attribute.value}", self.context.attributes)
+                reason, kind, _ = allowed.judge(f"{dotted}.{given}", self.context.attributes)
                 if reason:
                     self.flag(call, reason, kind)
-        elif literal:
+        elif given is not None:
             on_self = isinstance(target, ast.Name) and target.id in policy.OWN_RECEIVERS
-            own = (
-                self.context.attributes | self.context.strings | {attribute.value}
-                if on_self
-                else self.context.attributes
-            )
-            reason = allowed.value_reason(attribute.value, own, on_self=on_self)
-            if reason or (name in policy.ON_SELF and _dunder(attribute.value)):
-                self.flag(call, f"{name}(..., {attribute.value!r}) ({reason or 'Python object internals'})")
+            own = self.context.attributes | self.context.strings | {given} if on_self else self.context.attributes
+            reason = allowed.value_reason(given, own, on_self=on_self)
+            if reason or (name in policy.ON_SELF and _dunder(given)):
+                self.flag(call, f"{name}(..., {given!r}) ({reason or 'Python object internals'})")
 
-    def visit_Assign(self, node):
+    def visit_Assign(self, node: ast.Assign) -> None:
         # An alias is a name in a module or function; in a class body it is an attribute, and a module there a value.
         in_class = bool(self.scopes) and self.scopes[-1] is None
         if (
@@ -270,18 +277,18 @@ class Scan(ast.NodeVisitor):
             self.as_alias.add(id(node.value))
         self.generic_visit(node)
 
-    def visit_AnnAssign(self, node):
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         in_class = bool(self.scopes) and self.scopes[-1] is None
         if isinstance(node.value, (ast.Name, ast.Attribute)) and isinstance(node.target, ast.Name) and not in_class:
             self.as_alias.add(id(node.value))
         self.generic_visit(node)
 
-    def visit_keyword(self, node):
+    def visit_keyword(self, node: ast.keyword) -> None:
         if node.arg and _dunder(node.arg) and node.arg not in policy.DUNDERS_READ:
             self.flag(node.value, f"passes {node.arg}= (a name Python and numpy read an object's internals by)")
         self.generic_visit(node)
 
-    def visit_Constant(self, node):
+    def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, str) and _dunder(node.value) and node.value not in policy.DUNDERS_READ | {"__main__"}:
             self.flag(node, f"names {node.value} in a string (a name Python and numpy read an object's internals by)")
         if isinstance(node.value, str) and "{" in node.value and "_" in node.value:
@@ -291,34 +298,34 @@ class Scan(ast.NodeVisitor):
 
     # Imports
 
-    def visit_Import(self, node):
+    def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
             if alias.name.split(".")[0] in self.context.own_modules:
                 continue
             self._module(node, alias.name)
 
-    def visit_ImportFrom(self, node):
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         if node.level:
             return  # the submission's own modules
-        root = (node.module or "").split(".")[0]
-        if root in self.context.own_modules:
+        module = node.module or ""  # always there where the import is not relative
+        if module.split(".")[0] in self.context.own_modules:
             for alias in node.names:
                 if alias.name == "*":
-                    self.statement.stars.append(node.module)
+                    self.statement.stars.append(module)
                 else:
-                    self.statement.loads.add((node.module, alias.name))
+                    self.statement.loads.add((module, alias.name))
             return
-        if not self._module(node, node.module):
+        if not self._module(node, module):
             return
         for alias in node.names:
             if alias.name == "*":
-                self.flag(node, f"imports * from {node.module} (what it binds could no longer be checked)")
+                self.flag(node, f"imports * from {module} (what it binds could no longer be checked)")
             else:
-                reason, kind, _ = allowed.judge(f"{node.module}.{alias.name}", self.context.attributes)
+                reason, kind, _ = allowed.judge(f"{module}.{alias.name}", self.context.attributes)
                 if reason:
                     self.flag(node, reason.replace("uses", "imports", 1), kind)
 
-    def _module(self, node, name):
+    def _module(self, node: ast.AST, name: str) -> bool:
         """True where the module may be imported (it is on the list); else flags the import."""
         if allowed.module_rule(name) is None:
             self.flag(node, f"imports {name} ({allowed.outside(name)})")
@@ -330,11 +337,11 @@ class Scan(ast.NodeVisitor):
         return True
 
 
-def _dunder(name):
+def _dunder(name: str) -> bool:
     return name.startswith("__") and name.endswith("__") and len(name) > 4
 
 
-def _format_fields(text):
+def _format_fields(text: str) -> list[str]:
     try:
         return [name for _, name, _, _ in string.Formatter().parse(text) if name]
     except (ValueError, IndexError):

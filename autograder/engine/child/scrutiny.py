@@ -20,12 +20,20 @@ Here, what the findings decide; each statement is read by scan.py, with what nam
 submission (what its code binds, and the aliases of library names).
 """
 
+from __future__ import annotations
+
 import ast
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from autograder.engine.child.names import Context, module_bindings
 from autograder.engine.child.scan import Scan
 from autograder.engine.contract import spec
+
+if TYPE_CHECKING:  # annotations only: the child imports nothing more than it runs
+    from collections.abc import Callable, Iterable, Mapping, Sequence
+
+    from autograder.engine.contract.loader import Submission, Unit
 
 MAX_NOTES = 20
 
@@ -36,17 +44,18 @@ class Statement:
     label: str
     node: ast.stmt
     module: str
-    findings: list = field(default_factory=list)  # (line, text, kind): kind None for a held construct, else a kernel
-    loads: set = field(default_factory=set)  # (module, name) pairs it reads from module scope
-    binds: set = field(default_factory=set)  # names it binds in its module's scope
-    stars: list = field(default_factory=list)  # own modules it imports * from
+    # (line, text, kind): kind None for a held construct, else a kernel
+    findings: list[tuple[int, str, str | None]] = field(default_factory=list)
+    loads: set[tuple[str, str]] = field(default_factory=set)  # (module, name) pairs it reads from module scope
+    binds: frozenset[str] = field(default_factory=frozenset)  # names it binds in its module's scope
+    stars: list[str] = field(default_factory=list)  # own modules it imports * from
     never: bool = False  # `if __name__ == "__main__":`, which grading never runs
 
     @property
-    def where(self):
+    def where(self) -> tuple[int, int]:
         return (self.node.lineno, self.node.col_offset)
 
-    def line(self, line):
+    def line(self, line: int) -> str:
         return f"{self.label}, line {line}"
 
 
@@ -56,18 +65,19 @@ class Verdict:
     {unit index: [[line, column], ...]} of top-level statements that do not run; missing: {name: why it is
     not defined}, for the message of code that needs it anyway; notes; unreadable: [(unit, why)]."""
 
-    held: dict = field(default_factory=dict)
-    kernels: dict = field(default_factory=dict)
-    skipped: dict = field(default_factory=dict)
-    missing: dict = field(default_factory=dict)
-    notes: list = field(default_factory=list)
-    unreadable: list = field(default_factory=list)
+    held: dict[str, list[str]] = field(default_factory=dict)
+    kernels: dict[str, list[str]] = field(default_factory=dict)
+    skipped: dict[int, list[list[int]]] = field(default_factory=dict)
+    missing: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    unreadable: list[tuple[Unit, str]] = field(default_factory=list)
 
 
-def check(submission):
+def check(submission: Submission) -> Verdict:
     """The Verdict for a loader.Submission's units."""
     verdict = Verdict()
-    statements, trees = [], {}
+    statements: list[Statement] = []
+    trees: dict[int, ast.Module] = {}
     for index, unit in enumerate(submission.units):
         try:
             trees[index] = ast.parse(unit.code)
@@ -89,11 +99,11 @@ def check(submission):
     return verdict
 
 
-def _decide(verdict, statements, owners):
+def _decide(verdict: Verdict, statements: list[Statement], owners: Mapping[str, str]) -> None:
     """From each statement's findings and what each graded name needs: which components are held, which
     statements do not run (with a note for each that a student would miss), and which names that leaves undefined."""
     binders = _Binders(statements)
-    closures = {}
+    closures: dict[str, list[Statement]] = {}
     for component in spec.COMPONENTS:
         roots = [s for name in component.names if name in owners for s in binders.direct.get((owners[name], name), [])]
         closures[component.id] = _closure(roots, _needs_for(component, binders))
@@ -116,15 +126,16 @@ def _decide(verdict, statements, owners):
 class _Binders:
     """The statements that bind each module-scope name: directly, or through an own module's `import *`."""
 
-    def __init__(self, statements):
-        self.direct, self.stars = {}, {}
+    def __init__(self, statements: Iterable[Statement]) -> None:
+        self.direct: dict[tuple[str, str], list[Statement]] = {}
+        self.stars: dict[str, set[str]] = {}
         for statement in statements:
             for name in statement.binds:
                 self.direct.setdefault((statement.module, name), []).append(statement)
             for module in statement.stars:
                 self.stars.setdefault(statement.module, set()).add(module)
 
-    def of(self, module, name, seen=None):
+    def of(self, module: str, name: str, seen: set[str] | None = None) -> list[Statement]:
         seen = set() if seen is None else seen
         if module in seen:
             return []
@@ -135,11 +146,11 @@ class _Binders:
         return found
 
 
-def _needs_for(component, binders):
+def _needs_for(component: spec.Component, binders: _Binders) -> Callable[[Statement], list[Statement]]:
     """What a statement needs while component is graded: every other component's names are the reference's
     then (binding.py), so what the student wrote for those is not what this one runs, and cannot hold it."""
 
-    def needs(statement):
+    def needs(statement: Statement) -> list[Statement]:
         return [
             found
             for module, name in statement.loads
@@ -150,7 +161,7 @@ def _needs_for(component, binders):
     return needs
 
 
-def _hold(verdict, component, closure):
+def _hold(verdict: Verdict, component: spec.Component, closure: Iterable[Statement]) -> None:
     """Record what the statements a component needs reach for: a held construct, or a kernel of its own."""
     for statement in closure:
         for line, text, kind in statement.findings:
@@ -160,10 +171,13 @@ def _hold(verdict, component, closure):
                 _add(verdict.kernels, component.id, f"{statement.line(line)}: {text}")
 
 
-def _skipped(statements, needed, running):
+def _skipped(
+    statements: Iterable[Statement], needed: set[int], running: set[int]
+) -> tuple[list[Statement], dict[int, str]]:
     """The statements that do not run: held, or needed by a held component alone, or never run in grading;
     and {statement id: why it is not run} for the held ones nothing graded needs."""
-    reasons, skipped = {}, []
+    reasons: dict[int, str] = {}
+    skipped: list[Statement] = []
     for statement in statements:
         outside = next(((line, text) for line, text, kind in statement.findings if kind is None), None)
         if statement.never or (outside is None and (id(statement) in running or id(statement) not in needed)):
@@ -175,7 +189,13 @@ def _skipped(statements, needed, running):
     return skipped, reasons
 
 
-def _skip_what_needs_them(statements, skipped, reasons, running, binders):
+def _skip_what_needs_them(
+    statements: Sequence[Statement],
+    skipped: list[Statement],
+    reasons: dict[int, str],
+    running: set[int],
+    binders: _Binders,
+) -> None:
     """What needs only statements that do not run does not run either: added to skipped, with its reason."""
     gone = {id(s) for s in skipped}
     changed = True
@@ -196,10 +216,10 @@ def _skip_what_needs_them(statements, skipped, reasons, running, binders):
                 reasons[id(statement)] = f"line {statement.node.lineno} needs {lost[0]}, which was not run"
 
 
-def _notes(statements, reasons):
+def _notes(statements: Iterable[Statement], reasons: Mapping[int, str]) -> list[str]:
     """One line per cell or file that has statements nothing graded needs and that did not run: how many,
     and the first one's reason (the rest of a plot's cell follows from its import)."""
-    by_unit = {}
+    by_unit: dict[str, list[str]] = {}
     for statement in statements:
         if id(statement) in reasons:
             by_unit.setdefault(statement.label, []).append(reasons[id(statement)])
@@ -213,8 +233,9 @@ def _notes(statements, reasons):
     )
 
 
-def _closure(roots, needs):
-    seen, stack = {}, list(roots)
+def _closure(roots: Iterable[Statement], needs: Callable[[Statement], list[Statement]]) -> list[Statement]:
+    seen: dict[int, Statement] = {}
+    stack = list(roots)
     while stack:
         statement = stack.pop()
         if id(statement) not in seen:
@@ -223,7 +244,7 @@ def _closure(roots, needs):
     return list(seen.values())
 
 
-def _add(table, component, text):
+def _add(table: dict[str, list[str]], component: str, text: str) -> None:
     reasons = table.setdefault(component, [])
     if text not in reasons:
         reasons.append(text)

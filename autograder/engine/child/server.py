@@ -6,6 +6,8 @@ the one it grades). It sends back only arrays and text. The first child of a sub
 it (parse): the judge never does. What it runs of the student's, it runs under the tripwire (tripwire.py).
 """
 
+from __future__ import annotations
+
 import contextlib
 import ctypes
 import itertools
@@ -14,16 +16,29 @@ import resource
 import signal
 import sys
 import types
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import torch
 from torch.nn.parameter import is_lazy
 
 from autograder.engine.child import allowed, binding, runtime, scrutiny, training
+from autograder.engine.child.plain import answer, gradient, plain
 from autograder.engine.child.tripwire import Forbidden, Tripwire, Unwatched
 from autograder.engine.contract import loader, messages, protocol, spec
 from autograder.engine.contract.errors import SubmissionError
 from autograder.engine.contract.reasons import DELEGATION
+
+if TYPE_CHECKING:  # annotations only: the child imports nothing more than it runs
+    import socket
+    from collections.abc import Callable, Iterable, Sequence
+    from importlib.machinery import ModuleSpec
+    from typing import TypeVar
+
+    Result = TypeVar("Result")
+
+    # A message from the judge, as protocol.receive decodes it: the judge's own, so read without doubt.
+    Message = dict[str, Any]
 
 FLOAT_DTYPES = {"float32": torch.float32, "float64": torch.float64}
 # Module names the student may not import here: the kit itself holds reference code.
@@ -31,30 +46,33 @@ BLOCKED_IMPORTS = ("autograder", "solutions")
 
 
 class ImportBlocker:
-    def find_spec(self, fullname, path=None, target=None):
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None = None, target: types.ModuleType | None = None
+    ) -> ModuleSpec | None:
         if fullname.split(".")[0] in BLOCKED_IMPORTS:
             raise ImportError(f"importing {fullname} is not allowed in a submission")
         return None
 
 
 class Server:
-    def __init__(self, sock, setup):
+    def __init__(self, sock: socket.socket | None, setup: Message) -> None:
         self.sock = sock
         self.device = torch.device(setup["device"])
         self.forbidden = tuple(setup["forbidden"])
-        self.verdicts = {}
-        self.reason = setup["reason"]
-        self.memory_limit = setup["memory_limit"]
-        self.objects = {}
-        self.names = {}
-        self.missing = {}  # names that statements the static check held or skipped would have defined: why
+        self.verdicts: dict[Callable[..., object], str | None] = {}
+        self.reason: str = setup["reason"]
+        self.memory_limit: int | None = setup["memory_limit"]
+        self.objects: dict[int, Any] = {}  # what do_new built, by the number the judge names it by
+        self.names: dict[str, object] = {}
+        # names that statements the static check held or skipped would have defined: why
+        self.missing: dict[str, str] = {}
         # Whether student code ran anywhere the tripwire does not watch: another thread, a forked process.
         self.spread = False
 
-    def forking(self):
+    def forking(self) -> None:
         self.spread = True
 
-    def load(self, setup):
+    def load(self, setup: Message) -> dict[str, object]:
         references = (
             runtime.load_reference(setup["references"], setup["reference_names"]) if setup["reference_names"] else {}
         )
@@ -75,8 +93,10 @@ class Server:
         )
         self.missing = setup.get("missing", {})
         student = runtime.collect(modules, owners, setup["graded_names"])
-        own = runtime.collect(modules, owners, references)
-        others = {name: binding.extend(obj, own[name]) if name in own else obj for name, obj in references.items()}
+        theirs = runtime.collect(modules, owners, references)
+        others = {
+            name: binding.extend(obj, theirs[name]) if name in theirs else obj for name, obj in references.items()
+        }
         # Notebooks do not import each other: a class in one finds the others' names only if they are bound
         # there. The graded names are the student's own; every other name is the reference's, with the
         # student's own additions to it (binding.py).
@@ -84,10 +104,11 @@ class Server:
         self.names = {**others, **student}
         return {"pid": os.getpid(), "problems": problems, "defined": sorted(student)}
 
-    def serve(self):
+    def serve(self) -> None:
+        assert self.sock is not None, "a server with no judge (course/local.py) is asked in its own process"
         while True:
             try:
-                request = protocol.receive(self.sock)
+                request = cast("Message", protocol.receive(self.sock))
             except protocol.Closed:
                 return
             try:
@@ -100,21 +121,21 @@ class Server:
                 reply = messages.failed(messages.EXCEPTION, self._explain(error), self.spread)
             protocol.send(self.sock, reply)
 
-    def _explain(self, error):
+    def _explain(self, error: BaseException) -> str:
         message = runtime.describe(error)
         if isinstance(error, NameError) and error.name in self.missing:
             message += f" — {error.name} is not defined because {self.missing[error.name]}, so it was not run"
-        if isinstance(error, MemoryError) or "can't allocate memory" in str(error):
+        if self.memory_limit and (isinstance(error, MemoryError) or "can't allocate memory" in str(error)):
             message += (
                 f" — out of memory: the limit is {self.memory_limit / 2**30:g} GiB beyond what torch itself takes"
             )
         return message
 
-    def do_new(self, request):
+    def do_new(self, request: Message) -> int:
         target = self._name(request["target"])
         args, kwargs = self._values(request["args"], None), self._values(request["kwargs"], None)
 
-        def build():
+        def build() -> object:
             obj = target(*args, **kwargs)
             if isinstance(obj, torch.nn.Module):
                 for module in torch.nn.Module.modules(obj):
@@ -127,58 +148,58 @@ class Server:
         self.objects[len(self.objects)] = self._guarded(None, build)
         return len(self.objects) - 1
 
-    def do_load(self, request):
+    def do_load(self, request: Message) -> None:
         """Copy parameters by SPEC name, strictly: every name must exist, with its shape, and no other."""
         self._guarded(None, lambda: runtime.load_parameters(self.objects[request["object"]], request["params"]))
 
-    def do_call(self, request):
+    def do_call(self, request: Message) -> dict[str, object]:
         target, args, kwargs, dtype = self._arguments(request)
 
-        def call():
+        def call() -> dict[str, object]:
             # Every module in the call, the target or an argument (greedy_decode's model), runs in the
             # call's dtype, in eval mode: dropout has no place in an eval-mode parity check.
             for module in _modules(target, args, kwargs, dtype):
                 module.eval()
-            reply = {"result": _plain(target(*args, **kwargs))}
+            reply = {"result": plain(target(*args, **kwargs))}
             if request.get("return_inputs"):
-                reply["inputs"] = _plain(args)
+                reply["inputs"] = plain(args)
             return reply
 
         with torch.no_grad():
             return self._guarded(dtype, call)
 
-    def do_train(self, request):
+    def do_train(self, request: Message) -> dict[str, object]:
         """The call in train mode, dropout replaced by its stand-in, then one backward pass from the given
         upstream gradients: the outputs, and the gradients of the float inputs and of every parameter."""
         target, args, kwargs, dtype = self._arguments(request)
         upstream = [None if u is None else self._values(u, dtype) for u in request["upstream"]]
 
-        def train():
+        def train() -> dict[str, object]:
             # Everything is read, and copied out as plain data, before the guard ends: once it has, nothing of
             # the student's (a method of their result, a hook on a gradient) runs again.
             _modules(target, args, kwargs, dtype)
             result, leaves, named, graph = training.run(target, args, kwargs, upstream)
             params = training.parameter_gradients(target) if isinstance(target, torch.nn.Module) else {}
             return {
-                "result": _plain(result),
+                "result": plain(result),
                 "graph": graph,
                 "inputs": {
-                    "args": [_gradient(a) for a in leaves],
-                    "kwargs": {k: _gradient(v) for k, v in named.items()},
+                    "args": [gradient(a) for a in leaves],
+                    "kwargs": {k: gradient(v) for k, v in named.items()},
                 },
-                "params": {name: grad if grad is messages.FROZEN else _plain(grad) for name, grad in params.items()},
+                "params": {name: grad if grad is messages.FROZEN else plain(grad) for name, grad in params.items()},
             }
 
         return self._guarded(dtype, train)
 
-    def _arguments(self, request):
+    def _arguments(self, request: Message) -> tuple[Any, list[Any], dict[str, Any], torch.dtype | None]:
         """The request's target, arguments and dtype, as objects; nothing of the student's runs here."""
-        dtype = FLOAT_DTYPES.get(request.get("dtype"))
+        dtype = FLOAT_DTYPES.get(request.get("dtype") or "")
         target = request["target"]
         target = self._values(target, dtype) if isinstance(target, dict) else self._name(target)
         return target, self._values(request["args"], dtype), self._values(request["kwargs"], dtype), dtype
 
-    def _guarded(self, dtype, call):
+    def _guarded(self, dtype: torch.dtype | None, call: Callable[[], Result]) -> Result:
         """call() under the tripwire, with new tensors in the run's dtype and on its device (as they would be
         in a program written for that dtype and device alone); Forbidden if it delegated its subject."""
         tripwire = Tripwire(self.forbidden, self.verdicts)
@@ -199,12 +220,12 @@ class Server:
             if tripwire.refused:
                 raise Unwatched(tripwire.refused)
 
-    def _name(self, name):
+    def _name(self, name: str) -> Any:
         if name not in self.names:
             raise NameError(f"{name} is not defined in the submission")
         return self.names[name]
 
-    def _values(self, value, dtype):
+    def _values(self, value: object, dtype: torch.dtype | None) -> Any:
         """Request values -> Python objects: arrays become tensors on the device, configs namespaces."""
         if isinstance(value, np.ndarray):
             tensor = torch.from_numpy(np.array(value)).to(self.device)
@@ -220,7 +241,9 @@ class Server:
         return value
 
 
-def _modules(target, args, kwargs, dtype):
+def _modules(
+    target: object, args: Iterable[object], kwargs: dict[str, object], dtype: torch.dtype | None
+) -> list[torch.nn.Module]:
     """The modules among a call's target and arguments, each put in the call's dtype (inside the guard: a
     module's own `to` may be the student's)."""
     modules = [m for m in [target, *args, *kwargs.values()] if isinstance(m, torch.nn.Module)]
@@ -231,7 +254,7 @@ def _modules(target, args, kwargs, dtype):
     return modules
 
 
-def _in_dtype(module, dtype):
+def _in_dtype(module: torch.nn.Module, dtype: torch.dtype) -> bool:
     """Whether `module.to(dtype)` would change nothing: every floating parameter and buffer is in dtype already, and
     none is a lazy module's, which `to` would give the dtype it is made in. `to` walks the whole module through the
     tripwire, and a case calls a module many times: most calls need not. torch's own parameters() and buffers(),
@@ -242,41 +265,7 @@ def _in_dtype(module, dtype):
     return True
 
 
-def _gradient(value):
-    """The gradient an input leaf (training.leaf) holds after backward, as plain data; None where there is none."""
-    return _plain(value.grad) if type(value) is torch.Tensor and value.requires_grad else None
-
-
-# What a result may be, by exact type: a subclass's methods (its own detach(), numpy() or __iter__) would run
-# the student's code while the judge reads it.
-TENSORS = (torch.Tensor, torch.nn.Parameter)
-SEQUENCES = {list: list.__iter__, tuple: tuple.__iter__}
-SCALARS = (bool, int, float, str, type(None))
-
-
-def _plain(value):
-    """Results -> plain data; a tensor keeps its torch dtype name for the judge's checks. Read by exact type,
-    with torch's and Python's own methods: nothing of a subclass's runs. A NamedTuple is read as its tuple."""
-    kind = type(value)
-    if kind in TENSORS:
-        value = torch.Tensor.detach(value)
-        array = value.cpu().float().numpy() if value.dtype == torch.bfloat16 else value.cpu().numpy()
-        return {
-            messages.TENSOR: array.copy(),
-            "dtype": str(value.dtype).removeprefix("torch."),
-            "device": value.device.type,
-        }
-    if issubclass(kind, torch.Tensor):
-        raise TypeError(f"it returned a {kind.__name__}, a subclass of torch.Tensor: return a plain tensor")
-    for sequence, iterate in SEQUENCES.items():
-        if issubclass(kind, sequence):
-            return [_plain(v) for v in iterate(value)]
-    if kind in SCALARS:
-        return value
-    return {messages.OTHER: kind.__name__}
-
-
-def _confine(memory_limit, device, processes=None):
+def _confine(memory_limit: int | None, device: torch.device, processes: int | None = None) -> None:
     """Limit memory and processes, and hide the kit from imports, before any student code runs (the jail
     and the judge's watchdog do the rest)."""
     if memory_limit and device.type == "cpu":  # CUDA reserves address space far beyond any sane limit
@@ -288,14 +277,14 @@ def _confine(memory_limit, device, processes=None):
     sys.meta_path.insert(0, ImportBlocker())
 
 
-def _die_with_zygote():
+def _die_with_zygote() -> None:
     """When the judge is killed, its zygote exits; a child looping in student code must not run on."""
     if sys.platform.startswith("linux"):
         PR_SET_PDEATHSIG = 1
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
-def parse(files, memory_limit):
+def parse(files: Message, memory_limit: int | None) -> dict[str, object]:
     """The submission's units and the static check's flags, from its files' text: no student code runs."""
     _confine(memory_limit, torch.device("cpu"))
     try:
@@ -322,7 +311,7 @@ def parse(files, memory_limit):
     }
 
 
-def answers(request, memory_limit):
+def answers(request: Message, memory_limit: int | None) -> dict[str, object]:
     """A quiz sheet's answers: its code cells run in order in one namespace, as its kernel would run them.
 
     A cell that fails leaves the answers it did not set unanswered, and the next cells still run.
@@ -333,26 +322,18 @@ def answers(request, memory_limit):
         # The student's error is theirs; the bank's check says what is missing.
         with contextlib.suppress(BaseException):
             exec(compile(code, "<answer cell>", "exec"), namespace)
-    return {"answers": {name: _answer(namespace[name]) for name in request["names"] if name in namespace}}
+    return {"answers": {name: answer(namespace[name]) for name in request["names"] if name in namespace}}
 
 
-def _answer(value):
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, (list, tuple, set, frozenset)) and all(isinstance(x, str) for x in value):
-        return sorted(value) if isinstance(value, (set, frozenset)) else list(value)
-    return {messages.OTHER: type(value).__name__}
-
-
-def _mark_threads(spreading):
+def _mark_threads(spreading: Callable[[], None]) -> None:
     """Every thread started from now on marks the component spread: the tripwire (a torch function mode) watches its
     own thread alone, and /proc/self/task, counted after a call, no longer shows a thread that was joined (a
     kernel run on one went unseen in a child forked after another student's). The kit starts none of its own."""
     import _thread
     import threading
 
-    def marking(start):
-        def started(*args, **kwargs):
+    def marking(start: Callable[..., Any]) -> Callable[..., Any]:
+        def started(*args: object, **kwargs: object) -> Any:
             spreading()
             return start(*args, **kwargs)
 
@@ -369,14 +350,14 @@ def _mark_threads(spreading):
             setattr(module, name, marking(getattr(module, name)))
 
 
-def main(sock):
+def main(sock: socket.socket) -> None:
     _die_with_zygote()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # student prints must not reach the grader's output
     os.dup2(devnull, 2)
     torch.set_num_threads(1)
-    setup = protocol.receive(sock)
+    setup = cast("Message", protocol.receive(sock))
     if "parse" in setup:
         protocol.send(sock, parse(setup["parse"], setup["memory_limit"]))
         return

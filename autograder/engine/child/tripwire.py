@@ -4,9 +4,12 @@ where the mode cannot watch it (a tensor subclass, a callback, an argument's own
 Unwatched are the two ways a component's run ends here.
 """
 
+from __future__ import annotations
+
 import os
 import sys
 import types
+from typing import TYPE_CHECKING, NoReturn, cast
 
 import numpy as np
 import torch
@@ -14,6 +17,10 @@ from torch.overrides import TorchFunctionMode
 
 from autograder.engine.contract.errors import StudentFault
 from autograder.engine.contract.reasons import ZERO
+
+if TYPE_CHECKING:  # annotations only: the child imports nothing more than it runs
+    from collections.abc import Callable, Collection, Mapping, Sequence
+    from typing import Self
 
 # The tensor types a call may involve: torch's own (a lazy module's parameters are uninitialised ones).
 PLAIN_TENSORS = frozenset(
@@ -50,23 +57,31 @@ class Unwatched(StudentFault):
 class Tripwire(TorchFunctionMode):
     """Records every call to a torch function the graded component may not delegate to."""
 
-    def __init__(self, forbidden, verdicts):
+    def __init__(self, forbidden: Collection[str], verdicts: dict[Callable[..., object], str | None]) -> None:
         super().__init__()
         self.forbidden = forbidden
         self.verdicts = verdicts  # {function: its name if it is forbidden, else None}, kept from call to call
-        self.kernels = []
+        self.kernels: list[str] = []
         self.transformers = False
-        self.refused = None  # why it stopped a call that would have run unwatched, if it did
-        self.outside = None  # the frame that turned the tripwire on: nothing above it runs the student's code
+        self.refused: str | None = None  # why it stopped a call that would have run unwatched, if it did
+        self.outside: types.FrameType | None = (
+            None  # the frame that turned the tripwire on: nothing above it runs the student's code
+        )
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         self.outside = sys._getframe(1)
         return super().__enter__()
 
-    def __torch_function__(self, func, types, args=(), kwargs=None):
+    def __torch_function__(
+        self,
+        func: Callable[..., object],
+        types: Collection[type],
+        args: Sequence[object] = (),
+        kwargs: Mapping[str, object] | None = None,
+    ) -> object:
         # Keyed by the function itself: this runs on every torch call the student's code makes.
         try:
-            kernel = self.verdicts.get(func, False)
+            kernel: str | None | bool = self.verdicts.get(func, False)
         except TypeError:  # an unhashable callable is judged each time
             kernel = self._kernel(func)
         if kernel is False:
@@ -89,13 +104,13 @@ class Tripwire(TorchFunctionMode):
             self.transformers = True
         return func(*args, **(kwargs or {}))
 
-    def refuse(self, message):
+    def refuse(self, message: str) -> NoReturn:
         """Stop the call; the guard says why when it ends, whatever caught the exception on the way (torch's
         compiled flex attention turns it into one of its own)."""
         self.refused = self.refused or message
         raise Unwatched(message)
 
-    def _kernel(self, func):
+    def _kernel(self, func: Callable[..., object]) -> str | None:
         """The function's name if it is one this component may not delegate to, else None."""
         name = _function_name(func)
         key = name.replace("_", "").lower()
@@ -130,7 +145,7 @@ PLAIN_VALUES = frozenset(
 PLAIN = PLAIN_VALUES | PLAIN_TENSORS
 
 
-def _foreign(args, kwargs):
+def _foreign(args: Sequence[object], kwargs: Mapping[str, object] | None) -> str | None:
     """The type name of the first argument whose Python methods torch would run while it reads it (an object of
     the student's own class, with __index__ or __len__ of its own); None when there is none."""
     pending, seen = [*args, *(kwargs or {}).values()], 0
@@ -139,11 +154,16 @@ def _foreign(args, kwargs):
         kind = type(value)
         if kind in PLAIN or (issubclass(kind, torch.Tensor) and _torchs_own(kind)):
             continue
+        # Read through the exact types' own methods, which kind (type() itself) vouches for: cast says so to mypy.
         if kind is list or kind is dict:
-            pending += list.__iter__(value) if kind is list else dict.values(value)
+            pending += (
+                list.__iter__(cast("list[object]", value))
+                if kind is list
+                else dict.values(cast("dict[object, object]", value))
+            )
             continue
         if issubclass(kind, tuple) and _plain_tuple(kind):
-            pending += tuple.__iter__(value)
+            pending += tuple.__iter__(cast("tuple[object, ...]", value))
             continue
         if (
             isinstance(value, (np.ndarray, np.generic))
@@ -155,14 +175,14 @@ def _foreign(args, kwargs):
     return None
 
 
-def _plain_tuple(kind):
+def _plain_tuple(kind: type) -> bool:
     """A tuple subclass (a NamedTuple) whose items torch reads as a tuple's, running none of its methods."""
     return not any(
         name in vars(cls) for cls in kind.__mro__[:-2] for name in ("__iter__", "__getitem__", "__len__", "__index__")
     )
 
 
-def _torchs_own(kind):
+def _torchs_own(kind: type) -> bool:
     """True for torch's own tensor types (a parameter, a lazy module's, those its kernels use inside): each is
     found at its module and name inside torch, where no student class can put itself."""
     if kind in PLAIN_TENSORS:
@@ -175,7 +195,7 @@ def _torchs_own(kind):
     return found is not None and owner is kind
 
 
-def _function_name(func):
+def _function_name(func: Callable[..., object]) -> str:
     """The name torch's function was defined with: a Python function's code object keeps it whatever its
     __name__ was set to (and the static check flags replacing __code__)."""
     code = getattr(func, "__code__", None)
@@ -183,9 +203,9 @@ def _function_name(func):
     return name if isinstance(name, str) else str(func)
 
 
-def _inside_transformers(outside):
+def _inside_transformers(outside: types.FrameType | None) -> bool:
     """Whether a frame between this torch call and the one that turned the tripwire on runs transformers' code."""
-    frame = sys._getframe(2)
+    frame: types.FrameType | None = sys._getframe(2)
     while frame is not None and frame is not outside:
         if f"{os.sep}transformers{os.sep}" in frame.f_code.co_filename:
             return True

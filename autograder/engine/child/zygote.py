@@ -6,6 +6,8 @@ judge has killed every process the previous child left; in the jail the zygote t
 /dev/shm, so that nothing one component (or one student) leaves behind reaches the next.
 """
 
+from __future__ import annotations
+
 import ctypes
 import gc
 import os
@@ -14,18 +16,22 @@ import shutil
 import signal
 import socket
 import sys
+from typing import TYPE_CHECKING
 
 import torch  # noqa: F401 - the import every child needs, paid once here
 
 from autograder.engine.child import allowed, server
 from autograder.engine.contract.protocol import PID
 
+if TYPE_CHECKING:  # annotations only: the child imports nothing more than it runs
+    from collections.abc import Callable
+
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 SCRATCH = ("/tmp", "/dev/shm")
 
 
-def main(control_fd, jailed):
+def main(control_fd: int, jailed: bool) -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     libc = ctypes.CDLL(None, use_errno=True)
     # Student processes run as the zygote's uid: not dumpable, it cannot be traced or have its memory
@@ -62,13 +68,13 @@ def main(control_fd, jailed):
         control.sendall(PID.pack(pid))
 
 
-def _mount_points():
+def _mount_points() -> set[str]:
     """Where the jail binds something (a venv under /tmp, in a CI checkout): kept, with the folders above it."""
     with open("/proc/self/mountinfo") as file:  # a space in a path is written \040
         return {re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), line.split()[4]) for line in file}
 
 
-def _empty(folder, mounts):
+def _empty(folder: str, mounts: set[str]) -> None:
     """Everything under folder goes, but the mounts: on the way to one, only what the student added."""
     for entry in os.scandir(folder):
         if entry.path in mounts:
@@ -82,7 +88,7 @@ def _empty(folder, mounts):
             os.unlink(entry.path)
 
 
-def _writable(function, path, _):
+def _writable(function: Callable[[str], object], path: str, _: object) -> None:
     """A folder the student made read-only or unsearchable is still theirs to delete: open it up and retry."""
     os.chmod(os.path.dirname(path), 0o700)
     if os.path.isdir(path) and not os.path.islink(path):

@@ -27,7 +27,7 @@ class Fatal(StudentError):
 
     reason says why; the message the student reads is "scores 0: " and the reason."""
 
-    def __init__(self, reason: str):
+    def __init__(self, reason: str) -> None:
         super().__init__(SCORES_ZERO + reason)
         self.reason = reason
 

@@ -66,7 +66,9 @@ class Unit:
     module: str  # the module it executes in; cells of one notebook share one
     label: str  # where it came from, for messages: '02_multihead.ipynb, code cell 3 ("class MultiHeadAttention(nn.Module):")'
     code: str
-    skip: list = field(default_factory=list)  # [line, column] of each top-level statement that must not run (scrutiny)
+    skip: list[list[int]] = field(
+        default_factory=list
+    )  # [line, column] of each top-level statement that must not run (scrutiny)
 
 
 @dataclass
@@ -75,7 +77,7 @@ class Submission:
     owners: dict[str, str]  # SPEC name -> module that defines it
     notes: list[str] = field(default_factory=list)  # things the student should know, found while parsing
 
-    def as_message(self) -> dict:
+    def as_message(self) -> dict[str, object]:
         return {"units": [vars(u) for u in self.units], "owners": self.owners}
 
 
@@ -101,10 +103,11 @@ def read_files(path: str | Path) -> tuple[str, list[tuple[str, str]], list[str]]
     """
     root = Path(path)
     candidates, notes = candidate_files(root)
-    files, total = [], 0
+    files: list[tuple[str, str]] = []
+    total = 0
     for relative, file in candidates:
         text, problem = _read(file, root if root.is_dir() else root.parent, MAX_TOTAL_BYTES - total)
-        if problem:
+        if text is None:
             notes.append(f"{relative} was skipped: {problem}")
         else:
             files.append((relative, text))
@@ -128,8 +131,10 @@ def candidate_files(root: Path) -> tuple[list[tuple[str, Path]], list[str]]:
     raise SubmissionError(f"{root} is not a notebook (.ipynb), a Python file (.py) or a folder of them")
 
 
-def _walk(root):
-    candidates, notes, seen = [], [], 0
+def _walk(root: Path) -> tuple[list[tuple[str, Path]], list[str]]:
+    candidates: list[tuple[str, Path]] = []
+    notes: list[str] = []
+    seen = 0
     for folder, dirs, names in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
         # A student who uploads the whole bundle uploads its autograder/ too: the kit's code, not theirs,
@@ -151,7 +156,7 @@ def _walk(root):
     return candidates, notes
 
 
-def _read(file, root, budget):
+def _read(file: Path, root: Path, budget: int) -> tuple[str, None] | tuple[None, str]:
     """(text, None), or (None, why it was not read)."""
     try:
         if file.is_symlink() and not inside(file, root):
@@ -179,14 +184,15 @@ def inside(path: str | Path, folder: str | Path) -> bool:
 
 def load_files(name: str, files: Iterable[Sequence[str]], notes: Iterable[str] = ()) -> Submission:
     """The Submission that these (relative path, text) files make; nothing here runs them."""
-    files = [(PurePosixPath(relative), text) for relative, text in files]
-    units, notes = [], list(notes)
+    paths = [(PurePosixPath(relative), text) for relative, text in files]
+    units: list[Unit] = []
+    said = list(notes)
     # .py files first: notebooks import them, never the other way round.
-    for file, text in sorted(files, key=lambda f: (f[0].suffix == ".ipynb", str(f[0]))):
+    for file, text in sorted(paths, key=lambda f: (f[0].suffix == ".ipynb", str(f[0]))):
         module = _module_name(file)
         if file.suffix == ".py":
             if module in LIBRARY_MODULES:
-                notes.append(
+                said.append(
                     f"{file.name} was not graded: a file of that name hides the module {module} that your code "
                     f"and the grader import (the grader uses the real {module}); rename it to grade what it defines"
                 )
@@ -194,12 +200,12 @@ def load_files(name: str, files: Iterable[Sequence[str]], notes: Iterable[str] =
             units.append(Unit(module, file.name, _without_kit(text) or ""))
         else:
             # A notebook is never imported by name, so it may be called torch.ipynb: its module is renamed.
-            units.extend(_notebook_units(file, text, f"{module}_ipynb" if module in LIBRARY_MODULES else module, notes))
+            units.extend(_notebook_units(file, text, f"{module}_ipynb" if module in LIBRARY_MODULES else module, said))
     _with_runs(units)
-    owners = _owners(units, notes)
-    if not files:
-        notes.append(f"no .py or .ipynb file of {name} could be read")
-    return Submission(units, owners, distinct(notes))
+    owners = _owners(units, said)
+    if not paths:
+        said.append(f"no .py or .ipynb file of {name} could be read")
+    return Submission(units, owners, distinct(said))
 
 
 def distinct(notes: Iterable[str], limit: int = MAX_NOTES) -> list[str]:
@@ -210,12 +216,12 @@ def distinct(notes: Iterable[str], limit: int = MAX_NOTES) -> list[str]:
     return kept
 
 
-def _module_name(file):
+def _module_name(file: PurePosixPath) -> str:
     name = re.sub(r"\W", "_", file.stem)
     return name if name.isidentifier() else f"_{name}"
 
 
-def _notebook_units(file, text, module, notes):
+def _notebook_units(file: PurePosixPath, text: str, module: str, notes: list[str]) -> list[Unit]:
     try:
         notebook = json.loads(text)
         cells = notebook["cells"]
@@ -227,7 +233,7 @@ def _notebook_units(file, text, module, notes):
     metadata = notebook.get("metadata")
     if isinstance(metadata, dict) and QUIZ_METADATA in metadata:
         return []  # a breakout quiz holds answers, not code to grade
-    units = []
+    units: list[Unit] = []
     code_cells = (cell for cell in cells if isinstance(cell, dict) and cell.get("cell_type") == "code")
     for number, cell in enumerate(code_cells, start=1):
         source = cell.get("source", "")
@@ -240,7 +246,7 @@ def _notebook_units(file, text, module, notes):
     return units
 
 
-def cell_label(notebook, number, source, width=48):
+def cell_label(notebook: str, number: int, source: str, width: int = 48) -> str:
     """Where a cell is, as a student finds it in Jupyter, which numbers no cell: the notebook, the code cell's
     place among the code cells (markdown is not counted), and its first line."""
     first = next((line.strip() for line in source.splitlines() if line.strip()), "")
@@ -248,12 +254,12 @@ def cell_label(notebook, number, source, width=48):
     return f'{notebook}, code cell {number} ("{first}")' if first else f"{notebook}, code cell {number}"
 
 
-def _with_runs(units):
+def _with_runs(units: list[Unit]) -> None:
     """`%run other.ipynb` (or .py) of a file in the submission brings that file's names, as in Jupyter."""
     modules = {unit.module for unit in units}
     for unit in units:
 
-        def imported(match, unit=unit):
+        def imported(match: re.Match[str], unit: Unit = unit) -> str:
             module = _module_name(PurePosixPath(match.group(1).strip("'\"")))
             if module not in modules or module == unit.module:
                 return match.group(0)
@@ -262,7 +268,7 @@ def _with_runs(units):
         unit.code = RUN_MAGIC.sub(imported, unit.code)
 
 
-def _is_test_cell(cell):
+def _is_test_cell(cell: dict[str, object]) -> bool:
     metadata = cell.get("metadata")
     nbgrader = metadata.get("nbgrader") if isinstance(metadata, dict) else None
     if isinstance(nbgrader, dict) and nbgrader.get("grade") and not nbgrader.get("solution"):
@@ -271,7 +277,7 @@ def _is_test_cell(cell):
     return isinstance(tags, list) and DEMO_TAG in tags
 
 
-def _without_kit(code):
+def _without_kit(code: str | None) -> str | None:
     """The code less its top-level statements that import the kit or use what such an import bound.
 
     Each is replaced by `pass` on its own lines, so line numbers stay the student's; None when nothing
@@ -284,7 +290,8 @@ def _without_kit(code):
         tree = ast.parse(code)
     except (SyntaxError, RecursionError, MemoryError):
         return code
-    kit_names, dropped = set(), []
+    kit_names: set[str] = set()
+    dropped: list[ast.stmt] = []
     for statement in tree.body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
@@ -295,24 +302,30 @@ def _without_kit(code):
         return code
     if len(dropped) == len(tree.body):
         return None
-    kept_lines = {n for s in tree.body if s not in dropped for n in range(s.lineno, s.end_lineno + 1)}
-    if any(n in kept_lines for s in dropped for n in range(s.lineno, s.end_lineno + 1)):
+    kept_lines = {n for s in tree.body if s not in dropped for n in _lines(s)}
+    if any(n in kept_lines for s in dropped for n in _lines(s)):
         # A kept statement shares a line with a dropped one (`f(); check(f)`): rebuilt from the tree.
         tree.body = [ast.Pass() if s in dropped else s for s in tree.body]
         return ast.unparse(tree)
     lines = code.splitlines()
     for statement in dropped:
-        lines[statement.lineno - 1 : statement.end_lineno] = ["pass"] + [""] * (statement.end_lineno - statement.lineno)
+        numbers = _lines(statement)
+        lines[numbers.start - 1 : numbers.stop - 1] = ["pass"] + [""] * (len(numbers) - 1)
     return "\n".join(lines)
 
 
-def _imports_kit(statement):
+def _lines(statement: ast.stmt) -> range:
+    """The numbers of the lines a statement spans (ast.parse gives every statement its last line)."""
+    return range(statement.lineno, (statement.end_lineno or statement.lineno) + 1)
+
+
+def _imports_kit(statement: ast.stmt) -> bool:
     if isinstance(statement, ast.Import):
         return any(alias.name.split(".")[0] in KIT_MODULES for alias in statement.names)
     return isinstance(statement, ast.ImportFrom) and (statement.module or "").split(".")[0] in KIT_MODULES
 
 
-def _bound_names(statement):
+def _bound_names(statement: ast.stmt) -> set[str]:
     """Every name a top-level statement binds: import aliases and assignment targets, wherever they are."""
     names = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     for node in ast.walk(statement):
@@ -338,15 +351,15 @@ def without_magics(source: str) -> str | None:
     )
 
 
-def _as_pass(line):
+def _as_pass(line: str) -> str:
     """`pass` at the line's own indentation keeps an indented block valid; the magic stays as a comment."""
     stripped = line.lstrip()
     return f"{line[: len(line) - len(stripped)]}pass  # {stripped}"
 
 
-def _owners(units, notes):
+def _owners(units: list[Unit], notes: list[str]) -> dict[str, str]:
     """Which module defines each SPEC name; a finished definition wins over a stub that raises NotImplementedError."""
-    found = {}
+    found: dict[str, list[tuple[Unit, bool]]] = {}
     for unit in units:
         try:
             tree = ast.parse(unit.code)
@@ -366,7 +379,7 @@ def _owners(units, notes):
     return owners
 
 
-def _defined_names(node):
+def _defined_names(node: ast.stmt) -> list[str]:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return [node.name]
     if isinstance(node, ast.Assign):
@@ -374,13 +387,13 @@ def _defined_names(node):
     return []
 
 
-def _is_stub(node):
+def _is_stub(node: ast.stmt) -> bool:
     """True when every function in the definition only raises NotImplementedError (as the release does)."""
     functions = [n for n in ast.walk(node) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     stubs = [f for f in functions if f.name != "__init__" and _only_raises_not_implemented(f)]
     return bool(stubs) and len(stubs) == len([f for f in functions if f.name != "__init__"])
 
 
-def _only_raises_not_implemented(function):
+def _only_raises_not_implemented(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     body = [s for s in function.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
     return len(body) == 1 and isinstance(body[0], ast.Raise) and "NotImplementedError" in ast.unparse(body[0])

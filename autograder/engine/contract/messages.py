@@ -6,7 +6,13 @@ A request is {"op": one of OPS, ...} (Requests builds them). The child answers {
 in other threads or processes. In values, a dict with one of the keys below stands for what JSON cannot carry.
 """
 
-from collections.abc import Iterable
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only: the jail imports nothing more than it runs
+    from typing import TypeGuard
 
 NEW, LOAD, CALL, TRAIN = "new", "load", "call", "train"
 OPS = (NEW, LOAD, CALL, TRAIN)
@@ -25,15 +31,15 @@ EXCEPTION = "exception"  # the code raised: this test fails, with the message
 REFUSALS = (FORBIDDEN, UNWATCHED)
 
 
-def ok(value: object, spread: bool) -> dict:
+def ok(value: object, spread: bool) -> dict[str, object]:
     return {"ok": True, "value": value, "spread": spread}
 
 
-def failed(kind: str, message: str, spread: bool) -> dict:
+def failed(kind: str, message: str, spread: bool) -> dict[str, object]:
     return {"ok": False, "kind": kind, "message": message, "spread": spread}
 
 
-def well_formed(reply: object) -> bool:
+def well_formed(reply: object) -> TypeGuard[dict[str, object]]:
     """A reply the judge can read: ok is a bool, with the value or the message it promises."""
     return (
         isinstance(reply, dict)
@@ -46,14 +52,19 @@ class Requests:
     """What the suites ask of a student's code, as messages to request(): a child's (over its socket), or the
     public checks' stand-in's (course/local.py, in the student's own process)."""
 
-    def new(self, target: str, *args: object, **kwargs: object) -> dict:
+    def new(self, target: str, *args: object, **kwargs: object) -> dict[str, object]:
         return {OBJECT: self.request({"op": NEW, "target": target, "args": list(args), "kwargs": kwargs})}
 
-    def load(self, obj: dict, params: dict) -> None:
+    def load(self, obj: dict[str, object], params: Mapping[str, object]) -> None:
         self.request({"op": LOAD, "object": obj[OBJECT], "params": params})
 
     def call(
-        self, target: str | dict, *args: object, dtype: str | None = None, return_inputs: bool = False, **kwargs: object
+        self,
+        target: str | dict[str, object],
+        *args: object,
+        dtype: str | None = None,
+        return_inputs: bool = False,
+        **kwargs: object,
     ) -> object:
         return self.request(
             {
@@ -68,7 +79,7 @@ class Requests:
 
     def train(
         self,
-        target: str | dict,
+        target: str | dict[str, object],
         *args: object,
         dtype: str | None = None,
         upstream: Iterable[object] = (),
@@ -86,11 +97,11 @@ class Requests:
             }
         )
 
-    def request(self, message: dict) -> object:
+    def request(self, message: dict[str, object]) -> object:
         raise NotImplementedError
 
 
-def describe(message: dict) -> str:
+def describe(message: dict[str, object]) -> str:
     """What a request has the student's code do, as a message about it says it ("while running Encoder")."""
     target = message.get("target")
     name = "a method of an object it built" if isinstance(target, dict) else target
@@ -99,4 +110,4 @@ def describe(message: dict) -> str:
         LOAD: "loading weights",
         CALL: f"running {name}",
         TRAIN: f"running {name} in train mode",
-    }[message["op"]]
+    }[str(message["op"])]

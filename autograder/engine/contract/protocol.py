@@ -81,7 +81,7 @@ def decode(value: object, arrays: list[np.ndarray]) -> object:
 
 
 def send(sock: socket.socket, message: object) -> None:
-    arrays = []
+    arrays: list[np.ndarray] = []
     header = encode(message, arrays)
     body = json.dumps({"message": header, "arrays": [[a.dtype.str, a.shape] for a in arrays]}).encode()
     payload = [a.tobytes() for a in arrays]

@@ -8,10 +8,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from autograder.engine.contract.errors import StudentError
+# Re-exported: what every check raises, which their callers catch as checks.StudentError.
+from autograder.engine.contract.errors import StudentError as StudentError
 from autograder.engine.contract.messages import FROZEN, OTHER, STATUS, TENSOR
 from autograder.engine.judge.hints import HINT, HINTS
-from autograder.engine.judge.tolerances import ANY_FLOAT, TOLERANCES
+from autograder.engine.judge.tolerances import ANY_FLOAT, TOLERANCES, Tolerance
 
 
 def tensor(value: object, name: str, where: str) -> tuple[np.ndarray, str]:
@@ -91,7 +92,7 @@ def compare(
     return actual
 
 
-def _within(difference, expected, tolerance):
+def _within(difference: np.ndarray, expected: np.ndarray, tolerance: Tolerance) -> np.ndarray:
     return difference <= tolerance.slack(expected)
 
 
@@ -112,26 +113,26 @@ def equal(value: object, expected: np.ndarray, name: str, where: str, hint: str 
     return actual
 
 
-def _shape(actual, expected, name, where):
+def _shape(actual: np.ndarray, expected: np.ndarray, name: str, where: str) -> None:
     if actual.shape != expected.shape:
         raise StudentError(f"{where}: {name} has shape {tuple(actual.shape)}, expected {tuple(expected.shape)}.")
 
 
-def _worst(difference, bad):
+def _worst(difference: np.ndarray, bad: np.ndarray) -> tuple[int, ...]:
     if np.isnan(difference).any():
         return tuple(int(i) for i in np.argwhere(np.isnan(difference))[0])
     masked = np.where(bad, difference, -1.0)
     return tuple(int(i) for i in np.unravel_index(np.argmax(masked), masked.shape))
 
 
-def _where_worst(actual, expected, difference, index):
+def _where_worst(actual: np.ndarray, expected: np.ndarray, difference: np.ndarray, index: tuple[int, ...]) -> str:
     if np.isnan(actual[index]):
         return f"The first NaN is at {list(index)} (expected {expected[index]:.6g})."
     got, want = _distinct(actual[index], expected[index])
     return f"The greatest difference is {difference[index]:.3g} at {list(index)}: got {got}, expected {want}."
 
 
-def _distinct(actual, expected):
+def _distinct(actual: float, expected: float) -> tuple[str, str]:
     """Both numbers with the fewest significant digits (at least 6) that tell them apart."""
     for digits in range(6, 18):
         got, want = f"{actual:.{digits}g}", f"{expected:.{digits}g}"
@@ -158,7 +159,7 @@ def no_gradients(names: Sequence[str], why: str, where: str, every: Sequence[str
     )
 
 
-def _covering(names, every):
+def _covering(names: Sequence[str], every: Sequence[str]) -> list[str]:
     """The fewest prefixes that name exactly these dotted names among every one: "key.*" for key.weight and
     key.bias when both are among names; a name itself where its module has others that are not."""
     chosen = []
@@ -182,7 +183,7 @@ def absent(value: object) -> str | None:
     return "frozen" if _frozen(value) else None
 
 
-def _frozen(value):
+def _frozen(value: object) -> bool:
     # Compared as text: the value came from the child, and an array under STATUS must not reach ==.
     return isinstance(value, dict) and isinstance(value.get(STATUS), str) and value == FROZEN
 

@@ -5,12 +5,15 @@ score 0 (errors.Fatal). The child's processes are counted and bounded by the san
 import select
 import socket
 import time
+from typing import Any, NoReturn
 
 from autograder.engine.contract import loader, messages, protocol, spec
 from autograder.engine.contract.errors import Fatal, StudentError
 from autograder.engine.contract.reasons import ZERO
+from autograder.engine.judge.diagnosis import Observation
 from autograder.engine.judge.limits import wall_limit
 from autograder.engine.judge.replies import text, texts
+from autograder.engine.judge.seams import Built
 from autograder.engine.judge.watchdog import WATCH_EVERY, Watchdog
 
 LOADING = "loading your submission"
@@ -32,20 +35,20 @@ class Child(messages.Requests):
         self.component_id = component_id
         self.time_limit = time_limit  # CPU seconds
         self.wall_limit = wall_limit(time_limit)  # seconds it may sleep or block while an answer is awaited
-        self.cpu = {}  # {(pid, start time): CPU seconds} of every process of the component seen so far
-        self.delay = {}  # {(pid, start time): seconds it waited for a CPU}, likewise
+        self.cpu: dict[tuple[int, str], float] = {}  # {(pid, start time): CPU seconds} of its processes seen so far
+        self.delay: dict[tuple[int, str], float] = {}  # {(pid, start time): seconds it waited for a CPU}, likewise
         self.awaited = 0.0  # wall-clock seconds the judge has spent awaiting its answers
         self.counted = time.monotonic()  # when self.cpu was last brought up to date
         self.fatal = fatal  # why this component scores 0 (errors.Fatal's reason), once something ended it
-        self.killed = None  # why the watchdog killed its processes, if it did
+        self.killed: str | None = None  # why the watchdog killed its processes, if it did
         self.delegated = False  # its tripwire saw a library kernel of its subject run
         self.unwatched = False  # its tripwire refused code that would have run where it cannot watch
         self.spread = False  # its code ran in other threads or processes, which the tripwire does not watch
-        self.timed_out = None  # what it was doing when its time ran out, if it did
-        self.problems = []  # what went wrong while loading the submission
-        self.observations = []  # what the component's value checks returned (diagnosis.Observation)
-        self.built = {}  # the suites' modules built in this child, by case and dtype (suites/common.built)
-        self.defined = []
+        self.timed_out: str | None = None  # what it was doing when its time ran out, if it did
+        self.problems: list[str] = []  # what went wrong while loading the submission
+        self.observations: list[Observation] = []  # what the component's value checks returned
+        self.built: Built = {}  # the suites' modules built in this child, by case and dtype (suites/common.built)
+        self.defined: list[str] = []
         self.closed = sock is None
         if sock is not None:
             watchdog.watch(self)
@@ -60,15 +63,21 @@ class Child(messages.Requests):
         ran nor waited for a CPU: it slept or blocked."""
         return self.awaited + awaiting - self.used - sum(self.delay.values())
 
-    def ask(self, message: dict, doing: str) -> object:
-        """Send one message and return the answer; Fatal when none comes."""
+    @property
+    def _socket(self) -> socket.socket:
+        assert self.sock is not None, "a child that never ran fails every request with its reason, before this"
+        return self.sock
+
+    def ask(self, message: dict[str, object], doing: str) -> Any:
+        """Send one message and return the answer, as the child sent it (any JSON: what reads it must expect
+        anything); Fatal when none comes."""
         try:
-            protocol.send(self.sock, message)
+            protocol.send(self._socket, message)
         except OSError:
             self._end(ZERO["stopped before"].format(doing=doing))
         return self._receive(doing)
 
-    def setup(self, message: dict) -> None:
+    def setup(self, message: dict[str, object]) -> None:
         try:
             hello = self.ask(message, LOADING)
             self.problems = [text(p) for p in hello["problems"]][: loader.MAX_NOTES]
@@ -78,7 +87,7 @@ class Child(messages.Requests):
         except (TypeError, KeyError):
             self._fail(LOADING)
 
-    def request(self, message: dict) -> object:
+    def request(self, message: dict[str, object]) -> object:
         if self.fatal:
             raise Fatal(self.fatal)
         doing = messages.describe(message)
@@ -96,14 +105,15 @@ class Child(messages.Requests):
             raise StudentError(text(reply["message"]))
         return texts(reply["value"])
 
-    def _receive(self, doing):
+    def _receive(self, doing: str) -> Any:
         if self.fatal:
             raise Fatal(self.fatal)
         started = time.monotonic()
         try:
             # The component's CPU time is counted at most every WATCH_EVERY seconds, while the answer is awaited.
             while (
-                time.monotonic() - self.counted >= WATCH_EVERY or not select.select([self.sock], [], [], WATCH_EVERY)[0]
+                time.monotonic() - self.counted >= WATCH_EVERY
+                or not select.select([self._socket], [], [], WATCH_EVERY)[0]
             ):
                 self.counted = time.monotonic()
                 self.watchdog.account(self)
@@ -114,7 +124,7 @@ class Child(messages.Requests):
                     raise protocol.Timeout
             # The answer has begun: the rest may take as long again, in wall-clock time (a large one on a busy machine).
             return protocol.receive(
-                self.sock, deadline=time.monotonic() + self.wall_limit, limit=protocol.MAX_REPLY_BYTES
+                self._socket, deadline=time.monotonic() + self.wall_limit, limit=protocol.MAX_REPLY_BYTES
             )
         except protocol.Timeout:
             self.timed_out = doing
@@ -126,10 +136,10 @@ class Child(messages.Requests):
         finally:
             self.awaited += time.monotonic() - started
 
-    def _fail(self, doing):
+    def _fail(self, doing: str) -> NoReturn:
         self._end(ZERO["not an answer"].format(doing=doing))
 
-    def _end(self, reason):
+    def _end(self, reason: str) -> NoReturn:
         self.fatal = reason
         self.close()
         raise Fatal(reason)
@@ -138,5 +148,5 @@ class Child(messages.Requests):
         if not self.closed:
             self.closed = True
             self.watchdog.account(self)  # what it used since last counted, before its processes die
-            self.sock.close()
+            self._socket.close()
             self.watchdog.release(self)

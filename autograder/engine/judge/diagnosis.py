@@ -31,11 +31,15 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from autograder.engine.judge import hints
 from autograder.engine.judge.tolerances import ANY_FLOAT, TOLERANCES, Tolerance
+
+# The evidence files' JSON, as build/evidence.py writes it.
+JSON = Any
 
 LIKELY_MISTAKE = "Likely mistake: "
 SEPARATOR = "|"
@@ -54,12 +58,11 @@ class Observation:
     key: str
     dtype: str | None  # the run's float dtype; None where no float goes in
     passed: bool
-    outputs: dict | None = None  # output name -> array
-    expected: dict = field(default_factory=dict)
+    outputs: dict[str, np.ndarray] | None = None  # output name -> array
+    expected: dict[str, np.ndarray] = field(default_factory=dict)
     failure: str | None = None
-    absent: dict = field(
-        default_factory=dict
-    )  # in train mode, "NAME.grad" -> "none" or "frozen" where no gradient came
+    # In train mode, "NAME.grad" -> "none" or "frozen" where no gradient came.
+    absent: dict[str, str] = field(default_factory=dict)
 
 
 class Evidence:
@@ -67,13 +70,14 @@ class Evidence:
 
     def __init__(self, path: str | Path) -> None:
         # entry id -> {"component", "parts" (the ids of its mistakes), "evidence": {key: {...}}}
-        self.entries = json.loads(Path(f"{path}.json").read_text())["entries"]
+        self.entries: dict[str, JSON] = json.loads(Path(f"{path}.json").read_text())["entries"]
         with np.load(f"{path}.npz", allow_pickle=False) as arrays:
             self.arrays = dict(arrays)
-        self._in_float32 = {}  # (entry id, case key, output name) -> whether the mistake computes it in float32
+        # (entry id, case key, output name) -> whether the mistake computes it in float32
+        self._in_float32: dict[tuple[str, str, str], bool] = {}
 
     def line(self, entry_id: str) -> str:
-        parts = self.entries[entry_id]["parts"]
+        parts: list[str] = self.entries[entry_id]["parts"]
         if len(parts) == 1:
             return LIKELY_MISTAKE + hints.likely(parts[0])
         return LIKELY_MISTAKE + "two at once: " + " ".join(f"({n}) {hints.likely(p)}" for n, p in enumerate(parts, 1))
@@ -96,7 +100,7 @@ class Evidence:
             return self.line(named[singles[0]])
         return None
 
-    def _explains(self, entry_id, evidence, observations):
+    def _explains(self, entry_id: str, evidence: JSON, observations: Sequence[Observation]) -> bool:
         explained = False
         rounding = self._float32_rounding(entry_id, evidence, observations)
         for observation in observations:
@@ -108,7 +112,7 @@ class Evidence:
             explained = explained or (not observation.passed and found["kind"] != "right")
         return explained
 
-    def _float32_rounding(self, entry_id, evidence, observations):
+    def _float32_rounding(self, entry_id: str, evidence: JSON, observations: Sequence[Observation]) -> bool:
         """True for a mistake that computes in float32: somewhere in the student's float64 runs its values are the
         expected ones to float32's precision and not to float64's. Its digits beyond float32's are the rounding
         of whichever CPU built the evidence, and a float64 run is held to its values with float32's tolerance
@@ -130,7 +134,7 @@ class Evidence:
                     return True
         return False
 
-    def _computes_in_float32(self, entry_id, key, name, about, expected):
+    def _computes_in_float32(self, entry_id: str, key: str, name: str, about: JSON, expected: np.ndarray) -> bool:
         """Whether the mistake's own values of an output are the expected ones to float32's precision and not to
         float64's: the same for every student, so kept once found (every diagnosis asks it of every entry)."""
         found = (entry_id, key, name)
@@ -142,16 +146,18 @@ class Evidence:
             )
         return self._in_float32[found]
 
-    def _agrees(self, entry_id, observation, found, rounding=False):
+    def _agrees(self, entry_id: str, observation: Observation, found: JSON, rounding: bool = False) -> bool:
         kind = found["kind"]
         if kind == "failure" or observation.outputs is None:
-            return kind == "failure" and observation.failure == found["message"]
+            return bool(kind == "failure" and observation.failure == found["message"])
         if kind == "right":
             return observation.passed
         tolerance = (
             TOLERANCES["float32"]
             if rounding and observation.dtype == "float64"
-            else TOLERANCES.get(observation.dtype, ANY_FLOAT)
+            else TOLERANCES[observation.dtype]
+            if observation.dtype
+            else ANY_FLOAT
         )
         if kind == "dropout":
             return all(
@@ -172,7 +178,7 @@ class Evidence:
                 return False
         return True
 
-    def _kept(self, entry_id, key, name, about, size):
+    def _kept(self, entry_id: str, key: str, name: str, about: JSON, size: int) -> tuple[np.ndarray, np.ndarray]:
         """(the indices of the elements the evidence kept of one output of this size, the mistake's values there)."""
         index = sample(SEPARATOR.join((entry_id, key, name)), size, about["extra"])
         return index, self.arrays[entry_id][about["offset"] : about["offset"] + index.size]

@@ -67,8 +67,10 @@ def _component(i: str, grading: Grading, outcome: list[TestResult], accept_flagg
         return component
     kernels = grading.kernels.get(i, [])
     component.fatal = child.fatal
-    if kernels and (child.delegated or child.unwatched):
-        component.fatal += DELEGATION["any"]["named at"].format(where="; ".join(k.split(": ")[0] for k in kernels))
+    if kernels and child.fatal and (child.delegated or child.unwatched):
+        component.fatal = child.fatal + DELEGATION["any"]["named at"].format(
+            where="; ".join(k.split(": ")[0] for k in kernels)
+        )
     elif kernels and child.spread:
         component.fatal = DELEGATION["any"]["spread"].format(kernels="; ".join(kernels))
     elif kernels and not child.fatal:

@@ -85,10 +85,16 @@ def seccomp_filter(machine: str | None = None, device: str = "cpu") -> bytes | N
     if device == "cuda":
         rows += [row for name, row in syscalls.CUDA.items() if name != "socket"]
         socket = syscalls.CUDA["socket"][column]
-    numbers = sorted({row[column] for row in rows if row[column] is not None})
+    numbers = sorted({number for row in rows if (number := row[column]) is not None})
     load, equal, at_least, ret = 0x20, 0x15, 0x35, 0x06
     refuse, allow = (ret, 0, 0, 0x00050000 | EPERM), (ret, 0, 0, 0x7FFF0000)
-    program = [(load, 0, 0, 4), (equal, 1, 0, arch), refuse, (load, 0, 0, 0)]  # seccomp_data.arch, then .nr
+    # (code, jump if true, jump if false, k); a jump by the name of its target, or by how many to skip.
+    program: list[tuple[int, int | str, int | str, int]] = [
+        (load, 0, 0, 4),
+        (equal, 1, 0, arch),
+        refuse,
+        (load, 0, 0, 0),
+    ]  # seccomp_data.arch, then .nr
     if column == ARCHES["x86_64"][1]:
         program.append((at_least, "refuse", 0, X32_SYSCALL_BIT))
     program += [(equal, "allow", 0, number) for number in numbers]
@@ -98,7 +104,7 @@ def seccomp_filter(machine: str | None = None, device: str = "cpu") -> bytes | N
     targets = {"refuse": len(program) - 2, "allow": len(program) - 1}
     assert targets["allow"] < 256, "a jump this far does not fit BPF's 8 bits"
 
-    def offset(jump, i):
+    def offset(jump: int | str, i: int) -> int:
         return targets[jump] - i - 1 if isinstance(jump, str) else jump
 
     return b"".join(
@@ -182,7 +188,7 @@ def environment() -> dict[str, str]:
 
 
 @functools.cache
-def _readable_system(device):
+def _readable_system(device: str) -> tuple[str, ...]:
     """What Python and its packages need, outside the kit: the system's libraries, the interpreter's
     prefix (pyenv's under /root included), the virtual environment, and any other packages' folder
     Python imports from (a user's site-packages).

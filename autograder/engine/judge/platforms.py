@@ -7,7 +7,7 @@ from autograder.engine.judge.results import Report
 FORMATS = ("gradescope", "prairielearn")
 
 
-def gradescope(report: Report, visibility: str = "visible") -> dict:
+def gradescope(report: Report, visibility: str = "visible") -> dict[str, object]:
     """Gradescope's results.json. visibility is when students see each component's score and feedback
     (visible, after_due_date, after_published or hidden); the summary of the whole is always shown."""
     return {
@@ -32,7 +32,7 @@ def gradescope(report: Report, visibility: str = "visible") -> dict:
     }
 
 
-def prairielearn(report: Report) -> dict:
+def prairielearn(report: Report) -> dict[str, object]:
     """PrairieLearn's external-grader results.json. A submission the grader could not grade is not
     gradable: PrairieLearn then records no score and charges the student no attempt."""
     tests = []

@@ -8,7 +8,7 @@ from collections.abc import Container, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from autograder.engine.judge.grade import grade
 from autograder.engine.judge.limits import Limits
@@ -70,7 +70,14 @@ def grade_each(
         pool.shutdown(cancel_futures=True)
 
 
-def _graded(path, device, limits, sandbox, accept_flagged, components):
+def _graded(
+    path: str | Path,
+    device: str,
+    limits: Limits,
+    sandbox: Sandbox,
+    accept_flagged: bool,
+    components: Sequence[str] | None,
+) -> Report:
     started = time.monotonic()
     try:
         return grade(path, device, limits, components, sandbox, accept_flagged)
@@ -78,14 +85,15 @@ def _graded(path, device, limits, sandbox, accept_flagged, components):
         return Report.failed(path, error, time.monotonic() - started)
 
 
-_worker = {}
+# This worker process's device and limits, and the sandbox it grades in, once started (_start_worker).
+_worker: dict[str, Any] = {}
 
 
-def _start_worker(device, limits):
+def _start_worker(device: str, limits: Limits) -> None:
     _worker.update(device=device, limits=limits, sandbox=Sandbox(device, limits))
     # A pool's worker leaves through os._exit, past atexit: this finalizer still runs, and ends the zygote.
     multiprocessing.util.Finalize(None, _worker["sandbox"].close, exitpriority=10)
 
 
-def _grade_in_worker(path, accept_flagged, components):
+def _grade_in_worker(path: str | Path, accept_flagged: bool, components: Sequence[str] | None) -> Report:
     return _graded(path, _worker["device"], _worker["limits"], _worker["sandbox"], accept_flagged, components)

@@ -36,6 +36,6 @@ class Progress:
         self.stream.flush()
 
 
-def _clock(seconds):
+def _clock(seconds: float) -> str:
     minutes, seconds = divmod(round(seconds), 60)
     return f"{minutes // 60}:{minutes % 60:02d}:{seconds:02d}" if minutes >= 60 else f"{minutes}:{seconds:02d}"

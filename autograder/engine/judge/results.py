@@ -24,11 +24,11 @@ SHOWN_FAILURES = 3  # per component in the printed table; the JSON report has th
 class ComponentResult:
     id: str
     points: float  # what it is worth; 0 for the integration check
-    tests: list = field(default_factory=list)
+    tests: "list[TestResult]" = field(default_factory=list)
     fatal: str | None = None  # why it scores 0 (errors.Fatal's reason), if something ended it
-    notes: list = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     tag: str | None = None  # the component id it reports under, when it is not its own id
-    flags: list = field(default_factory=list)  # why the static check held its code for review (child/scrutiny.py)
+    flags: list[str] = field(default_factory=list)  # why the static check held its code for review (child/scrutiny.py)
     diagnosis: str | None = None  # "Likely mistake: ...", when its outputs are a cataloged mistake's
     accepted: bool = False  # an instructor read the held code and let it run and be scored
 
@@ -68,7 +68,7 @@ class ComponentResult:
 
     def checks(self) -> "dict[str, list[TestResult]]":
         """{test function: [its TestResults]}, in order: each test runs on several cases."""
-        groups = {}
+        groups: dict[str, list[TestResult]] = {}
         for test in self.tests:
             groups.setdefault(test.name.split("[")[0], []).append(test)
         return groups
@@ -97,10 +97,10 @@ class ComponentResult:
             )
         if self.diagnosis:
             lines.append(self.diagnosis)
-        if self.flags:
-            lines.append(self.flag_line())
-        if self.fatal and not self.held:
-            lines.append(self.zero_line())
+        if flag_line := self.flag_line():
+            lines.append(flag_line)
+        if (zero_line := self.zero_line()) and not self.held:
+            lines.append(zero_line)
         lines += self.notes
         failing = self.failing()
         lines += [f"- {line}" for line in failing[:limit]]
@@ -116,8 +116,8 @@ class ComponentResult:
 @dataclass
 class Report:
     submission: str
-    components: list
-    notes: list
+    components: list[ComponentResult]
+    notes: list[str]
     seconds: float
     problem: str | None = None  # why it could not be graded at all, if it could not
     grader_failed: bool = False  # the grader itself raised: never the submission's doing

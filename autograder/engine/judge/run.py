@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from autograder.engine.contract.errors import GraderError, KitFault
+from autograder.engine.judge.seams import GRADING, Session
 
 SUITES = Path(__file__).resolve().parent / "suites"
 # pytest's plugins that a grading does without: the suites use no temporary folder, monkeypatch, recorded
@@ -53,19 +54,20 @@ class TestResult:
 class Collector:
     """Pytest plugin that records each test's outcome and the message a student should read."""
 
-    def __init__(self, grading: object) -> None:
-        self.results = defaultdict(list)
+    def __init__(self, grading: Session) -> None:
+        self.results: defaultdict[str, list[TestResult]] = defaultdict(list)
         self.grading = grading
-        self.kit_fault = None  # the first KitFault a test raised: no student is scored for it
+        self.kit_fault: KitFault | None = None  # the first KitFault a test raised: no student is scored for it
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_configure(self, config: pytest.Config) -> None:
-        config.grading = self.grading
+        config.stash[GRADING] = self.grading
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo) -> pytest.TestReport | None:
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport | None:
         """The test's report, whose failure text is the message a student reads: pytest's own would format a
         traceback that nobody reads, a tenth of a graded mutant's time in this process. A skip is pytest's."""
+        assert isinstance(item, pytest.Function) and call.when != "collect"  # a test of a suite, run
         error = call.excinfo.value if call.excinfo is not None else None
         if isinstance(error, (pytest.skip.Exception, BaseExceptionGroup)):
             return None
@@ -95,7 +97,7 @@ class Collector:
 
 
 def run_suites(
-    component_ids: Iterable[str], grading: object, cases: str | Path | None = None
+    component_ids: Iterable[str], grading: Session, cases: str | Path | None = None
 ) -> defaultdict[str, list[TestResult]]:
     """{component id: [TestResult, ...]} of these components' suites, run on grading's students (grading.child
     and grading.release), on the cases in the folder cases (default: the hidden suites' own)."""

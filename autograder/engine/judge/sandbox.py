@@ -22,6 +22,7 @@ import time
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -43,9 +44,9 @@ class Parsed:
     """A submission as the parse child read it, with the static check's verdict (child/scrutiny.py)."""
 
     submission: loader.Submission
-    held: dict  # {component id: ["FILE, line N: uses X (why)", ...]}: code outside the policy that it needs
-    kernels: dict  # {component id: ["FILE, line N: names X", ...]}: library kernels of its subject it names
-    missing: dict  # {name: why it is not defined}: what held or skipped statements would have bound
+    held: dict[str, list[str]]  # {component id: ["FILE, line N: uses X (why)", ...]}: code outside the policy it needs
+    kernels: dict[str, list[str]]  # {component id: ["FILE, line N: names X", ...]}: library kernels of its subject
+    missing: dict[str, str]  # {name: why it is not defined}: what held or skipped statements would have bound
 
 
 class Sandbox:
@@ -79,7 +80,7 @@ class Sandbox:
         self.limits = self.watchdog.limits = limits
         return limits
 
-    def _start(self):
+    def _start(self) -> None:
         self._control, theirs = socket.socketpair()
         argv = ["-I", "-c", BOOT, str(theirs.fileno()), "jailed" if self.limits.jail else "free"]
         passed = [theirs.fileno()]
@@ -109,7 +110,7 @@ class Sandbox:
                 os.close(fd)
         self._ready = False
 
-    def _stop(self):
+    def _stop(self) -> None:
         """End the zygote and everything in its tree (in the jail: its PID namespace dies with it)."""
         self._control.close()
         self.watchdog.kill_students()
@@ -117,9 +118,10 @@ class Sandbox:
             os.killpg(self._process.pid, signal.SIGKILL)
         self._process.wait()
 
-    def _fork(self):
+    def _fork(self) -> socket.socket:
         """Our end of a new child's socket; restarts the zygote once if it is gone or stuck."""
-        for attempt in range(2):
+        restarted = False
+        while True:
             try:
                 if not self._ready:
                     self._read_pid(START_TIME)
@@ -134,14 +136,16 @@ class Sandbox:
                 self._read_pid(ANSWER_TIME)
                 return ours
             except (OSError, protocol.Closed, protocol.Timeout):
-                if attempt:
+                if restarted:
                     raise GraderError(f"the sandbox's zygote process does not start: {self._log.text()}") from None
+                restarted = True
                 self._stop()
                 self._start()
                 self.watchdog.root = self._process.pid
 
-    def _read_pid(self, seconds):
-        return PID.unpack(protocol.read(self._control, PID.size, time.monotonic() + seconds))[0]
+    def _read_pid(self, seconds: float) -> int:
+        pid: int = PID.unpack(protocol.read(self._control, PID.size, time.monotonic() + seconds))[0]
+        return pid
 
     def parse(self, path: str | Path) -> Parsed:
         """The Submission at path and the static check's verdict (flags, kernels), parsed in the jail from a
@@ -161,7 +165,7 @@ class Sandbox:
             units, dict(reply["submission"]["owners"]), loader.distinct(map(text, reply["notes"]))
         )
         held, kernels = (by_component(reply.get(key)) for key in ("held", "kernels"))
-        missing = reply.get("missing") if isinstance(reply.get("missing"), dict) else {}
+        missing = reply["missing"] if isinstance(reply.get("missing"), dict) else {}
         return Parsed(submission, held, kernels, {text(k, 100): text(v) for k, v in list(missing.items())[:1000]})
 
     def answers(self, cells: list[str], names: list[str]) -> dict[str, object]:
@@ -178,7 +182,7 @@ class Sandbox:
             raise SubmissionError("its answer cells gave nothing to read")
         return {name: answer(value) for name, value in reply["answers"].items() if name in names}
 
-    def _one_shot(self, message, doing="reading your submission"):
+    def _one_shot(self, message: dict[str, object], doing: str = "reading your submission") -> Any:
         child = Child(self.watchdog, self._fork(), "parse", self.limits.time)
         try:
             return child.ask(message, doing)
@@ -199,11 +203,11 @@ class Sandbox:
         """A Child that never ran: every request fails with the reason."""
         return Child(self.watchdog, None, component_id, 0, fatal=reason)
 
-    def _setup(self, component_id, parsed, accepted):
+    def _setup(self, component_id: str, parsed: Parsed, accepted: bool) -> dict[str, object]:
         references = spec.references_for(component_id)
         submission = parsed.submission.as_message()
         if accepted:
-            submission["units"] = [dict(unit, skip=[]) for unit in submission["units"]]
+            submission["units"] = [dict(vars(unit), skip=[]) for unit in parsed.submission.units]
         graded = spec.ALL_NAMES if component_id == spec.INTEGRATION else spec.BY_ID[component_id].names
         component = spec.BY_ID.get(component_id)
         return {
@@ -224,7 +228,7 @@ class Sandbox:
         """The outer pids of every process student code runs in now: the zygote's tree less the kit's own."""
         return self.watchdog.students()
 
-    def _zygote_pid(self):
+    def _zygote_pid(self) -> int | None:
         """The zygote's pid as the judge sees it: the jail's pid 1 (jail.command), or the process itself."""
         if not self.limits.jail:
             return self._process.pid
@@ -253,7 +257,7 @@ class _Tail:
         self._data = b""
         threading.Thread(target=self._drain, daemon=True).start()
 
-    def _drain(self):
+    def _drain(self) -> None:
         while chunk := os.read(self._read, 1 << 16):
             self._data = (self._data + chunk)[-self.SIZE :]
         os.close(self._read)
@@ -265,7 +269,7 @@ class _Tail:
         os.close(self.fd)  # the drain ends once every writer in the jail has gone too
 
 
-def reference_source(components: Collection[spec.Component]) -> dict:
+def reference_source(components: Collection[spec.Component]) -> dict[str, object]:
     """The reference for just these components, as the child loads it: compiled code, never its text (no line,
     docstring or comment of solutions/ enters the child, where a student's code could look for it)."""
     return {
@@ -283,7 +287,7 @@ def reference_source(components: Collection[spec.Component]) -> dict:
 
 
 @functools.cache
-def _compiled_reference(component_id):
+def _compiled_reference(component_id: str) -> np.ndarray:
     """A reference module's code object without its docstrings, marshalled (the child runs the same Python)."""
     tree = ast.parse(spec.BY_ID[component_id].reference.read_text())
     for node in ast.walk(tree):

@@ -27,14 +27,14 @@ class Grading:
         sandbox: Sandbox | None = None,
         accepted: bool = False,
     ) -> None:
-        self.error = None
+        self.error: str | None = None
         self.accepted = accepted  # an instructor has read the held code: it runs
         self.owns_sandbox = sandbox is None
         self.sandbox = sandbox or Sandbox(device, limits)
         self.limits = self.sandbox.grade_under(limits)
         self.remaining = self.limits.total
-        self.load_failure = None
-        self.children = {}
+        self.load_failure: str | None = None
+        self.children: dict[str, Child] = {}
         self.parsed = None
         try:
             self.parsed = self.sandbox.parse(path)
@@ -59,14 +59,16 @@ class Grading:
                     self.load_failure or ZERO["used up"].format(total=self.limits.total),
                 )
             else:
+                assert self.parsed is not None  # or self.error is set
                 child = self.sandbox.start(component_id, self.parsed, self.remaining, self.accepted)
                 if child.timed_out == LOADING:
                     self.load_failure = child.fatal
             self.children[component_id] = child
         return self.children[component_id]
 
-    def release(self, child: Child) -> None:
+    def release(self, component_id: str) -> None:
         """The component is done: its processes die, and its time counts against the submission's."""
+        child = self.children[component_id]
         child.close()
         self.remaining -= child.used
 

@@ -15,10 +15,14 @@ prints each component's worst error as a share of what is allowed):
 """
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     import numpy as np
+    import torch
+
+# What a tolerance is applied to: a number, an array, or a tensor (the notebooks' comparisons, course/minilm.py).
+Values = TypeVar("Values", float, "np.ndarray", "torch.Tensor")
 
 
 @dataclass(frozen=True)
@@ -29,8 +33,8 @@ class Tolerance:
     def __str__(self) -> str:
         return f"|difference| <= {self.atol:g} + {self.rtol:g}·|expected|"
 
-    def slack(self, expected: "float | np.ndarray") -> "float | np.ndarray":
-        """The difference allowed at each element of expected (a number or an array)."""
+    def slack(self, expected: Values) -> Values:
+        """The difference allowed at each element of expected."""
         return self.atol + self.rtol * abs(expected)
 
 

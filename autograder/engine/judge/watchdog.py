@@ -32,7 +32,7 @@ class Watchdog:
         self.kit = kit
         self.zygote: int | None = None  # the zygote's own pid as /proc shows it, once it has started
         self.baseline = 0  # what the zygote alone holds, which a component is not charged
-        self._watched = None  # the child whose processes are bounded now
+        self._watched: Child | None = None  # the child whose processes are bounded now
         self._lock = threading.Lock()
         self._closing = threading.Event()
         threading.Thread(target=self._watch, daemon=True).start()
@@ -43,20 +43,22 @@ class Watchdog:
 
     def _threads(self) -> dict[int, int]:
         """{outer pid: its number of threads} for every process student code runs in now (one read of /proc)."""
-        parents, inner, threads = {}, {}, {}
+        parents: dict[int, int] = {}
+        inner: dict[int, list[str]] = {}
+        threads: dict[int, int] = {}
         for entry in os.scandir("/proc"):
             if entry.name.isdigit():
                 found = status(int(entry.name))
                 if found:
                     parents[int(entry.name)], inner[int(entry.name)], threads[int(entry.name)] = found
-        found = {}
+        students = {}
         for pid in parents:
             ancestor, steps = parents[pid], 0
             while ancestor != self.root and ancestor in parents and steps < 1000:
                 ancestor, steps = parents[ancestor], steps + 1
             if ancestor == self.root and inner[pid][-1] not in self.kit:
-                found[pid] = threads[pid]
-        return found
+                students[pid] = threads[pid]
+        return students
 
     def kill_students(self) -> None:
         """Kill every student process, again and again until none is left (a fork bomb races the first round)."""
@@ -68,7 +70,7 @@ class Watchdog:
                 kill(pid)
             time.sleep(0.005)
 
-    def _watch(self):
+    def _watch(self) -> None:
         """Bound the memory and the number of processes of the running component, all of them together."""
         while not self._closing.wait(WATCH_EVERY):
             child = self._watched

@@ -79,7 +79,7 @@ def _hf_cases(b):
     g = torch.Generator().manual_seed(b.seed("hf-inputs"))
     input_ids = torch.randint(0, CONFIG.vocab_size, (2, 6), generator=g)
     mask = attention_mask([6, 4], 6)
-    captured = {}
+    captured: dict[str, torch.Tensor] = {}
     hooks = [
         # Rounding the embeddings to float32 lets the student's float32 run see the very same input.
         model.embeddings.register_forward_hook(lambda m, i, o: captured.setdefault("hidden", o.float().double())),

@@ -45,7 +45,7 @@ def build(b):
     ):
         g = torch.Generator().manual_seed(b.seed(case_id))
         B = len(source) if source else 2
-        S, T = (max(source), max(target)) if source else (6, 5)
+        S, T = (max(source), max(target)) if source and target else (6, 5)
         inputs = {
             "input_ids": token_ids(g, enc_config, 1, (B, S)),
             "decoder_input_ids": token_ids(g, dec_config, 1, (B, T)),

@@ -80,14 +80,14 @@ def _attention(b):
         _add(b, "masked_scores", case_id, about, inputs, [In("scores"), In("mask")])
     g = _generator(b, "masked_scores", "no-mask")
     _add(b, "masked_scores", "no-mask", "scores (2, 3, 5), mask None", {"scores": randn(g, 2, 3, 5)}, [In("scores")])
-    for case_id, about, lead, T, S, kind in (
+    for case_id, about, lead, T, S, blocked in (
         ("T-ne-S", "scores (2, 3, 5), no blocked position", (2,), 3, 5, None),
         ("blocked", "scores (2, 2, 4, 6) with -inf where a mask blocks", (2, 2), 4, 6, "full"),
     ):
         g = _generator(b, "attention_weights", case_id)
         scores = randn(g, *lead, T, S, scale=2.0)
-        if kind:
-            scores = scores.masked_fill(~random_mask(g, kind, lead[0], T, S), float("-inf"))
+        if blocked:
+            scores = scores.masked_fill(~random_mask(g, blocked, lead[0], T, S), float("-inf"))
         _add(b, "attention_weights", case_id, about, {"scores": scores}, [In("scores")])
 
 

@@ -25,8 +25,9 @@ MISTAKE_SENTENCES = Path(__file__).with_name("mistakes.json")
 
 
 @functools.cache
-def _likely():
-    return json.loads(MISTAKE_SENTENCES.read_text())
+def _likely() -> dict[str, str]:
+    sentences: dict[str, str] = json.loads(MISTAKE_SENTENCES.read_text())
+    return sentences
 
 
 def likely(mistake_id: str) -> str:

@@ -2,15 +2,29 @@
 
 The grader (python -m autograder grade) runs these same suites in-process. Each module grades one
 component in its own child process; a component whose child timed out, crashed or delegated its
-subject to a library is recorded in config.grading so that the grader can score it 0.
+subject to a library is recorded in the run's grading (seams.GRADING) so that the grader can score it 0.
 """
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
 from autograder.engine.judge import fixtures, limits
+from autograder.engine.judge.seams import CASES, GRADING, Student
+from autograder.engine.judge.suites.selection import selections
+
+if TYPE_CHECKING:
+    from autograder.engine.judge.session import Grading
+
+STARTED: pytest.StashKey[Grading] = (
+    pytest.StashKey()
+)  # the grading this conftest started for --submission, which it closes
 
 
-def pytest_addoption(parser):
+def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("autograder")
     group.addoption("--submission", help="a notebook, a .py file or a folder of them")
     group.addoption("--device", default="cpu", help="where student code runs: cpu or cuda")
@@ -19,47 +33,49 @@ def pytest_addoption(parser):
     group.addoption("--cases", help="the folder of cases to run on (default: the hidden suites' own)")
 
 
-def pytest_configure(config):
-    config.case_set = fixtures.case_set(config.getoption("--cases"))
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[CASES] = fixtures.case_set(config.getoption("--cases"))
     path = config.getoption("--submission")
-    if path and not hasattr(config, "grading"):
+    if path and GRADING not in config.stash:
         # Imported here: the public checks run these suites without a sandbox (the student bundle has none).
         from autograder.engine.judge.session import Grading
 
         bounds = limits.Limits(config.getoption("--time-limit"), config.getoption("--memory-limit"))
-        config.grading = Grading(path, config.getoption("--device"), bounds)
+        grading = Grading(path, config.getoption("--device"), bounds)
+        config.stash[GRADING] = grading
+        config.stash[STARTED] = grading
 
 
-def pytest_unconfigure(config):
-    if config.getoption("--submission"):  # the grader closes what it started itself
-        config.grading.close()
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if STARTED in config.stash:  # the grader closes what it started itself
+        config.stash[STARTED].close()
 
 
 @pytest.fixture(scope="module")
-def student(request):
-    grading = getattr(request.config, "grading", None)
+def student(request: pytest.FixtureRequest) -> Iterator[Student]:
+    grading = request.config.stash.get(GRADING, None)
     if grading is None:
         pytest.exit(
             "the hidden suites need a submission: pytest autograder/engine/judge/suites --submission PATH", returncode=4
         )
-    child = grading.child(request.module.COMPONENT)
-    yield child
-    grading.release(child)
+    component: str = request.module.COMPONENT
+    yield grading.child(component)
+    grading.release(component)
 
 
-def pytest_generate_tests(metafunc):
-    """Each test's cases, as common.cases selects them, from the run's case set (config.case_set), paired with
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Each test's cases, as selection.cases selects them, from the run's case set (seams.CASES), paired with
     each of a case's dtypes where the test takes a dtype."""
-    selections = getattr(metafunc.function, "case_selections", None)
-    if selections is None:
+    chosen = selections(metafunc.function)
+    if not chosen:
         return
     with_dtype = "dtype" in metafunc.fixturenames
     params = []
-    for selection in selections:
-        component = selection["component"] or metafunc.module.COMPONENT
-        label = f"{component}-" if selection["component"] else ""
-        for case in metafunc.config.case_set.of_kind(component, *selection["kinds"])[selection["pick"]]:
-            if selection["trained"] and not case.upstream:
+    for selection in chosen:
+        component = selection.component or metafunc.module.COMPONENT
+        label = f"{component}-" if selection.component else ""
+        for case in metafunc.config.stash[CASES].of_kind(component, *selection.kinds)[selection.pick]:
+            if selection.trained and not case.upstream:
                 continue
             if with_dtype:
                 params += [

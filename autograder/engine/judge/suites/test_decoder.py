@@ -2,9 +2,10 @@
 
 import numpy as np
 
+from autograder.engine.judge.fixtures import Case
 from autograder.engine.judge.hints import HINTS
+from autograder.engine.judge.seams import Student
 from autograder.engine.judge.suites.common import (
-    cases,
     changed_tokens,
     check_case,
     check_deterministic,
@@ -13,6 +14,7 @@ from autograder.engine.judge.suites.common import (
     check_training,
     check_unchanged,
 )
+from autograder.engine.judge.suites.selection import cases
 
 COMPONENT = "decoder"
 HINT = HINTS[COMPONENT]
@@ -20,27 +22,27 @@ CUT = 3  # positions before this one must not see the tokens after it
 
 
 @cases("reference")
-def test_decoder_layer_matches_reference(student, case, dtype):
+def test_decoder_layer_matches_reference(student: Student, case: Case, dtype: str | None) -> None:
     check_case(student, case, dtype, {"output": HINT["layer"]})
 
 
 @cases("hf")
-def test_decoder_matches_hf_bert_decoder(student, case, dtype):
+def test_decoder_matches_hf_bert_decoder(student: Student, case: Case, dtype: str | None) -> None:
     check_case(student, case, dtype, {"output": HINT["model"]})
 
 
 @cases("reference", "config", trained=True)
-def test_decoder_trains_like_reference(student, case, dtype):
+def test_decoder_trains_like_reference(student: Student, case: Case, dtype: str | None) -> None:
     check_training(student, case, dtype, {"output": HINT["train"]})
 
 
 @cases("hf", trained=True)
-def test_decoder_trains_like_hf_bert_decoder(student, case, dtype):
+def test_decoder_trains_like_hf_bert_decoder(student: Student, case: Case, dtype: str | None) -> None:
     check_training(student, case, dtype, {"output": HINT["train"]})
 
 
 @cases("hf", pick=slice(None, 2))
-def test_decoder_is_causal(student, case):
+def test_decoder_is_causal(student: Student, case: Case) -> None:
     """Changing a later token never changes an earlier position's output."""
     inputs = dict(case.inputs, input_ids=changed_tokens(case, "input_ids", np.s_[:, CUT:]))
     check_unchanged(
@@ -55,15 +57,15 @@ def test_decoder_is_causal(student, case):
 
 
 @cases("reference", pick=slice(1, 2))
-def test_decoder_layer_leaves_inputs_unchanged(student, case):
+def test_decoder_layer_leaves_inputs_unchanged(student: Student, case: Case) -> None:
     check_inputs_unchanged(student, case)
 
 
 @cases("hf", pick=slice(None, 1))
-def test_decoder_is_deterministic_in_eval_mode(student, case):
+def test_decoder_is_deterministic_in_eval_mode(student: Student, case: Case) -> None:
     check_deterministic(student, case)
 
 
 @cases("config")
-def test_decoder_follows_the_config(student, case, dtype):
+def test_decoder_follows_the_config(student: Student, case: Case, dtype: str | None) -> None:
     check_follows_config(student, case, dtype)

@@ -1,48 +1,50 @@
 """Hidden suite for `embeddings`: BERT's input embeddings and the sinusoidal table."""
 
+from autograder.engine.judge.fixtures import Case
 from autograder.engine.judge.hints import HINTS
+from autograder.engine.judge.seams import Student
 from autograder.engine.judge.suites.common import (
-    cases,
     check_case,
     check_deterministic,
     check_follows_config,
     check_training,
 )
+from autograder.engine.judge.suites.selection import cases
 
 COMPONENT = "embeddings"
 HINT = HINTS[COMPONENT]
 
 
 @cases("reference")
-def test_embeddings_matches_reference(student, case, dtype):
+def test_embeddings_matches_reference(student: Student, case: Case, dtype: str | None) -> None:
     check_case(student, case, dtype, {"output": HINT["output"]})
 
 
 @cases("hf")
-def test_embeddings_matches_hf_bert_embeddings(student, case, dtype):
+def test_embeddings_matches_hf_bert_embeddings(student: Student, case: Case, dtype: str | None) -> None:
     check_case(student, case, dtype, {"output": HINT["output"]})
 
 
 @cases("reference", "config", trained=True)
-def test_embeddings_train_like_reference(student, case, dtype):
+def test_embeddings_train_like_reference(student: Student, case: Case, dtype: str | None) -> None:
     check_training(student, case, dtype, {"output": HINT["train"]})
 
 
 @cases("hf", trained=True)
-def test_embeddings_train_like_hf_bert_embeddings(student, case, dtype):
+def test_embeddings_train_like_hf_bert_embeddings(student: Student, case: Case, dtype: str | None) -> None:
     check_training(student, case, dtype, {"output": HINT["train"]})
 
 
 @cases("hf", pick=slice(None, 1))
-def test_embeddings_is_deterministic_in_eval_mode(student, case):
+def test_embeddings_is_deterministic_in_eval_mode(student: Student, case: Case) -> None:
     check_deterministic(student, case)
 
 
 @cases("sinusoidal")
-def test_sinusoidal_table_matches_paper(student, case, dtype):
+def test_sinusoidal_table_matches_paper(student: Student, case: Case, dtype: str | None) -> None:
     check_case(student, case, dtype, {"table": HINT["table"]})
 
 
 @cases("config")
-def test_embeddings_follow_the_config(student, case, dtype):
+def test_embeddings_follow_the_config(student: Student, case: Case, dtype: str | None) -> None:
     check_follows_config(student, case, dtype)
