@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.engine.contract.protocol import visible, visible_name
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 from autograder.engine.judge.results import LOADING_NOTE
 
@@ -41,7 +42,9 @@ class Student:
 
 
 def student(name: str, results: dict) -> Student:
-    """A student as their Gradescope results.json says it (the kit writes it; a student chose the name)."""
+    """A student as their Gradescope results.json says it (the kit writes it; a student chose the name, which is
+    kept as visible_name shows it: every byte readable, none that a page, a plot or a file cannot hold)."""
+    name = visible_name(name)
     components = {
         t["name"]: (float(t["score"]), float(t["max_score"]), str(t.get("output", "")))
         for t in results.get("tests", [])
@@ -72,7 +75,8 @@ def read_folder(folder: str | Path) -> list[Student]:
         try:
             results = json.loads(path.read_text())
         except (OSError, ValueError) as error:
-            students.append(Student(path.stem, 0.0, 0.0, {}, "", problems=[("unreadable", f"{path.name}: {error}")]))
+            reason = f"{visible_name(path.name)}: {visible(str(error))}"
+            students.append(Student(visible_name(path.stem), 0.0, 0.0, {}, "", problems=[("unreadable", reason)]))
             continue
         students.append(student(path.stem, results if isinstance(results, dict) else {}))
     return students

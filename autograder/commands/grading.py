@@ -154,7 +154,9 @@ def run_grade_all(args):
         from autograder import class_report
 
         students = sorted((class_report.student(name, results) for name, results in graded), key=lambda s: s.name)
-        options.write(args.report, class_report.render(students, f"Class report: {Path(args.folder).name}"))
+        options.write(
+            args.report, class_report.render(students, f"Class report: {visible_name(Path(args.folder).name)}")
+        )
         print(f"class report written to {args.report}")
     return 0
 
@@ -194,8 +196,14 @@ def _grade_class(args, paths):
         if args.report:
             graded.append((students[path], gradescope(report)))
         if args.json_dir:
-            # The whole name, suffix and all: bob/, bob.evil/ and bob.ipynb each keep a report of their own.
-            options.write(Path(args.json_dir) / f"{path.name}.json", results_json(report, args.format, args.visibility))
+            # The whole name, suffix and all: bob/, bob.evil/ and bob.ipynb each keep a report of their own. A file
+            # the system refuses (a name too long once ".json" is added) costs that report alone, never the class.
+            try:
+                options.write(
+                    Path(args.json_dir) / f"{path.name}.json", results_json(report, args.format, args.visibility)
+                )
+            except OSError as error:
+                print(f"{name}: its results.json could not be written ({visible(str(error))})", flush=True)
     return rows, graded
 
 
@@ -222,7 +230,7 @@ def run_report(args):
     if not students:
         print(f"nothing to report: {visible(args.folder)} holds no .json file")
         return 2
-    options.write(args.out, class_report.render(students, f"Class report: {Path(args.folder).name}"))
+    options.write(args.out, class_report.render(students, f"Class report: {visible_name(Path(args.folder).name)}"))
     print(f"class report of {len(students)} submissions written to {args.out}")
     return 0
 

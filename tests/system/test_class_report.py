@@ -11,6 +11,7 @@ import pytest
 
 from autograder import __main__ as cli
 from autograder.engine.contract import spec
+from autograder.engine.contract.protocol import visible_name
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 from autograder.engine.judge.platforms import gradescope
 from autograder.engine.judge.results import ComponentResult, Report
@@ -64,7 +65,8 @@ def page(tmp_path_factory):
 def test_every_student_is_there_with_the_scores_of_their_results(page):
     html = page.read_text()
     for name, results in CLASS:
-        assert f">{escape(name)}: {results['score']:g} of {results['max_score']:g}</summary>" in html, name
+        shown = escape(visible_name(name))
+        assert f">{shown}: {results['score']:g} of {results['max_score']:g}</summary>" in html, name
     assert ">gus: 0 of 0</summary>" in html and "gus.json" in html  # an unreadable file is a row, not a crash
 
 
@@ -95,7 +97,7 @@ def test_held_timed_out_and_unreadable_are_listed_with_their_reasons(page):
 
 def test_what_a_student_wrote_is_escaped(page):
     html = page.read_text()
-    assert HOSTILE not in html and "<img src=x" not in html and escape(HOSTILE) in html
+    assert HOSTILE not in html and "<img src=x" not in html and escape(visible_name(HOSTILE)) in html
     assert html.count("<img ") == 3 and all(
         src.startswith("data:image/png;base64,") for src in re.findall(r"src='([^']*)'", html)
     )

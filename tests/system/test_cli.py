@@ -1,7 +1,9 @@
 """The command line, as SPEC fixes it: grade (table, results.json, exit 0) and check-solutions."""
 
 import csv
+import html
 import json
+import os
 import re
 import subprocess
 import sys
@@ -232,3 +234,41 @@ def test_a_gpu_the_jail_cannot_start_cuda_on_stops_grading_in_one_line():
     run = cli("grade", spec.KIT_ROOT / "solutions", "--device", "cuda")
     assert run.returncode == 2 and run.stdout.count("\n") == 1, run.stdout + run.stderr
     assert "CUDA could not start in the jail (" in run.stdout and "grade with --device cpu" in run.stdout
+
+
+def test_a_class_with_every_kind_of_bad_byte_writes_every_row_and_the_report(tmp_path):
+    """Issue 47: a folder name that is not UTF-8, an honest résumé.py saved in Latin-1 with a syntax error, and an
+    error message holding a lone surrogate each stopped a class: grades.csv with its header only, no report."""
+    folder = tmp_path / "class"
+    folder.mkdir()
+    masking = (spec.SOLUTIONS / "masking.py").read_text()
+    for n in range(26):
+        (folder / f"student{n:02}.py").write_text("x = 1\n")
+    not_utf8 = folder / os.fsdecode(b"ren\xe9e")
+    not_utf8.mkdir()
+    (not_utf8 / "masking.py").write_text(masking)
+    latin1 = folder / "carl"
+    latin1.mkdir()
+    (latin1 / "masking.py").write_text(masking)
+    (latin1 / os.fsdecode("résumé.py".encode("latin-1"))).write_bytes("# résumé\nx = (\n".encode("latin-1"))
+    for name, message in [("dora", "\\ud800 lone"), ("\u202eevil\x07", "\\x1b[2J\\u202e\\udcff reversed")]:
+        (folder / name).mkdir()
+        raising = f"raise RuntimeError('{message}')"
+        (folder / name / "masking.py").write_text(
+            masking.replace("return torch.ones(size, size, dtype=torch.bool, device=device).tril()", raising)
+        )
+    paths = dict(csv=tmp_path / "grades.csv", report=tmp_path / "class.html", reports=tmp_path / "reports")
+    run = cli("grade-all", folder, "--csv", paths["csv"], "--report", paths["report"], "--json-dir", paths["reports"])
+    assert run.returncode == 0, run.stdout + run.stderr
+    rows = {row["submission"]: row for row in csv.DictReader(paths["csv"].open(encoding="utf-8"))}
+    assert len(rows) == 30
+    assert float(rows["ren\\xe9e"]["masking"]) == float(rows["carl"]["masking"]) == 5
+    assert float(rows["dora"]["masking"]) == float(rows["\\u202eevil\\x07"]["masking"]) < 5
+    page = paths["report"].read_text(encoding="utf-8")
+    assert all(html.escape(name, quote=False) in page for name in rows if not name.startswith("'"))
+    assert len(list(paths["reports"].iterdir())) == 30
+
+    run = cli("grade", folder / "dora", "--json", tmp_path / "dora.json")
+    assert run.returncode == 0, run.stdout + run.stderr
+    (masking_test,) = [t for t in json.loads((tmp_path / "dora.json").read_text())["tests"] if t["tags"] == ["masking"]]
+    assert "RuntimeError: \\ud800 lone" in masking_test["output"]

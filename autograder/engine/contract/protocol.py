@@ -28,14 +28,26 @@ MAX_HEADER_BYTES = 16 << 20
 
 
 # Characters a terminal, a spreadsheet or a reader acts on rather than shows: C0 and C1 controls (escape
-# sequences, carriage returns, newlines), and Unicode's line separators and direction overrides.
-INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
+# sequences, carriage returns, newlines), and Unicode's line separators and direction overrides; and the lone
+# surrogates no file can hold in UTF-8, which stopped a class's CSV: a student's str can carry them (an error's
+# message, JSON's \ud800), and so can a name read from disk, whose bytes that are not UTF-8 Python keeps as
+# U+DC80..U+DCFF (os.fsdecode's surrogateescape).
+INVISIBLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]"
+)
 
 
 def visible(text: str, newlines: bool = False) -> str:
     """text with each character of INVISIBLE written as its Python escape (ESC as \\x1b), newlines kept only
     where asked: whatever a student wrote is shown, and can neither move the cursor nor start a line."""
-    return INVISIBLE.sub(lambda m: m.group() if newlines and m.group() == "\n" else repr(m.group())[1:-1], text)
+    return INVISIBLE.sub(lambda m: m.group() if newlines and m.group() == "\n" else _escape(m.group()), text)
+
+
+def _escape(character: str) -> str:
+    """A character as its Python escape; a byte that was not UTF-8 in a name read from disk as the byte itself."""
+    if "\udc80" <= character <= "\udcff":
+        return f"\\x{ord(character) - 0xDC00:02x}"
+    return repr(character)[1:-1]
 
 
 def visible_name(name: str) -> str:
