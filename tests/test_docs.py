@@ -129,3 +129,22 @@ def test_docs_count_the_questions_the_bank_holds():
     count = sum(len(part.questions) for part in bank.load())
     for doc in (ROOT / "README.md", ROOT / "docs" / "INSTRUCTORS.md"):
         assert set(re.findall(r"(\d+)\s+questions", doc.read_text().replace("\n", " "))) == {str(count)}, doc.name
+
+
+def test_docs_give_each_components_points_as_the_spec_does():
+    text = " ".join((ROOT / "docs" / "GRADING.md").read_text().split())
+    said = re.search(r"\*\*Points\.\*\* (.+?) \(total (\d+);", text)
+    assert said, "GRADING.md's Points line moved: update this test"
+    pairs = [(component, int(points)) for component, points in re.findall(r"(\w+) (\d+)", said.group(1))]
+    assert pairs == [(c.id, c.points) for c in spec.COMPONENTS] and int(said.group(2)) == spec.TOTAL_POINTS
+
+
+def test_docs_table_of_notebooks_names_the_components_each_grades():
+    from autograder.course import notebooks
+
+    rows = re.findall(r"^\| `(\d\d_\w+)` \| .+? \| ([\w, ]+) \|$", (ROOT / "docs" / "INSTRUCTORS.md").read_text(), re.M)
+    graded = {
+        part.stem: [cell.args[0] for cell in notebooks.parse(part.read_text()) if cell.kind == "graded"]
+        for part in notebooks.parts()
+    }
+    assert {stem: [] if said == "none" else said.split(", ") for stem, said in rows} == graded

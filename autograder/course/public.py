@@ -149,18 +149,10 @@ def _checker(component):
     return check_component
 
 
-(
-    check_attention,
-    check_masking,
-    check_layernorm,
-    check_multihead,
-    check_feedforward,
-    check_embeddings,
-    check_encoder,
-    check_decoder,
-    check_heads,
-    check_seq2seq,
-) = (_checker(c) for c in spec.COMPONENTS)
+# check_attention, check_masking, ...: one per component of the spec, named by its id, so that a component added
+# to the spec has its check without a line here (autograder.notebook offers them by the same names).
+CHECKS = {f"check_{c.id}": _checker(c) for c in spec.COMPONENTS}
+globals().update(CHECKS)
 
 
 # --- the notebooks' worked examples: modules with seeded weights ------------------------------------------
