@@ -36,7 +36,7 @@ from autograder.course import PUBLIC_CASES
 from autograder.engine.contract import spec
 from autograder.engine.judge import hints
 from autograder.engine.judge.fixtures import HERE as FIXTURES
-from autograder.engine.judge.tolerances import TOLERANCES
+from autograder.engine.judge.tolerances import tolerance
 
 # float64 BLAS kernels differ between CPUs in the last bits; any real change moves values far more.
 DRIFT_TOLERANCE = 1e-12
@@ -226,9 +226,10 @@ def _tolerance(key):
     member's its mistake's id and '~' its variant)."""
     from autograder.engine.build.mistakes import BY_ID
 
-    mistake_ids = [part.split("~")[0] for part in key.split("+")]
-    if any(BY_ID[part].in_float32 for part in mistake_ids if part in BY_ID):
-        return TOLERANCES["float32"].rtol, TOLERANCES["float32"].atol
+    parts = [BY_ID[part] for part in (part.split("~")[0] for part in key.split("+")) if part in BY_ID]
+    if any(mistake.in_float32 for mistake in parts):
+        allowed = tolerance("float32", parts[0].component)  # an entry's mistakes are all of one component
+        return allowed.rtol, allowed.atol
     return DRIFT_TOLERANCE, DRIFT_TOLERANCE
 
 

@@ -118,7 +118,8 @@ def _reword_a_hint_of_the_reference(kit):
 
 
 def _move_a_module_that_computes_values(kit):
-    """tolerances.py to the contract's folder, and every import of it, its declaration in COMPUTES included."""
+    """tolerances.py to the contract's folder, and every import of it, its declaration in COMPUTES_NOTHING
+    included."""
     (kit / "autograder/engine/judge/tolerances.py").rename(kit / "autograder/engine/contract/tolerances.py")
     for path in (kit / "autograder").rglob("*.py"):
         text = path.read_text()
@@ -159,6 +160,18 @@ def test_a_change_to_one_catalog_stales_its_component_alone(tmp_path):
     _edit(kit / "autograder/engine/build/mistakes/layernorm.py", '"var + 1e-12"', '"var + 1e-11"')
     before, after = _inputs(), _inputs(kit)
     assert {part for part in before if before[part] != after[part]} == {"fixtures:layernorm", "public:layernorm"}
+
+
+def test_a_tolerance_of_one_component_stales_its_parts_alone(tmp_path):
+    """The encoder's float32 tolerance made tighter, as OVERRIDES allows: only its own evidence is sorted by it."""
+    kit = _kit_copy(tmp_path)
+    _edit(
+        kit / "autograder/engine/judge/tolerances.py",
+        "OVERRIDES: dict[tuple[str, str], Tolerance] = {}",
+        'OVERRIDES: dict[tuple[str, str], Tolerance] = {("encoder", "float32"): Tolerance(rtol=5e-5, atol=2.5e-5)}',
+    )
+    before, after = _inputs(), _inputs(kit)
+    assert {part for part in before if before[part] != after[part]} == {"fixtures:encoder", "public:encoder"}
 
 
 def test_a_stamp_changes_with_the_files(tmp_path, monkeypatch):

@@ -123,9 +123,9 @@ def test_evidence_keeps_a_farthest_element_only_where_rounding_did_not_choose_it
     """Fixtures are built on one CPU and checked for drift on another: an index that float32 rounding picked
     (a GELU computed in float32) would differ between them, so none is kept; a real deviation keeps its own."""
     expected = np.random.default_rng(0).standard_normal(1000)
-    assert evidence._farthest(expected.astype(np.float32).astype(np.float64), expected) is None
+    assert evidence._farthest(expected.astype(np.float32).astype(np.float64), expected, "feedforward") is None
     off = expected.copy()
     off[417] += 0.1
-    assert evidence._farthest(off, expected) == 417
+    assert evidence._farthest(off, expected, "feedforward") == 417
     off[3] = np.nan
-    assert evidence._farthest(off, expected) == 3
+    assert evidence._farthest(off, expected, "feedforward") == 3

@@ -5,7 +5,8 @@ the references of the components its cases module (cases/<id>.py) names, its own
 use (spec.dependencies: a case of multihead maps Hugging Face's weights by the reference encoder's); the cases
 module; its
 catalog entries' ids and edits, as data (mistakes/<id>.py: the sentences, which no value depends on, left out);
-the kit code that computes values (COMPUTES); the SPEC names, by which the reference is loaded; and the pins of
+the tolerances its outputs are held to, as data (tolerances.py: another component's own changes none of its
+values); the kit code that computes values (COMPUTES); the SPEC names, by which the reference is loaded; and the pins of
 the libraries whose numbers they are (PINNED). The notebooks' steps' public cases, likewise, from every
 reference (a step is a helper of one) and cases/steps.py.
 
@@ -25,6 +26,8 @@ from pathlib import Path
 
 from autograder.engine.build import mistakes
 from autograder.engine.contract import spec
+from autograder.engine.judge.fixtures import FLOATS
+from autograder.engine.judge.tolerances import tolerance
 
 COMPUTES = (
     "autograder.engine.build.builder",
@@ -41,7 +44,6 @@ COMPUTES = (
     "autograder.engine.judge.fixtures",
     "autograder.engine.judge.hf",
     "autograder.engine.judge.suites.common",
-    "autograder.engine.judge.tolerances",
 )
 # Kit code that runs while a part builds and computes none of its values. A package whose __init__.py holds no
 # code but its docstring need not be listed.
@@ -54,6 +56,7 @@ COMPUTES_NOTHING = {
     "autograder.engine.contract.reasons": "sentences a student reads (why a component scores 0)",
     "autograder.engine.judge.hints": "sentences a student reads: a failed check's hint, which the build never keeps",
     "autograder.engine.judge.hints.failures": "sentences a student reads, as above",
+    "autograder.engine.judge.tolerances": "the component's tolerance in each dtype, hashed as data (tolerances())",
 }
 PINNED = ("numpy", "torch", "transformers")
 CASES = "autograder.engine.build.cases"
@@ -70,6 +73,7 @@ def digest(unit):
         "cases": code(module_path(f"{CASES}.{unit}")),
         "references": "\n".join(f"{c} {code(spec.BY_ID[c].reference)}" for c in references(unit)),
         "catalog": "" if unit == STEPS else catalog(unit),
+        "tolerances": "" if unit == STEPS else tolerances(unit),
     }
     hashed = hashlib.sha256()
     for label, text in chunks.items():
@@ -105,6 +109,12 @@ def names():
 def catalog(component):
     """The component's entries as data: each member of each family, by id, with its edits."""
     return repr([mistake.members() for mistake in mistakes.of(component)])
+
+
+def tolerances(component):
+    """The tolerances the component's outputs are held to, by dtype, as data: the evidence of its mistakes is
+    sorted with them (a mistake right within them, two alike, one that computes in float32)."""
+    return repr({dtype: tolerance(dtype, component) for dtype in FLOATS})
 
 
 def module_path(name):

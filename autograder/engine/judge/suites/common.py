@@ -26,6 +26,11 @@ def cases(*kinds, component=None, trained=False, pick=slice(None)):
     return select
 
 
+def component_of(case):
+    """The component whose tolerance a case's outputs are held to: a step's is the component it is a step of."""
+    return case.meta.get("component", case.component)
+
+
 def run(student, case, dtype, inputs=None, return_inputs=False):
     """Build the case's target (with its weights) if it is a class, call it, and name the outputs.
 
@@ -159,7 +164,9 @@ def check_outputs(outputs, case, dtype, hints):
             if expected.dtype.kind in "biu":
                 checks.equal(outputs[name], expected, name, where, hints.get(name, ""))
             else:
-                checks.close(outputs[name], expected, name, where, dtype, hints.get(name, ""))
+                checks.close(
+                    outputs[name], expected, name, where, dtype, hints.get(name, ""), component=component_of(case)
+                )
         except checks.StudentError as error:
             failures.append(str(error))
     if failures:
@@ -200,7 +207,7 @@ def check_training(student, case, dtype, hints):
     except checks.StudentError as error:
         _observe(student, case, dtype, passed=False, failure=str(error), train=True)
         raise
-    failures = _differences(outputs, case.trained, dtype, where, _train_hints(student, case, dtype, hints))
+    failures = _differences(outputs, case, dtype, where, _train_hints(student, case, dtype, hints))
     failures += [checks.NO_GRAPH.format(where=where, name=name) for name in no_graph]
     absent, wrong, count = _gradient_failures(gradients, case, dtype, where)
     if wrong and failures:
@@ -229,12 +236,13 @@ def _train_hints(student, case, dtype, hints):
     return lambda name: hints.get(name, "") if eval_right() else HINTS["any"]["eval-first"]
 
 
-def _differences(values, expected, dtype, where, hint):
-    """The messages of the values (by name) that differ from expected, each with hint(name)."""
+def _differences(values, case, dtype, where, hint):
+    """The messages of the values (by name) that differ from the case's train-mode ones, each with hint(name)."""
+    expected, component = case.trained, component_of(case)
     failures = []
     for name, value in values.items():
         try:
-            checks.close(value, expected[name], name, where, dtype, hint(name))
+            checks.close(value, expected[name], name, where, dtype, hint(name), component=component)
         except checks.StudentError as error:
             failures.append(str(error))
     return failures
@@ -263,7 +271,7 @@ def _gradient_failures(gradients, case, dtype, where):
         if name not in gradients
     ]
     present = {name: gradients[name] for name in expected if name in gradients and name not in absent}
-    differ = _differences(present, case.trained, dtype, where, lambda name: HINTS["any"]["gradient"])
+    differ = _differences(present, case, dtype, where, lambda name: HINTS["any"]["gradient"])
     if differ:
         messages.append(differ[0] + (f"\n... and {len(differ) - 1} more gradients differ." if len(differ) > 1 else ""))
     return absent, messages, len(differ) + len(absent)
@@ -346,6 +354,7 @@ def check_deterministic(student, case, dtype="float32"):
             f"{case.describe(dtype)}, called twice in eval mode",
             dtype,
             HINTS["any"]["deterministic"],
+            component=component_of(case),
         )
 
 
@@ -356,7 +365,8 @@ def check_unchanged(student, case, inputs, name, select, what, hint):
     """
     first = run_right(student, case)[name]
     second = run(student, case, "float32", inputs=inputs)[name]
-    checks.same(second, first, name, f"{case.describe('float32')}, {what}", "float32", hint, select)
+    where = f"{case.describe('float32')}, {what}"
+    checks.same(second, first, name, where, "float32", hint, select, component=component_of(case))
 
 
 def changed_tokens(case, name, where):
