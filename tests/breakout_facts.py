@@ -10,6 +10,7 @@ import math
 from functools import cache
 
 import torch
+from helpers import replace_in
 from torch.nn import functional as F
 from transformers import BertConfig, BertModel
 from transformers.models.bert.modeling_bert import BertLayer
@@ -52,8 +53,7 @@ def language_model_with(*edits, reference_edits=None):
     units = loader.load(spec.SOLUTIONS).as_message()["units"]
     for unit in units:
         for old, new in (reference_edits or {}).get(unit["module"], []):
-            assert unit["code"].count(old) == 1, f"{old!r} is not in {unit['module']} once"
-            unit["code"] = unit["code"].replace(old, new)
+            unit["code"] = replace_in(unit["code"], old, new, spec.BY_ID[unit["module"]].names, unit["module"])
     units.append({"module": "language_model", "label": "language_model.py", "code": source})
     modules, problems = runtime.load_modules(units)
     assert not problems, problems

@@ -65,6 +65,22 @@ def _first_pair(component):
     )
 
 
+def test_every_edit_of_the_mutations_applies_once_to_the_code_it_means(tmp_path):
+    """What the gradings below would find one jailed grading at a time, in a moment: each edit of mutations.py's
+    tables (reference text, as the catalog's are) is once in its component's graded code or imports."""
+    tables = [
+        *(mutations.variant_edits(mistakes.BY_ID[shows].component, edits) for shows, _, edits in VARIANTS),
+        *(mutations.variant_edits(component, edits) for component, _, edits in OUTSIDE),
+        *(
+            [e for component, _, edits in group for e in mutations.variant_edits(component, edits)]
+            for group in TRAINING_OUTSIDE
+        ),
+        TRAINING_VARIANTS,
+    ]
+    for number, edits in enumerate(tables):
+        submission(tmp_path / str(number), edits)
+
+
 @pytest.mark.parametrize("component", [c.id for c in spec.COMPONENTS])
 def test_two_mistakes_in_one_component_are_named_together(tmp_path, sandbox, component):
     pair = _first_pair(component)
