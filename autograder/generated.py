@@ -2,7 +2,8 @@
 
 The parts (PARTS), each built on its own:
 - stubs: the student stubs (assignments/), from the reference;
-- sentences: the "Likely mistake" sentences by the mistake's id (engine/judge/hints/mistakes.json), from the catalog;
+- sentences: the "Likely mistake" sentences by the mistake's id (engine/judge/hints/mistakes.json), from the catalog,
+  and the hints of the notebooks' steps (engine/judge/hints/steps.json), from their entries;
 - fixtures:ID: a component's hidden cases, with each cataloged mistake's evidence on them (engine/judge/fixtures/);
 - public:ID: the public checks' cases of a component, with the evidence on them, which ship (course/public_cases/);
 - steps: the public cases of the notebooks' steps (course/public_cases/steps.*);
@@ -108,13 +109,14 @@ def _run(part, check):
     if part in STAMPED:
         return _run_built(part, check)
     if part == "sentences":
-        from autograder.engine.build import mistakes
+        from autograder.engine.build import mistakes, steps
 
-        text = mistakes.sentences()
-        differ = [] if _read(hints.MISTAKE_SENTENCES) == text else [hints.MISTAKE_SENTENCES.name]
-        if differ and not check:
-            hints.MISTAKE_SENTENCES.write_text(text)
-        return differ
+        tables = {hints.MISTAKE_SENTENCES: mistakes.sentences(), hints.STEP_HINTS: steps.hints()}
+        differ = [path for path, text in tables.items() if _read(path) != text]
+        if not check:
+            for path in differ:
+                path.write_text(tables[path])
+        return [path.name for path in differ]
     if part == "stubs":
         from autograder.course import stubs as module
     elif part == "course":
