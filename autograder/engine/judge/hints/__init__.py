@@ -11,7 +11,8 @@
   DELEGATION, re-exported here): in the contract, because the child raises some of them and imports nothing of
   the judge's.
 
-tests/hint_evidence.py holds every sentence of these tables to its evidence, or to the code and test that say it.
+tests/hint_evidence.py holds every sentence of these tables to its evidence, or to the code and test that say it;
+tests/test_steps.py holds each step's hint to its wrong version.
 """
 
 import functools
