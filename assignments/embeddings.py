@@ -8,7 +8,7 @@ from torch import nn
 
 
 def sinusoid_angles(max_len, d_model):
-    """Step 1: the angle of every position at every frequency of the sinusoidal table.
+    """The angle of every position at every frequency of the sinusoidal table.
 
     Args:
         max_len: positions p = 0 .. max_len - 1.
@@ -22,7 +22,7 @@ def sinusoid_angles(max_len, d_model):
 
 
 def interleave_sin_cos(angles, d_model):
-    """Step 2: the table from its angles: sines in the even columns, cosines in the odd ones.
+    """The table from its angles: sines in the even columns, cosines in the odd ones.
 
     Args:
         angles: (max_len, ceil(d_model / 2)), as sinusoid_angles gives them.
@@ -36,7 +36,7 @@ def interleave_sin_cos(angles, d_model):
 
 
 def embedding_sum(input_ids, token_table, position_table, type_table, token_type_ids=None):
-    """Step 3: the three embeddings of every position, looked up in their tables and summed.
+    """The three embeddings of every position, looked up in their tables and summed.
 
     Args:
         input_ids: (B, T) token ids; token_type_ids: (B, T) segment ids, all 0 when None.

@@ -11,7 +11,7 @@ from torch.nn import functional as F
 
 
 def add_and_norm(x, sublayer_output, weight, bias, eps):
-    """Step 1: the end of a post-LN sub-block: the residual sum first, then its layer norm.
+    """The end of a post-LN sub-block: the residual sum first, then its layer norm.
 
     Args:
         x: (B, T, D) the sub-block's input.
@@ -27,7 +27,7 @@ def add_and_norm(x, sublayer_output, weight, bias, eps):
 
 
 def self_attention_block(x, mask, weight, bias, eps):
-    """Step 2: the layer's first sub-block with the plainest attention: one head and no projections, so that each
+    """The layer's first sub-block with the plainest attention: one head and no projections, so that each
     position's query, key and value are its own vector.
 
     Args:
@@ -44,7 +44,7 @@ def self_attention_block(x, mask, weight, bias, eps):
 
 
 def encoder_mask(attention_mask):
-    """Step 3: the stack's mask, built once from the 0/1 attention_mask and given to every layer.
+    """The stack's mask, built once from the 0/1 attention_mask and given to every layer.
 
     Args:
         attention_mask: (B, T) 0/1, 1 at real tokens and 0 at padding; or None (no padding at all).

@@ -5,7 +5,7 @@ from torch import nn
 
 
 def mean_and_variance(x):
-    """Step 1: the statistics of each vector over its last dimension.
+    """The statistics of each vector over its last dimension.
 
     Args:
         x: (..., D)
@@ -17,7 +17,7 @@ def mean_and_variance(x):
 
 
 def normalise(x, mean, variance, eps):
-    """Step 2: each vector shifted to mean 0 and scaled to variance 1, eps keeping the division safe.
+    """Each vector shifted to mean 0 and scaled to variance 1, eps keeping the division safe.
 
     Args:
         x: (..., D); mean, variance: (..., 1); eps: a small positive number.
@@ -29,7 +29,7 @@ def normalise(x, mean, variance, eps):
 
 
 def scale_and_shift(normalised, weight, bias):
-    """Step 3: the learned scale and shift, one of each per feature.
+    """The learned scale and shift, one of each per feature.
 
     Args:
         normalised: (..., D); weight, bias: (D,).

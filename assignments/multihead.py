@@ -5,7 +5,7 @@ from torch import nn
 
 
 def split_heads(x, num_heads):
-    """Step 1: one projection's D features cut into H heads of Dh = D / H, the heads made a batch dimension.
+    """One projection's D features cut into H heads of Dh = D / H, the heads made a batch dimension.
 
     Args:
         x: (B, T, D) a projection of every position.
@@ -18,7 +18,7 @@ def split_heads(x, num_heads):
 
 
 def attend(q, k, v, mask=None, dropout=None):
-    """Step 2: every head attends at once, with dropout on the attention probabilities as BERT has it.
+    """Every head attends at once, with dropout on the attention probabilities as BERT has it.
 
     Args:
         q: (B, H, T, Dh); k, v: (B, H, S, Dh).
@@ -33,7 +33,7 @@ def attend(q, k, v, mask=None, dropout=None):
 
 
 def merge_heads(x):
-    """Step 3: the heads side by side again, in head order: the inverse of split_heads.
+    """The heads side by side again, in head order: the inverse of split_heads.
 
     Args:
         x: (B, H, T, Dh)

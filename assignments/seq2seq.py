@@ -38,7 +38,7 @@ class Seq2SeqTransformer(nn.Module):
 
 
 def next_tokens(logits):
-    """Step 1: the greedy choice, every row's most likely next token, read at the last position.
+    """The greedy choice, every row's most likely next token, read at the last position.
 
     Args:
         logits: (B, L, V) the LM head's scores at each of the L positions so far; position l scores the token
@@ -51,7 +51,7 @@ def next_tokens(logits):
 
 
 def finish_rows(next_token, finished, eos_token_id, pad_token_id):
-    """Step 2: finished rows. A row that emitted EOS at an earlier step gets PAD, whatever the model proposes;
+    """Finished rows. A row that emitted EOS at an earlier step gets PAD, whatever the model proposes;
     a row that emits EOS now keeps its EOS and is finished from now on.
 
     Args:
@@ -66,7 +66,7 @@ def finish_rows(next_token, finished, eos_token_id, pad_token_id):
 
 
 def decode_step(tokens, logits, finished, eos_token_id, pad_token_id):
-    """Step 3: one step of the decoding loop, given the model's logits on the tokens so far.
+    """One step of the decoding loop, given the model's logits on the tokens so far.
 
     Args:
         tokens: LongTensor (B, L) the tokens so far, BOS first.

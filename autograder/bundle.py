@@ -82,6 +82,7 @@ STUDENT_MODULES = (
         )
     ),
     "engine/judge/hints/mistakes.json",
+    "engine/judge/hints/steps.json",
     "engine/judge/fixtures/__init__.py",
     *(
         f"engine/judge/suites/{path.name}"

@@ -2,7 +2,8 @@
 
 The parts (PARTS), each built on its own:
 - stubs: the student stubs (assignments/), from the reference;
-- sentences: the "Likely mistake" sentences by the mistake's id (engine/judge/hints/mistakes.json), from the catalog;
+- sentences: the "Likely mistake" sentences by the mistake's id (engine/judge/hints/mistakes.json), from the catalog,
+  and the hints of the notebooks' steps (engine/judge/hints/steps.json), from their entries;
 - fixtures:ID: a component's hidden cases, with each cataloged mistake's evidence on them (engine/judge/fixtures/);
 - public:ID: the public checks' cases of a component, with the evidence on them, which ship (course/public_cases/);
 - steps: the public cases of the notebooks' steps (course/public_cases/steps.*);
@@ -37,7 +38,7 @@ from autograder.course import PUBLIC_CASES
 from autograder.engine.contract import spec
 from autograder.engine.judge import hints
 from autograder.engine.judge.fixtures import HERE as FIXTURES
-from autograder.engine.judge.tolerances import TOLERANCES
+from autograder.engine.judge.tolerances import tolerance
 
 # float64 BLAS kernels differ between CPUs in the last bits; any real change moves values far more.
 DRIFT_TOLERANCE = 1e-12
@@ -115,13 +116,14 @@ def _run(part, check):
     if part in STAMPED:
         return _run_built(part, check)
     if part == "sentences":
-        from autograder.engine.build import mistakes
+        from autograder.engine.build import mistakes, steps
 
-        text = mistakes.sentences()
-        differ = [] if _read(hints.MISTAKE_SENTENCES) == text else [hints.MISTAKE_SENTENCES.name]
-        if differ and not check:
-            hints.MISTAKE_SENTENCES.write_text(text)
-        return differ
+        tables = {hints.MISTAKE_SENTENCES: mistakes.sentences(), hints.STEP_HINTS: steps.hints()}
+        differ = [path for path, text in tables.items() if _read(path) != text]
+        if not check:
+            for path in differ:
+                path.write_text(tables[path])
+        return [path.name for path in differ]
     module = importlib.import_module(WRITERS[part])
     differ = module.drift()
     if differ and not check:
@@ -228,9 +230,10 @@ def _tolerance(key):
     member's its mistake's id and '~' its variant)."""
     from autograder.engine.build.mistakes import BY_ID
 
-    mistake_ids = [part.split("~")[0] for part in key.split("+")]
-    if any(BY_ID[part].in_float32 for part in mistake_ids if part in BY_ID):
-        return TOLERANCES["float32"].rtol, TOLERANCES["float32"].atol
+    parts = [BY_ID[part] for part in (part.split("~")[0] for part in key.split("+")) if part in BY_ID]
+    if any(mistake.in_float32 for mistake in parts):
+        allowed = tolerance("float32", parts[0].component)  # an entry's mistakes are all of one component
+        return allowed.rtol, allowed.atol
     return DRIFT_TOLERANCE, DRIFT_TOLERANCE
 
 

@@ -17,23 +17,23 @@ from autograder.engine.contract import loader, spec
 from autograder.engine.judge import checks, fixtures
 from autograder.engine.judge.sandbox import Sandbox
 from autograder.engine.judge.suites.common import run, run_training
-from autograder.engine.judge.tolerances import ANY_FLOAT, TOLERANCES
+from autograder.engine.judge.tolerances import tolerance
 
 
-def worst_share(outputs, expected_values, dtype, case_id):
+def worst_share(outputs, expected_values, dtype, case):
     """The largest error/allowed ratio over the float values expected_values names."""
-    tolerance = TOLERANCES.get(dtype, ANY_FLOAT)
+    allowed = tolerance(dtype, case.component)
     shares = [0.0]
     for name, expected in expected_values.items():
         if expected.dtype.kind == "f":
-            actual = checks.tensor(outputs[name], name, case_id)[0].astype(np.float64)
-            shares.append(float((np.abs(actual - expected) / tolerance.slack(expected)).max()))
+            actual = checks.tensor(outputs[name], name, case.id)[0].astype(np.float64)
+            shares.append(float((np.abs(actual - expected) / allowed.slack(expected)).max()))
     return max(shares)
 
 
 def trained_share(child, case, dtype):
     outputs, gradients, _ = run_training(child, case, dtype)
-    return worst_share({**outputs, **gradients}, case.trained, dtype, case.id)
+    return worst_share({**outputs, **gradients}, case.trained, dtype, case)
 
 
 def main():
@@ -54,7 +54,7 @@ def main():
                 for dtype in case.dtypes:
                     key = dtype or "float32"  # tables without a float input are held to float32's tolerance
                     worst[key] = max(
-                        worst.get(key, 0.0), worst_share(run(child, case, dtype), case.expected, dtype, case.id)
+                        worst.get(key, 0.0), worst_share(run(child, case, dtype), case.expected, dtype, case)
                     )
                     if case.trained:
                         worst[f"train {key}"] = max(worst.get(f"train {key}", 0.0), trained_share(child, case, dtype))

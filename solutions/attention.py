@@ -6,7 +6,7 @@ import torch
 
 
 def attention_scores(query, key):
-    """Step 1: how well each query matches each key, scaled so that the scores have about unit variance.
+    """How well each query matches each key, scaled so that the scores have about unit variance.
 
     Args:
         query: (..., T, Dh)
@@ -23,7 +23,7 @@ def attention_scores(query, key):
 
 
 def masked_scores(scores, mask=None):
-    """Step 2: the scores with every blocked position set to -inf, so that the softmax gives it weight exactly 0.
+    """The scores with every blocked position set to -inf, so that the softmax gives it weight exactly 0.
 
     Args:
         scores: (..., T, S)
@@ -41,7 +41,7 @@ def masked_scores(scores, mask=None):
 
 
 def attention_weights(scores):
-    """Step 3: each query's scores turned into weights that are positive and sum to 1 over the keys.
+    """Each query's scores turned into weights that are positive and sum to 1 over the keys.
 
     Args:
         scores: (..., T, S), -inf where blocked.

@@ -11,7 +11,7 @@ from torch.nn import functional as F
 
 
 def self_attention_mask(length, attention_mask=None):
-    """Step 1: the decoder's self-attention mask, built once by the stack: causal, and the target's padding.
+    """The decoder's self-attention mask, built once by the stack: causal, and the target's padding.
 
     Args:
         length: T, the target's length.
@@ -31,7 +31,7 @@ def self_attention_mask(length, attention_mask=None):
 
 
 def masked_self_attention_block(x, self_mask, weight, bias, eps):
-    """Step 2: the layer's first sub-block with the plainest attention (one head, no projections: each position's
+    """The layer's first sub-block with the plainest attention (one head, no projections: each position's
     query, key and value are its own vector), causal.
 
     Args:
@@ -51,7 +51,7 @@ def masked_self_attention_block(x, self_mask, weight, bias, eps):
 
 
 def cross_attention_block(x, memory, cross_mask, weight, bias, eps):
-    """Step 3: the layer's second sub-block with the plainest attention: the target's positions ask (queries), the
+    """The layer's second sub-block with the plainest attention: the target's positions ask (queries), the
     encoder's output, the memory, answers (keys and values).
 
     Args:

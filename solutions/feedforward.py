@@ -8,7 +8,7 @@ from torch.nn import functional as F
 
 
 def gelu(x):
-    """Step 1: the exact GELU, x·Φ(x) with Φ the standard normal distribution function, as BERT computes it.
+    """The exact GELU, x·Φ(x) with Φ the standard normal distribution function, as BERT computes it.
 
     Args:
         x: any shape.

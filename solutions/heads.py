@@ -8,7 +8,7 @@ from torch.nn import functional as F
 
 
 def pool(hidden_states, weight, bias):
-    """Step 1: BERT's pooler: the first position's vector ([CLS]), through a dense layer and tanh.
+    """BERT's pooler: the first position's vector ([CLS]), through a dense layer and tanh.
 
     Args:
         hidden_states: (B, T, D) the encoder's output.

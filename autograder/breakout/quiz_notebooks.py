@@ -7,7 +7,7 @@ written in a Markdown cell that an instructor grades by hand, with the handout's
 """
 
 from autograder.breakout import bank
-from autograder.course import notebooks
+from autograder.course import notebooks, release
 from autograder.course.notebooks import COURSE, dumps, nbgrader_metadata, notebook_cell
 from autograder.engine.contract.loader import QUIZ_METADATA
 
@@ -159,7 +159,7 @@ def handout(parts=None):
 
 def write(parts=None):
     parts = parts or bank.load()
-    notebooks.write_assignment(ASSIGNMENT, expected_sources(parts))
+    release.write_assignment(ASSIGNMENT, expected_sources(parts))
     HANDOUT.write_text(handout(parts))
 
 
@@ -170,4 +170,4 @@ def drift():
         if HANDOUT.exists() and HANDOUT.read_text() == handout(parts)
         else [str(HANDOUT.relative_to(bank.BANK.parent))]
     )
-    return stale + notebooks.assignment_drift(ASSIGNMENT, expected_sources(parts))
+    return stale + release.assignment_drift(ASSIGNMENT, expected_sources(parts))

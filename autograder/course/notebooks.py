@@ -6,11 +6,11 @@ string:
 
     ```python                plain code the student runs (worked examples, pictures)
     ```setup                 (empty) the imports the exercises need, and the student's own earlier parts
-    ```step NAME             (empty) one step towards an exercise: the reference's helper function NAME (a
-                             top-level function of solutions/<component>.py that is no SPEC name), copied
-                             with its solution region like an exercise, then a locked cell that runs its
-                             public check, `check_step("NAME", NAME)` (public.check_step: the suites' own
-                             comparison on the step's public cases, engine/build/cases/steps.py)
+    ```steps COMPONENT       (empty) the component's steps as engine/build/steps/ declares them, in order: each
+                             numbered with its title and prose, the reference's helper copied with its solution
+                             region like an exercise, then a locked cell that runs its public check,
+                             `check_step("NAME", NAME)` (public.check_step: the suites' own comparison on the
+                             step's public cases)
     ```exercise NAME ...     (empty) an exercise cell: these SPEC definitions, copied from the reference
                              with their solution regions, which nbgrader turns into stubs; a name outside
                              the SPEC (an ungraded exercise) is copied from course/exercises/ the same way
@@ -27,23 +27,18 @@ kit's own modules, so nothing here is a second copy of any of them.
 """
 
 import ast
-import filecmp
 import json
-import os
 import re
-import shutil
-import subprocess
-import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.course import release
 from autograder.course.jupyter import KERNEL_DISPLAY_NAME, KERNEL_NAME
+from autograder.course.release import COURSE
 from autograder.engine.contract import spec
 from autograder.engine.contract.errors import KitFault
 from autograder.engine.contract.loader import DEMO_TAG
 
-COURSE = spec.KIT_ROOT / "course"
 PARTS = COURSE / "parts"
 # The reference of the ungraded exercises, whose names are outside the SPEC: copied as the reference's are.
 EXERCISES = COURSE / "exercises"
@@ -63,7 +58,7 @@ KERNEL_NOTE = (
 # What worked examples use besides the exercises' own imports.
 STANDARD_IMPORTS = ("import math", "import torch", "from torch import nn", "from torch.nn import functional as F")
 FENCE = re.compile(r"^```(\w+)?[ \t]*(.*)$")
-KINDS = ("python", "setup", "step", "exercise", "graded")
+KINDS = ("python", "setup", "steps", "exercise", "graded")
 
 
 class PartError(KitFault, ValueError):
@@ -72,7 +67,7 @@ class PartError(KitFault, ValueError):
 
 @dataclass
 class Cell:
-    kind: str  # markdown, python, setup, step, exercise, graded
+    kind: str  # markdown, python, setup, steps, exercise, graded
     text: str
     args: tuple = ()
 
@@ -140,8 +135,8 @@ def source_notebook(part):
             cells_out.append(notebook_cell("code", cell_id, cell.text, tags=[DEMO_TAG]))
         elif cell.kind == "setup":
             cells_out += _setup_cells(cell_id, components, name)
-        elif cell.kind == "step":
-            cells_out += _step_cells(cell_id, cell.args, cell.text, part.name)
+        elif cell.kind == "steps":
+            cells_out += _steps_cells(cell_id, cell.args, cell.text, part.name)
         elif cell.kind == "exercise":
             definitions = _definitions(cell.args, part.name)
             # The grader loads only cells that may define graded names: an ungraded exercise, tagged as a worked
@@ -224,16 +219,25 @@ def _has_exercises(part):
     return any(cell.kind == "exercise" for cell in parse(part.read_text(), part.name))
 
 
-def _step_cells(cell_id, args, text, where):
-    """A step's exercise cell (the reference's helper, its solution region a stub in the release), then its check."""
+def _steps_cells(cell_id, args, text, where):
+    """The component's steps, each numbered with its title and what is said of it, then its exercise cell (the
+    reference's helper, its solution region a stub in the release) and its check."""
+    from autograder.engine.build import steps
+
     if len(args) != 1 or text.strip():
-        raise PartError(f"{where}: ```step takes one helper's name and an empty block, got {' '.join(args) or 'none'}")
-    (name,) = args
-    if name in spec.OWNER:
-        raise PartError(f"{where}: {name} is a SPEC name: it is an ```exercise, not a ```step")
-    reference = step_reference(name)
-    if reference is None:
-        raise PartError(f"{where}: no file in solutions/ defines the step {name}")
+        raise PartError(f"{where}: ```steps takes one component and an empty block, got {' '.join(args) or 'none'}")
+    (component,) = args
+    if not steps.of(component):
+        raise PartError(f"{where}: {component} has no steps (engine/build/steps/ declares each component's)")
+    cells = []
+    for number, step in enumerate(steps.of(component), 1):
+        cells.append(notebook_cell("markdown", f"{cell_id}-{number}", step.heading(number)))
+        cells += _step_cells(f"{cell_id}-{number}-{step.name}", step.name, spec.BY_ID[component].reference, where)
+    return cells
+
+
+def _step_cells(cell_id, name, reference, where):
+    """A step's exercise cell, then its check."""
     check = (
         f"# The public check of your step {name}: a step towards the exercise, never graded itself.\n"
         "# Leave this cell as it is.\n"
@@ -241,7 +245,9 @@ def _step_cells(cell_id, args, text, where):
         f"check_step({name!r}, {name})"
     )
     return [
-        notebook_cell("code", cell_id, _definitions(args, where, reference), nbgrader_metadata(cell_id, solution=True)),
+        notebook_cell(
+            "code", cell_id, _definitions([name], where, reference), nbgrader_metadata(cell_id, solution=True)
+        ),
         # Locked, so that nbgrader puts it back if it is changed; a worked example's tag, so that grading skips it.
         notebook_cell("code", f"{cell_id}-check", check, nbgrader_metadata(f"step-{name}", locked=True), [DEMO_TAG]),
     ]
@@ -328,65 +334,10 @@ def expected_sources():
     return {SOURCE / notebook_name(part): dumps(source_notebook(part)) for part in parts()}
 
 
-def build_release(source_dir, course_root, assignment=ASSIGNMENT):
-    """Run nbgrader generate_assignment on source_dir, in a course directory at course_root.
-
-    Returns the release folder. No gradebook is touched (--no-db), so this may run anywhere.
-    """
-    shutil.copytree(source_dir, course_root / "source" / assignment, dirs_exist_ok=True)
-    shutil.copy(COURSE / "nbgrader_config.py", course_root / "nbgrader_config.py")
-    command = [
-        sys.executable,
-        "-m",
-        "nbgrader",
-        "generate_assignment",
-        assignment,
-        "--no-db",
-        "--force",
-        f"--CourseDirectory.root={course_root}",
-        "--log-level=ERROR",
-    ]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(spec.KIT_ROOT), os.environ.get("PYTHONPATH")])))
-    run = subprocess.run(command, cwd=course_root, env=env, capture_output=True, text=True)
-    if run.returncode:
-        raise RuntimeError(f"nbgrader generate_assignment failed:\n{run.stdout}{run.stderr}")
-    return course_root / "release" / assignment
-
-
 def write():
-    write_assignment(ASSIGNMENT, expected_sources())
+    release.write_assignment(ASSIGNMENT, expected_sources())
 
 
 def drift():
     """The coding notebooks' files that differ from what write() would produce."""
-    return assignment_drift(ASSIGNMENT, expected_sources())
-
-
-def write_assignment(assignment, sources):
-    """Write an assignment's source notebooks ({path: text}), then its release through nbgrader."""
-    source, release = COURSE / "source" / assignment, COURSE / "release" / assignment
-    shutil.rmtree(source, ignore_errors=True)
-    source.mkdir(parents=True)
-    for path, text in sources.items():
-        path.write_text(text)
-    with tempfile.TemporaryDirectory() as tmp:
-        built = build_release(source, Path(tmp), assignment)
-        shutil.rmtree(release, ignore_errors=True)
-        shutil.copytree(built, release)
-
-
-def assignment_drift(assignment, sources):
-    """An assignment's course files that differ from what write_assignment(assignment, sources) would produce."""
-    source, release = COURSE / "source" / assignment, COURSE / "release" / assignment
-    changed = [str(p.relative_to(COURSE)) for p, text in sources.items() if not p.exists() or p.read_text() != text]
-    changed += [str(p.relative_to(COURSE)) for p in sorted(set(source.glob("*")) - set(sources))]
-    if changed or not source.exists():
-        return changed or [f"source/{assignment}"]
-    with tempfile.TemporaryDirectory() as tmp:
-        built = build_release(source, Path(tmp), assignment)
-        if not release.exists():
-            return [f"release/{assignment}"]
-        comparison = filecmp.dircmp(built, release)
-        return [
-            f"release/{assignment}/{n}" for n in comparison.diff_files + comparison.left_only + comparison.right_only
-        ]
+    return release.assignment_drift(ASSIGNMENT, expected_sources())

@@ -25,7 +25,7 @@ from autograder.engine.child import runtime
 from autograder.engine.contract import spec
 from autograder.engine.contract.errors import KitFault, StudentError, StudentFault
 from autograder.engine.judge import fixtures
-from autograder.engine.judge.hints import STEPS as STEP_HINTS
+from autograder.engine.judge import hints as sentences
 from autograder.engine.judge.results import ComponentResult
 from autograder.engine.judge.run import run_suites
 from autograder.engine.judge.suites.common import check_case
@@ -109,13 +109,13 @@ class UnknownStep(KitFault, ValueError):
 def check_step(name, function, quiet=False):
     """Run the public check of the notebooks' step name on the student's function, printing a line per case: its
     outputs against the reference's helper on a few small inputs, in float32 and float64, by the suites' own
-    comparison (suites/common.check_case: the one tolerance table, the step's hint from hints.STEPS). Returns
+    comparison (suites/common.check_case: the one tolerance table, the step's hint from hints.step). Returns
     nothing (a value would show as the cell's Out[]); raises NotStarted or Failed as check() does."""
     cases = [case for case in PUBLIC.cases("steps") if case.target == name]
     if not cases:
         raise UnknownStep(f"{name} is not one of the course's steps: is this notebook from this kit's course?")
     student = LocalStudent(cases[0].meta["component"], {name: function})
-    hints = dict.fromkeys(cases[0].outputs, STEP_HINTS[name])
+    hints = dict.fromkeys(cases[0].outputs, sentences.step(name) or "")
     failures = []
     for case in cases:
         failed = None
@@ -149,18 +149,10 @@ def _checker(component):
     return check_component
 
 
-(
-    check_attention,
-    check_masking,
-    check_layernorm,
-    check_multihead,
-    check_feedforward,
-    check_embeddings,
-    check_encoder,
-    check_decoder,
-    check_heads,
-    check_seq2seq,
-) = (_checker(c) for c in spec.COMPONENTS)
+# check_attention, check_masking, ...: one per component of the spec, named by its id, so that a component added
+# to the spec has its check without a line here (autograder.notebook offers them by the same names).
+CHECKS = {f"check_{c.id}": _checker(c) for c in spec.COMPONENTS}
+globals().update(CHECKS)
 
 
 # --- the notebooks' worked examples: modules with seeded weights ------------------------------------------

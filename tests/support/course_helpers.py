@@ -1,5 +1,6 @@
 """Course notebooks for the kit's tests: a kernel Jupyter can find, execution, student submissions."""
 
+import ast
 import copy
 import json
 import os
@@ -12,6 +13,7 @@ from nbclient import NotebookClient
 
 from autograder.course import jupyter, notebooks
 from autograder.engine.contract import spec
+from support.helpers import First, first_in_solution
 
 
 def install_test_kernel(folder):
@@ -71,31 +73,42 @@ def outputs(nb, kind):
 def completed(release, source, folder, edits=(), kernel=None):
     """A student's submission: the release notebooks with every exercise cell as the source has it.
 
-    edits: (text, replacement) pairs applied to exactly one exercise cell each; kernel: a kernelspec
-    name to put in the notebooks' metadata, as a student who switched kernels would.
+    edits: (text, replacement) pairs, each text once in one exercise cell of them all, or helpers.First edits of
+    the definition an exercise cell holds; kernel: a kernelspec name to put in the notebooks' metadata, as a
+    student who switched kernels would.
     """
     folder.mkdir(parents=True)
-    pending = list(edits)
-    for path in sorted(release.glob("*.ipynb")):
-        nb = json.loads(path.read_text())
-        answers = {
+    books = {path.name: json.loads(path.read_text()) for path in sorted(release.glob("*.ipynb"))}
+    answers = []
+    for name, nb in books.items():
+        given = {
             c["metadata"]["nbgrader"]["grade_id"]: c["source"]
-            for c in json.loads((source / path.name).read_text())["cells"]
+            for c in json.loads((source / name).read_text())["cells"]
             if c["metadata"].get("nbgrader", {}).get("solution")
         }
         for cell in nb["cells"]:
             grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id")
-            if grade_id in answers:
-                cell["source"] = answers[grade_id]
-                for old, new in list(pending):
-                    if old in cell["source"]:
-                        cell["source"] = cell["source"].replace(old, new)
-                        pending.remove((old, new))
+            if grade_id in given:
+                cell["source"] = given[grade_id]
+                answers.append(cell)
+    for edit in edits:
+        if isinstance(edit, First):
+            (cell,) = [c for c in answers if _defines(c["source"], edit.name)]
+            cell["source"] = first_in_solution(cell["source"], edit.name, edit.code)
+            continue
+        old, new = edit
+        holding = [c for c in answers for _ in range(c["source"].count(old))]
+        assert len(holding) == 1, f"{old!r} occurs {len(holding)} times in the exercise cells"
+        holding[0]["source"] = holding[0]["source"].replace(old, new)
+    for name, nb in books.items():
         if kernel:
             nb["metadata"]["kernelspec"] = copy.deepcopy(notebooks.KERNELSPEC) | {"name": kernel}
-        (folder / path.name).write_text(json.dumps(nb))
-    assert not pending, f"edits that matched no exercise cell: {pending}"
+        (folder / name).write_text(json.dumps(nb))
     return folder
+
+
+def _defines(code, name):
+    return any(getattr(node, "name", None) == name for node in ast.parse(code).body)
 
 
 def notebook_student(folder):

@@ -1,10 +1,19 @@
 """Building test submissions from the reference, and grading them (in the jail, or the hidden suites in this
-process), for the kit's own tests."""
+process), for the kit's own tests.
 
+An edit of the reference quotes as little of it as it can, so that it holds where the reference's text moves: a
+cataloged mistake's edits (catalog(), which the catalog checks apply once), code put first in a definition's
+solution region (First: it quotes nothing), or a text edit held to the code graded (replace_in: the SPEC
+definitions and the imports, so that a helper or a step with the same line cannot take it).
+"""
+
+import ast
 import shutil
+import textwrap
+from dataclasses import dataclass
 
 from autograder.course.local import LocalGrading
-from autograder.engine.build import mutants
+from autograder.engine.build import mistakes, mutants
 from autograder.engine.contract import spec
 from autograder.engine.judge import fixtures
 from autograder.engine.judge.grade import grade
@@ -13,12 +22,27 @@ from autograder.engine.judge.results import ComponentResult
 from autograder.engine.judge.run import run_suites
 
 
+@dataclass(frozen=True)
+class First:
+    """code put first in the solution region of the top-level definition name (a SPEC name, or a step of the
+    notebooks), the region's own code left after it: after a return, never reached."""
+
+    name: str
+    code: str
+
+
+def catalog(mistake_id):
+    """A cataloged mistake's edits, as submission takes them."""
+    mistake = mistakes.BY_ID[mistake_id]
+    return [(mistake.component, old, new) for old, new in mistake.edits]
+
+
 def submission(folder, edits=(), files=None, drop=()):
-    """A copy of the reference in folder, with textual edits applied.
+    """A copy of the reference in folder, with edits applied.
 
     Args:
-        edits: (component id, old text, new text) triples; each old text must occur exactly once,
-            so that an edit cannot silently stop applying when the reference changes.
+        edits: (component id, old text, new text) triples, each old text once in the component's graded code
+            and imports (replace_in), or First edits of the definition they name.
         files: {file name: content} to add or replace.
         drop: component ids whose file is left out.
     """
@@ -26,11 +50,14 @@ def submission(folder, edits=(), files=None, drop=()):
     for component in spec.COMPONENTS:
         if component.id not in drop:
             shutil.copy(component.reference, folder / component.reference.name)
-    for component_id, old, new in edits:
+    for edit in edits:
+        if isinstance(edit, First):
+            path = folder / owner(edit.name).reference.name
+            path.write_text(first_in_solution(path.read_text(), edit.name, edit.code))
+            continue
+        component_id, old, new = edit
         path = folder / f"{component_id}.py"
-        text = path.read_text()
-        assert text.count(old) == 1, f"{old!r} occurs {text.count(old)} times in {path.name}"
-        path.write_text(text.replace(old, new))
+        path.write_text(replace_in(path.read_text(), old, new, spec.BY_ID[component_id].names, path.name))
     for name, content in (files or {}).items():
         (folder / name).write_text(content)
     return folder
@@ -54,6 +81,69 @@ STYLES = [
 # The generated parts whose release `nbgrader generate_assignment` makes (autograder/generated.py): comparing them
 # runs nbgrader, in tests/system/test_generated.py; the others are compared in tests/unit/test_generated.py.
 RELEASED_PARTS = ("course", "breakout")
+
+
+def owner(name):
+    """The component whose reference file defines name: a SPEC name's, or a step's."""
+    if name in spec.OWNER:
+        return spec.OWNER[name]
+    from autograder.course import notebooks
+
+    return spec.BY_ID[notebooks.step_reference(name).stem]
+
+
+def replace_in(source, old, new, names, where="the source"):
+    """source with old replaced by new, where old occurs exactly once in the top-level definitions of names and the
+    top-level statements that define nothing (the imports): the code an edit of the graded names means, whatever
+    else the file defines with the same text."""
+    tree = ast.parse(source)
+    starts = _line_starts(source)
+    spans = [
+        (starts[_first_line(node) - 1], starts[node.end_lineno])
+        for node in tree.body
+        if getattr(node, "name", None) in names or not isinstance(node, ast.FunctionDef | ast.ClassDef)
+    ]
+    found = [i for i in _occurrences(source, old) if any(start <= i < end for start, end in spans)]
+    assert len(found) == 1, f"{old!r} occurs {len(found)} times in {where}'s {', '.join(names)} and imports"
+    return source[: found[0]] + new + source[found[0] + len(old) :]
+
+
+def first_in_solution(source, name, code):
+    """source with code put first in the solution region of its top-level definition name (the first region, for
+    a class: the one of the method the notebook asks for)."""
+    (node,) = [node for node in ast.parse(source).body if getattr(node, "name", None) == name]
+    lines = source.splitlines(keepends=True)
+    regions = [n for n in range(_first_line(node), node.end_lineno + 1) if lines[n - 1].strip() == "### BEGIN SOLUTION"]
+    assert regions, f"{name} has no solution region"
+    begin = regions[0]
+    marker = lines[begin - 1]
+    indent = marker[: len(marker) - len(marker.lstrip())]
+    return (
+        "".join(lines[:begin])
+        + textwrap.indent(textwrap.dedent(code).strip("\n") + "\n", indent)
+        + "".join(lines[begin:])
+    )
+
+
+def _first_line(node):
+    return min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+
+
+def _line_starts(source):
+    """The offset of each line's first character, and of the end."""
+    starts = [0]
+    for line in source.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    return starts
+
+
+def _occurrences(text, old):
+    found, at = [], text.find(old)
+    while at != -1:
+        found.append(at)
+        at = text.find(old, at + 1)
+    return found
+
 
 TIME_LIMIT = 20.0  # seconds per component: the kit's tests grade small submissions
 

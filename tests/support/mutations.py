@@ -6,10 +6,12 @@ mistake it is. OUTSIDE are mistakes the catalog does not hold: they must lose po
 must name no mistake for them, or one that they contain.
 """
 
+from support.helpers import catalog
+
 
 def edits(mistake):
     """A catalog mistake's edits as (file's component id, old text, new text), for helpers.submission."""
-    return [(mistake.component, old, new) for old, new in mistake.edits]
+    return catalog(mistake.id)
 
 
 def variant_edits(component, changes):

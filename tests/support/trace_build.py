@@ -35,7 +35,9 @@ def of_unit():
     return {
         # The reference is loaded under its file's name, relative, as a submission is.
         "references": sorted(Path(f).stem for f in functions if f.endswith(".py") and not os.path.isabs(f)),
-        "cases": sorted(name for name in kit if name.startswith("autograder.engine.build.cases.")),
+        "cases": sorted(
+            name for name in kit if name.startswith(("autograder.engine.build.cases.", "autograder.engine.build.steps"))
+        ),
     }
 
 

@@ -563,6 +563,26 @@ def test_a_float64_only_mistake_shows_the_digits_that_differ_and_its_usual_cause
     assert HINTS["any"]["float32-only"] in feedback and "Hint: weights = softmax" not in feedback
 
 
+def test_a_component_held_to_a_tolerance_of_its_own_is_checked_with_it_and_the_others_are_not(monkeypatch):
+    """tolerance(dtype, component) is the one door to the table: a component's own entry in OVERRIDES is what
+    every check of its outputs uses (a float32 value 3e-5 off passes the table's 5e-5 and fails 1e-6), and the
+    other components, and the other dtype, keep the table's."""
+    import numpy as np
+
+    from autograder.engine.judge import checks, tolerances
+
+    expected = np.array([1.0, -2.0])
+    off = {"$tensor": (expected + 3e-5).astype(np.float32), "dtype": "float32"}
+    checks.close(off, expected, "output", "case 1", "float32", component="encoder")
+    tight = tolerances.Tolerance(rtol=1e-6, atol=1e-6)
+    monkeypatch.setitem(tolerances.OVERRIDES, ("encoder", "float32"), tight)
+    with pytest.raises(checks.StudentError, match=re.escape(f"(allowed: {tight})")):
+        checks.close(off, expected, "output", "case 1", "float32", component="encoder")
+    checks.close(off, expected, "output", "case 1", "float32", component="decoder")
+    assert tolerances.tolerance(None, "encoder") == tight  # an output with no float input: float32's
+    assert tolerances.tolerance("float64", "encoder") == tolerances.TOLERANCES["float64"]
+
+
 # Each hint says only what the numbers support (issue 27): where it was wrong, a student was sent the wrong way.
 HINT_CASES = {
     # nn.LayerNorm's default eps 1e-5 in place of the config's: near in float32, off in float64. The hint once

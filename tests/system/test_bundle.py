@@ -66,8 +66,9 @@ def test_bundle_holds_the_release_the_student_modules_a_readme_and_requirements(
 
 
 SHIPPED_CASES = {f"autograder/course/{PUBLIC_CASES.name}/{path.name}" for path in PUBLIC_CASES.glob("*.*")}
-# Of the catalog, whose edits quote the reference, the sentences alone (its texts are searched below as any other).
-SHIPPED_SENTENCES = str(hints.MISTAKE_SENTENCES.relative_to(spec.KIT_ROOT))
+# Of the catalog, whose edits quote the reference, the sentences alone, and of the steps' entries the hints alone
+# (their texts are searched below as any other).
+SHIPPED_SENTENCES = {str(path.relative_to(spec.KIT_ROOT)) for path in (hints.MISTAKE_SENTENCES, hints.STEP_HINTS)}
 
 
 def test_bundle_holds_no_solution_no_hidden_test_and_no_reference_data(built):
@@ -78,7 +79,7 @@ def test_bundle_holds_no_solution_no_hidden_test_and_no_reference_data(built):
     leaked = [(c, line, name) for c, line in solution_lines() for name, text in texts.items() if line in text]
     assert leaked == [], leaked
     data = {str(p.relative_to(built)) for p in built.rglob("*") if p.suffix in (".npz", ".json", ".yaml")}
-    assert data == SHIPPED_CASES | {SHIPPED_SENTENCES} and SHIPPED_CASES
+    assert data == SHIPPED_CASES | SHIPPED_SENTENCES and SHIPPED_CASES
 
 
 def _distinctive(arrays):

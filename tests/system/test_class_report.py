@@ -10,6 +10,7 @@ from html import escape, unescape
 import pytest
 
 from autograder import __main__ as cli
+from autograder.engine.build import mistakes
 from autograder.engine.contract import spec
 from autograder.engine.contract.protocol import visible_name
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
@@ -108,9 +109,8 @@ def test_grade_all_writes_the_report_of_what_it_graded(tmp_path):
     for name in ("alice", "bob"):
         (folder / name).mkdir(parents=True)
         (folder / name / "masking.py").write_text((spec.SOLUTIONS / "masking.py").read_text())
-    (folder / "bob" / "masking.py").write_text(
-        (spec.SOLUTIONS / "masking.py").read_text().replace(".tril()", ".triu()")
-    )
+    upper = mistakes.BY_ID["masking/causal-mask-upper-triangular"].edits
+    (folder / "bob" / "masking.py").write_text(mistakes.apply((spec.SOLUTIONS / "masking.py").read_text(), upper))
     out = tmp_path / "class.html"
     assert cli.main(["grade-all", str(folder), "--report", str(out), "--workers", "1"]) == 0
     html = out.read_text()

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from support.helpers import submission
+from support.helpers import catalog, first_in_solution, submission
 
 from autograder.engine.build import mistakes
 from autograder.engine.contract import spec
@@ -34,7 +34,7 @@ def test_check_solutions_says_its_verdict_first_and_no_expected_failure():
 def test_grade_writes_gradescope_results(tmp_path):
     path = submission(
         tmp_path / "s",
-        [("masking", ".tril()", ".triu()")],
+        catalog("masking/causal-mask-upper-triangular"),
         files={"noisy.py": "import warnings\nif True:\n    print('NOISE')\n    warnings.warn('NOISE')\n"},
     )
     run = cli("grade", path, "--json", tmp_path / "results.json")
@@ -82,7 +82,7 @@ def test_output_to_a_reader_that_went_away_ends_without_a_traceback(tmp_path):
 def test_grade_all_writes_a_row_and_a_report_per_submission(tmp_path):
     folder = tmp_path / "class"
     submission(folder / "alice")
-    submission(folder / "bob", [("layernorm", "torch.sqrt(var + self.eps)", "(torch.sqrt(var) + self.eps)")])
+    submission(folder / "bob", catalog("layernorm/eps-outside-the-square-root"))
     (folder / ".ipynb_checkpoints").mkdir()
     run = cli("grade-all", folder, "--csv", tmp_path / "grades.csv", "--json-dir", tmp_path / "reports")
     assert run.returncode == 0, run.stderr
@@ -135,9 +135,7 @@ def test_what_a_student_wrote_reaches_the_screen_and_files_escaped(tmp_path):
     eve.mkdir(parents=True)
     masking = (spec.SOLUTIONS / "masking.py").read_text()
     raising = f"raise ValueError({ANSI + chr(10) + FORGED!r})"
-    (eve / "masking.py").write_text(
-        masking.replace("return torch.ones(size, size, dtype=torch.bool, device=device).tril()", raising)
-    )
+    (eve / "masking.py").write_text(first_in_solution(masking, "causal_mask", raising))
     (eve / f"extra\n{FORGED}.py").write_text("raise ValueError('at import')\n")
     # Issue 34: names a spreadsheet would run as formulas, and a note that begins with one.
     (folder / '=HYPERLINK("evil.example","open me")').mkdir()

@@ -35,14 +35,15 @@ def test_the_kit_code_that_runs_in_a_build_is_declared_by_the_stamps():
     nothing that does not run. Each unit's functions of the reference and of cases modules are its stamp's."""
     run = subprocess.run([sys.executable, SUPPORT / "trace_build.py"], capture_output=True, text=True, check=True)
     traced = json.loads(run.stdout)
-    own = {f"autograder.engine.build.{kind}.{unit}" for unit in traced["units"] for kind in ("cases", "mistakes")}
+    own = {f"autograder.engine.build.mistakes.{unit}" for unit in traced["units"]}
+    own |= {name for unit in traced["units"] for name in inputs.cases_files(unit)}
     undeclared = set(traced["kit"]) - set(inputs.COMPUTES) - set(inputs.COMPUTES_NOTHING) - own
     no_code = ast.dump(ast.parse(""))
     assert sorted(m for m in undeclared if inputs.code(inputs.module_path(m)) != no_code) == []
     assert sorted(set(inputs.COMPUTES) - set(traced["kit"])) == []
     for unit, ran in traced["units"].items():
         assert set(ran["references"]) <= set(inputs.references(unit)), unit
-        assert ran["cases"] == [f"autograder.engine.build.cases.{unit}"], unit
+        assert ran["cases"] == sorted(inputs.cases_files(unit)), unit
 
 
 def _kit_copy(tmp_path):
@@ -102,8 +103,19 @@ def _reword_a_hint_of_the_reference(kit):
     _edit(kit / "solutions/layernorm.py", hint, hint + " Mind the dtype.")
 
 
+def _reword_a_step(kit):
+    """Its title, what the notebook says of it and its hint: none of its cases' values."""
+    from autograder.engine.build import steps
+
+    step = steps.BY_NAME["attention_scores"]
+    path = kit / "autograder/engine/build/steps/attention.py"
+    for text in (step.title, step.says[:40], step.hint[:40]):
+        _edit(path, f'"{text}', f'"{text.upper()}')
+
+
 def _move_a_module_that_computes_values(kit):
-    """tolerances.py to the contract's folder, and every import of it, its declaration in COMPUTES included."""
+    """tolerances.py to the contract's folder, and every import of it, its declaration in COMPUTES_NOTHING
+    included."""
     (kit / "autograder/engine/judge/tolerances.py").rename(kit / "autograder/engine/contract/tolerances.py")
     for path in (kit / "autograder").rglob("*.py"):
         text = path.read_text()
@@ -119,7 +131,13 @@ def _move_a_module_that_computes_values(kit):
 
 @pytest.mark.parametrize(
     "change",
-    [_reword_a_hint, _reword_a_likely_mistake, _reword_a_hint_of_the_reference, _move_a_module_that_computes_values],
+    [
+        _reword_a_hint,
+        _reword_a_likely_mistake,
+        _reword_a_hint_of_the_reference,
+        _reword_a_step,
+        _move_a_module_that_computes_values,
+    ],
 )
 def test_a_sentence_reworded_or_a_module_moved_leaves_every_stamp_current(tmp_path, change):
     kit = _kit_copy(tmp_path)
@@ -139,11 +157,35 @@ def test_a_change_to_the_attention_reference_stales_the_parts_built_on_it_and_no
     assert {"fixtures:masking", "fixtures:layernorm", "fixtures:feedforward"}.isdisjoint(expected)
 
 
+def test_a_new_step_stales_the_steps_alone(tmp_path):
+    """A helper that only the notebooks call, added to a reference, and its entry: no component's value runs it."""
+    kit = _kit_copy(tmp_path)
+    with (kit / "solutions/attention.py").open("a") as reference:
+        reference.write("\n\ndef scores_scale(query):\n    return 1 / math.sqrt(query.size(-1))\n")
+    path = kit / "autograder/engine/build/steps/attention.py"
+    new = '    Step("scores_scale", "scale", "", hint="", wrong=None, cases=_scores),\n'
+    _edit(path, 'STEPS = of(\n    "attention",\n', 'STEPS = of(\n    "attention",\n' + new)
+    before, after = _inputs(), _inputs(kit)
+    assert {part for part in before if before[part] != after[part]} == {generated.STEPS}
+
+
 def test_a_change_to_one_catalog_stales_its_component_alone(tmp_path):
     kit = _kit_copy(tmp_path)
     _edit(kit / "autograder/engine/build/mistakes/layernorm.py", '"var + 1e-12"', '"var + 1e-11"')
     before, after = _inputs(), _inputs(kit)
     assert {part for part in before if before[part] != after[part]} == {"fixtures:layernorm", "public:layernorm"}
+
+
+def test_a_tolerance_of_one_component_stales_its_parts_alone(tmp_path):
+    """The encoder's float32 tolerance made tighter, as OVERRIDES allows: only its own evidence is sorted by it."""
+    from autograder.engine.judge.tolerances import tolerance
+
+    kit = _kit_copy(tmp_path)
+    now = tolerance("float32", "encoder")
+    with (kit / "autograder/engine/judge/tolerances.py").open("a") as module:
+        module.write(f'\nOVERRIDES["encoder", "float32"] = Tolerance(rtol={now.rtol / 2!r}, atol={now.atol / 2!r})\n')
+    before, after = _inputs(), _inputs(kit)
+    assert {part for part in before if before[part] != after[part]} == {"fixtures:encoder", "public:encoder"}
 
 
 def test_a_part_built_in_a_pool_is_the_part_built_here(tmp_path):

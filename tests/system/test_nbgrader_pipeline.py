@@ -22,6 +22,7 @@ from html import escape as html_escape
 
 import pytest
 from support.course_helpers import cell_scores, completed, install_test_kernel, nbgrader, new_course, notebook_student
+from support.helpers import First
 
 from autograder.course import notebooks
 from autograder.engine.build import mistakes
@@ -30,17 +31,10 @@ from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 from autograder.engine.judge.grade import grade
 
 BUG = mistakes.BY_ID["layernorm/eps-outside-the-square-root"].edits[0]
-NOISE = (
-    "        ### BEGIN SOLUTION\n        return self.dropout(",
-    '        ### BEGIN SOLUTION\n        import warnings\n        warnings.warn("feed-forward says hello")\n'
-    '        print("and writes to stdout")\n        return self.dropout(',
-)
+NOISE = First("FeedForward", 'import warnings\nwarnings.warn("feed-forward says hello")\nprint("and writes to stdout")')
 HANG = ("def scaled_dot_product_attention(", "while True:\n    pass\n\n\ndef scaled_dot_product_attention(")
 CRASH = ("class LayerNorm(", "import os\nos._exit(1)\n\n\nclass LayerNorm(")
-FLAGGED = (
-    "    ### BEGIN SOLUTION\n    scores = query @",
-    "    ### BEGIN SOLUTION\n    import ctypes\n    scores = query @",
-)
+FLAGGED = First("scaled_dot_product_attention", "import ctypes")
 # The time limit for the pipeline: gina's loop costs it once, and the others need a small part of it (a
 # component's CPU seconds, which a busy machine does not raise; the whole course scores full marks with 1 s:
 # `python -m autograder grade course/source/transformer --time-limit 1`). Twice that, since a loop spends all of it.

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 from support import mutations
-from support.helpers import STYLES, SUBMISSIONS, lazy_submission, submission
+from support.helpers import STYLES, SUBMISSIONS, catalog, lazy_submission, submission
 
 from autograder.course import jupyter, public
 from autograder.course.progress import progress
@@ -55,7 +55,7 @@ def test_progress_and_the_notebook_show_the_likely_mistake(tmp_path, capsys):
 
 
 def test_progress_lists_every_component(tmp_path):
-    path = submission(tmp_path / "s", [("masking", ".tril()", ".triu()")], drop=["seq2seq"])
+    path = submission(tmp_path / "s", catalog("masking/causal-mask-upper-triangular"), drop=["seq2seq"])
     report = progress(path)
     assert "masking       1/2   FAILED" in report and "True at [i, j] exactly where j <= i" in report
     assert "seq2seq       not found: Seq2SeqTransformer, greedy_decode" in report
@@ -86,7 +86,7 @@ def test_the_kernel_uses_the_kit_of_the_notebooks_own_folder(tmp_path, where):
 def test_progress_says_which_earlier_part_a_failure_may_come_from(tmp_path):
     """The public checks run the student's own earlier parts: with attention wrong, multi-head failed too, and
     the report read as if both were wrong (issue 27)."""
-    path = submission(tmp_path / "s", [("attention", "/ math.sqrt(query.size(-1))", "/ query.size(-1)")])
+    path = submission(tmp_path / "s", catalog("attention/scaled-by-dh-instead-of-sqrt-dh"))
     rows = {line.split()[0]: line for line in progress(path).splitlines()[3:13]}
     assert "FAILED" in rows["attention"] and "it runs your" not in rows["attention"]
     assert (

@@ -4,7 +4,7 @@ public checks: tests/unit/test_steps.py.)"""
 
 import pytest
 from support.course_helpers import completed
-from support.helpers import scores
+from support.helpers import First, scores
 
 from autograder.course import notebooks
 from autograder.engine.build import mistakes
@@ -13,61 +13,44 @@ from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 # The graded definitions written on the student's own steps, as a student who follows the notebooks writes them:
 # each solution region starts with a return on the steps (the reference's code after it never runs).
 ON_STEPS = [
-    (
-        "    ### BEGIN SOLUTION\n    scores = query @",
-        "    ### BEGIN SOLUTION\n    weights = attention_weights(masked_scores(attention_scores(query, key), mask))\n"
-        "    return weights @ value, weights\n    scores = query @",
+    First(
+        "scaled_dot_product_attention",
+        "weights = attention_weights(masked_scores(attention_scores(query, key), mask))\nreturn weights @ value, weights",
     ),
-    (
-        "        ### BEGIN SOLUTION\n        source = hidden_states if",
-        "        ### BEGIN SOLUTION\n        source = hidden_states if key_value_states is None else key_value_states\n"
-        "        q = split_heads(self.query(hidden_states), self.num_heads)\n"
-        "        k, v = split_heads(self.key(source), self.num_heads), split_heads(self.value(source), self.num_heads)\n"
-        "        context, weights = attend(q, k, v, mask, self.dropout)\n"
-        "        return self.output(merge_heads(context)), weights\n        source = hidden_states if",
+    First(
+        "MultiHeadAttention",
+        "source = hidden_states if key_value_states is None else key_value_states\n"
+        "q = split_heads(self.query(hidden_states), self.num_heads)\n"
+        "k, v = split_heads(self.key(source), self.num_heads), split_heads(self.value(source), self.num_heads)\n"
+        "context, weights = attend(q, k, v, mask, self.dropout)\n"
+        "return self.output(merge_heads(context)), weights",
     ),
-    (
-        "        ### BEGIN SOLUTION\n        mean = x.mean(",
-        "        ### BEGIN SOLUTION\n"
-        "        return scale_and_shift(normalise(x, *mean_and_variance(x), self.eps), self.weight, self.bias)\n"
-        "        mean = x.mean(",
+    First("LayerNorm", "return scale_and_shift(normalise(x, *mean_and_variance(x), self.eps), self.weight, self.bias)"),
+    First("FeedForward", "return self.dropout(self.linear2(gelu(self.linear1(x))))"),
+    First(
+        "Embeddings",
+        "tables = (self.token_embeddings, self.position_embeddings, self.token_type_embeddings)\n"
+        "x = embedding_sum(input_ids, *(table.weight for table in tables), token_type_ids)\n"
+        "return self.dropout(self.layer_norm(x))",
     ),
-    (
-        "        ### BEGIN SOLUTION\n        return self.dropout(self.linear2(F.gelu(",
-        "        ### BEGIN SOLUTION\n        return self.dropout(self.linear2(gelu(self.linear1(x))))\n"
-        "        return self.dropout(self.linear2(F.gelu(",
-    ),
-    (
-        "        ### BEGIN SOLUTION\n        positions = torch.arange(",
-        "        ### BEGIN SOLUTION\n        tables = (self.token_embeddings, self.position_embeddings, self.token_type_embeddings)\n"
-        "        x = embedding_sum(input_ids, *(table.weight for table in tables), token_type_ids)\n"
-        "        return self.dropout(self.layer_norm(x))\n        positions = torch.arange(",
-    ),
-    (
-        "    ### BEGIN SOLUTION\n    position = torch.arange(",
-        "    ### BEGIN SOLUTION\n    return interleave_sin_cos(sinusoid_angles(max_len, d_model), d_model)\n"
-        "    position = torch.arange(",
-    ),
-    (
-        "    ### BEGIN SOLUTION\n    memory = model.encoder(",
-        "    ### BEGIN SOLUTION\n    memory = model.encoder(input_ids, attention_mask)\n"
-        "    tokens = torch.full((input_ids.size(0), 1), bos_token_id, device=input_ids.device)\n"
-        "    finished = torch.zeros(input_ids.size(0), dtype=torch.bool, device=input_ids.device)\n"
-        "    for _ in range(max_new_tokens):\n"
-        "        logits = model.lm_head(model.decoder(tokens, memory, encoder_attention_mask=attention_mask))\n"
-        "        tokens, finished = decode_step(tokens, logits, finished, eos_token_id, pad_token_id)\n"
-        "        if finished.all():\n            break\n"
-        "    return tokens\n    memory = model.encoder(",
+    First("sinusoidal_positional_encoding", "return interleave_sin_cos(sinusoid_angles(max_len, d_model), d_model)"),
+    First(
+        "greedy_decode",
+        "memory = model.encoder(input_ids, attention_mask)\n"
+        "tokens = torch.full((input_ids.size(0), 1), bos_token_id, device=input_ids.device)\n"
+        "finished = torch.zeros(input_ids.size(0), dtype=torch.bool, device=input_ids.device)\n"
+        "for _ in range(max_new_tokens):\n"
+        "    logits = model.lm_head(model.decoder(tokens, memory, encoder_attention_mask=attention_mask))\n"
+        "    tokens, finished = decode_step(tokens, logits, finished, eos_token_id, pad_token_id)\n"
+        "    if finished.all():\n        break\n"
+        "return tokens",
     ),
 ]
-
-
+# Two steps written wrong: scores not scaled, and finished rows not padded (the rows' own EOS kept).
 BROKEN_STEPS = [
-    ("return query @ key.transpose(-2, -1) / math.sqrt(head_dim)", "return query @ key.transpose(-2, -1)"),
-    ("appended = next_token.masked_fill(finished, pad_token_id)", "appended = next_token"),
+    First("attention_scores", "return query @ key.transpose(-2, -1)"),
+    First("finish_rows", "return next_token, finished | (next_token == eos_token_id)"),
 ]
-
-
 PARTS = (
     "01_attention.ipynb",
     "02_multihead.ipynb",
@@ -107,41 +90,32 @@ def test_classes_graded_on_the_students_own_steps_are_graded_fairly(tmp_path, sa
 
 # Parts 5 and 6 the same way: the encoder layer's two add & norms, the stacks' masks and the pooler on the steps.
 LAYERS_ON_STEPS = [
-    (
-        "        ### BEGIN SOLUTION\n        attended, _ = self.attention(",
-        "        ### BEGIN SOLUTION\n        attended, _ = self.attention(hidden_states, mask)\n"
-        "        first, second = self.attention_norm, self.output_norm\n"
-        "        x = add_and_norm(hidden_states, self.dropout(attended), first.weight, first.bias, first.eps)\n"
-        "        return add_and_norm(x, self.feed_forward(x), second.weight, second.bias, second.eps)\n"
-        "        attended, _ = self.attention(",
+    First(
+        "TransformerEncoderLayer",
+        "attended, _ = self.attention(hidden_states, mask)\n"
+        "first, second = self.attention_norm, self.output_norm\n"
+        "x = add_and_norm(hidden_states, self.dropout(attended), first.weight, first.bias, first.eps)\n"
+        "return add_and_norm(x, self.feed_forward(x), second.weight, second.bias, second.eps)",
     ),
-    (
-        "        ### BEGIN SOLUTION\n        mask = None if attention_mask is None",
-        "        ### BEGIN SOLUTION\n        mask, x = encoder_mask(attention_mask), self.embeddings(input_ids, token_type_ids)\n"
-        "        for layer in self.layers:\n            x = layer(x, mask)\n        return x\n"
-        "        mask = None if attention_mask is None",
+    First(
+        "TransformerEncoder",
+        "mask, x = encoder_mask(attention_mask), self.embeddings(input_ids, token_type_ids)\n"
+        "for layer in self.layers:\n    x = layer(x, mask)\nreturn x",
     ),
-    (
-        "        ### BEGIN SOLUTION\n        pooled = torch.tanh(",
-        "        ### BEGIN SOLUTION\n"
-        "        return self.classifier(self.dropout(pool(hidden_states, self.pooler.weight, self.pooler.bias)))\n"
-        "        pooled = torch.tanh(",
+    First(
+        "SequenceClassificationHead",
+        "return self.classifier(self.dropout(pool(hidden_states, self.pooler.weight, self.pooler.bias)))",
     ),
-    (
-        "        ### BEGIN SOLUTION\n        self_mask = causal_mask(",
-        "        ### BEGIN SOLUTION\n        self_mask = self_attention_mask(input_ids.size(1), attention_mask)\n"
-        "        cross_mask = None if encoder_attention_mask is None else padding_mask(encoder_attention_mask)\n"
-        "        x = self.embeddings(input_ids)\n        for layer in self.layers:\n"
-        "            x = layer(x, encoder_hidden_states, self_mask, cross_mask)\n        return x\n"
-        "        self_mask = causal_mask(",
+    First(
+        "TransformerDecoder",
+        "self_mask = self_attention_mask(input_ids.size(1), attention_mask)\n"
+        "cross_mask = None if encoder_attention_mask is None else padding_mask(encoder_attention_mask)\n"
+        "x = self.embeddings(input_ids)\nfor layer in self.layers:\n"
+        "    x = layer(x, encoder_hidden_states, self_mask, cross_mask)\nreturn x",
     ),
 ]
-
-
-BROKEN_ADD_AND_NORM = (
-    "return F.layer_norm(x + sublayer_output, x.shape[-1:], weight, bias, eps)",
-    "return x + F.layer_norm(sublayer_output, x.shape[-1:], weight, bias, eps)",
-)
+# add & norm written pre-LN's way, the norm on the sublayer's output alone.
+BROKEN_ADD_AND_NORM = First("add_and_norm", "return x + F.layer_norm(sublayer_output, x.shape[-1:], weight, bias, eps)")
 
 
 @pytest.mark.parametrize("broken", [False, True], ids=["steps-right", "add-and-norm-broken"])

@@ -129,3 +129,64 @@ def test_docs_count_the_questions_the_bank_holds():
     count = sum(len(part.questions) for part in bank.load())
     for doc in (ROOT / "README.md", ROOT / "docs" / "INSTRUCTORS.md"):
         assert set(re.findall(r"(\d+)\s+questions", doc.read_text().replace("\n", " "))) == {str(count)}, doc.name
+
+
+def test_docs_give_each_components_points_as_the_spec_does():
+    text = " ".join((ROOT / "docs" / "GRADING.md").read_text().split())
+    said = re.search(r"\*\*Points\.\*\* (.+?) \(total (\d+);", text)
+    assert said, "GRADING.md's Points line moved: update this test"
+    pairs = [(component, int(points)) for component, points in re.findall(r"(\w+) (\d+)", said.group(1))]
+    assert pairs == [(c.id, c.points) for c in spec.COMPONENTS] and int(said.group(2)) == spec.TOTAL_POINTS
+
+
+def test_docs_table_of_notebooks_names_the_components_each_grades():
+    from autograder.course import notebooks
+
+    rows = re.findall(r"^\| `(\d\d_\w+)` \| .+? \| ([\w, ]+) \|$", (ROOT / "docs" / "INSTRUCTORS.md").read_text(), re.M)
+    graded = {
+        part.stem: [cell.args[0] for cell in notebooks.parse(part.read_text()) if cell.kind == "graded"]
+        for part in notebooks.parts()
+    }
+    assert {stem: [] if said == "none" else said.split(", ") for stem, said in rows} == graded
+
+
+# A tolerance quoted in prose: "float32 `atol 5e-5, rtol 1e-4`" (after a component's id in backticks where it is
+# that component's own), or "5e-5 + 1e-4·|expected|" as a check's message and the course's prose say it.
+TOLERANCE_QUOTE = re.compile(
+    r"(?:`(\w+)` )?(float32|float64) `atol ([\d.e-]+), rtol ([\d.e-]+)`|([\d.e-]+) \+ ([\d.e-]+)·\|expected\|"
+)
+# The quotes of the second kind, in order, file by file: whose tolerance each is, in which dtype.
+QUOTED = {
+    "docs/GRADING.md": [("multihead", "float32")],  # a multihead failure's message, as an example
+    "course/parts/03_feedforward_layernorm.md": [("feedforward", "float32")],  # GELU's tanh approximation
+}
+
+
+def test_docs_quote_the_tolerances_the_checks_use():
+    """Every tolerance that prose quotes is what tolerances.tolerance gives: GRADING.md the table, which every
+    component without one of its own is held to, and each component's own (OVERRIDES) by its id."""
+    from autograder.engine.judge import tolerances
+
+    texts = {
+        path: " ".join((ROOT / path).read_text().split())
+        for path in [*_ids(DOCS), *_ids(sorted((ROOT / "course" / "parts").glob("*.md")))]
+    }
+    table, quoted = set(), {}
+    for path, text in texts.items():
+        for component, dtype, atol, rtol, message_atol, message_rtol in TOLERANCE_QUOTE.findall(text):
+            if dtype:
+                said = tolerances.Tolerance(rtol=float(rtol), atol=float(atol))
+                if component:
+                    assert tolerances.OVERRIDES.get((component, dtype)) == said, f"{path}: {component}'s {dtype}"
+                else:
+                    others = {c.id for c in spec.COMPONENTS} - {c for c, d in tolerances.OVERRIDES if d == dtype}
+                    assert {tolerances.tolerance(dtype, c) for c in others} == {said}, f"{path}: {dtype}"
+                table.add((path, component or None, dtype))
+            else:
+                quoted.setdefault(path, []).append(
+                    tolerances.Tolerance(rtol=float(message_rtol), atol=float(message_atol))
+                )
+    assert quoted == {path: [tolerances.tolerance(d, c) for c, d in whose] for path, whose in QUOTED.items()}
+    assert {("docs/GRADING.md", None, d) for d in tolerances.TOLERANCES} | {
+        ("docs/GRADING.md", c, d) for c, d in tolerances.OVERRIDES
+    } == table

@@ -18,9 +18,10 @@ variants, whose additions the other components use.
 
 import numpy as np
 import pytest
-from support.helpers import graded_here
+from support import mutations
+from support.helpers import graded_here, submission
 from support.hint_evidence import check_hints
-from support.mutations import OUTSIDE
+from support.mutations import OUTSIDE, TRAINING_OUTSIDE, TRAINING_VARIANTS, VARIANTS
 
 from autograder.engine.build import evidence, mistakes
 from autograder.engine.contract import spec
@@ -90,9 +91,26 @@ def test_evidence_keeps_a_farthest_element_only_where_rounding_did_not_choose_it
     """Fixtures are built on one CPU and checked for drift on another: an index that float32 rounding picked
     (a GELU computed in float32) would differ between them, so none is kept; a real deviation keeps its own."""
     expected = np.random.default_rng(0).standard_normal(1000)
-    assert evidence._farthest(expected.astype(np.float32).astype(np.float64), expected) is None
+    assert evidence._farthest(expected.astype(np.float32).astype(np.float64), expected, "feedforward") is None
     off = expected.copy()
     off[417] += 0.1
-    assert evidence._farthest(off, expected) == 417
+    assert evidence._farthest(off, expected, "feedforward") == 417
     off[3] = np.nan
-    assert evidence._farthest(off, expected) == 3
+    assert evidence._farthest(off, expected, "feedforward") == 3
+
+
+def test_every_edit_of_the_mutations_applies_once_to_the_code_it_means(tmp_path):
+    """What the jailed gradings of tests/system/test_mutations.py would find one at a time, in a moment: each edit
+    of mutations.py's tables (reference text, as the catalog's are) is once in its component's graded code or
+    imports."""
+    tables = [
+        *(mutations.variant_edits(mistakes.BY_ID[shows].component, edits) for shows, _, edits in VARIANTS),
+        *(mutations.variant_edits(component, edits) for component, _, edits in OUTSIDE),
+        *(
+            [e for component, _, edits in group for e in mutations.variant_edits(component, edits)]
+            for group in TRAINING_OUTSIDE
+        ),
+        TRAINING_VARIANTS,
+    ]
+    for number, edits in enumerate(tables):
+        submission(tmp_path / str(number), edits)

@@ -15,10 +15,10 @@ from autograder.course import jupyter, minilm, notebooks
 from autograder.course.public import NotStarted
 from autograder.engine.contract import spec
 from autograder.engine.judge.pretrained import check_pretrained
-from autograder.engine.judge.tolerances import TOLERANCES
+from autograder.engine.judge.tolerances import tolerance
 
 PART = notebooks.PARTS / "05_encoder_heads.md"
-FLOAT32 = TOLERANCES["float32"]
+FLOAT32 = tolerance("float32", "encoder")
 
 
 def test_missing_checkpoint_is_a_message(tmp_path):

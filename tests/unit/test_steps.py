@@ -1,30 +1,33 @@
 """The notebooks' steps: helpers towards an exercise, each with its public check, never graded.
 
-A ```step block becomes the reference's helper as an exercise cell and a locked check cell; every step of the parts
-has public cases and a hint; the reference's steps pass their checks, a wrong step is told so with its hint, an
+A ```steps block becomes the component's steps, as engine/build/steps/ declares them: each numbered with its title,
+the reference's helper as an exercise cell and a locked check cell; every step is asked once and has public cases
+and a hint; the reference's steps pass their checks, each step's wrong version is told so with its hint, an
 unwritten one is "not written yet". (A graded class that calls the student's own steps is graded on them fairly:
 tests/system/test_steps.py.)
 """
 
 import json
 import math
+import re
 
 import pytest
 import torch
-from torch.nn import functional as F
 
 from autograder.course import notebooks, public
 from autograder.course.progress import _through
+from autograder.engine.build import fixtures, steps
 from autograder.engine.contract import loader, spec
-from autograder.engine.judge.hints import STEPS as STEP_HINTS
+from autograder.engine.judge import hints
 
 
 def parts_steps():
     return [
-        cell.args[0]
+        step.name
         for part in notebooks.parts()
         for cell in notebooks.parse(part.read_text(), part.name)
-        if cell.kind == "step"
+        if cell.kind == "steps"
+        for step in steps.of(cell.args[0])
     ]
 
 
@@ -33,56 +36,65 @@ def parts_steps():
 
 @pytest.fixture(scope="module")
 def reference():
-    from autograder.engine.build import fixtures
 
     return fixtures.reference_steps()
 
 
-def test_a_step_block_becomes_the_helpers_exercise_cell_and_a_locked_check(tmp_path):
+def test_a_steps_block_becomes_each_step_numbered_its_helpers_exercise_cell_and_a_locked_check(tmp_path):
     part = tmp_path / "99_part.md"
     part.write_text(
-        "# A part\n\n```setup\n```\n\n```step attention_scores\n```\n\n```exercise scaled_dot_product_attention\n```\n\n"
+        "# A part\n\n```setup\n```\n\n```steps attention\n```\n\n```exercise scaled_dot_product_attention\n```\n\n"
         "```graded attention\ncheck_attention(scaled_dot_product_attention)\n```\n"
     )
     cells = notebooks.source_notebook(part)["cells"]
-    (index,) = [i for i, c in enumerate(cells) if c["source"].startswith("def attention_scores(")]
-    exercise, check = cells[index], cells[index + 1]
-    assert exercise["metadata"]["nbgrader"]["solution"] and "### BEGIN SOLUTION" in exercise["source"]
-    assert "def scaled_dot_product_attention" not in exercise["source"]
-    assert check["source"].endswith("check_step('attention_scores', attention_scores)")
-    meta = check["metadata"]
-    assert meta["nbgrader"]["locked"] and not meta["nbgrader"]["grade"] and loader.DEMO_TAG in meta["tags"]
+    for number, step in enumerate(steps.of("attention"), 1):
+        (index,) = [i for i, c in enumerate(cells) if c["source"].startswith(f"def {step.name}(")]
+        heading, exercise, check = cells[index - 1], cells[index], cells[index + 1]
+        assert heading["cell_type"] == "markdown" and heading["source"].startswith(f"**Step {number}, {step.title}.**")
+        assert exercise["metadata"]["nbgrader"]["solution"] and "### BEGIN SOLUTION" in exercise["source"]
+        assert "def scaled_dot_product_attention" not in exercise["source"]
+        assert check["source"].endswith(f"check_step({step.name!r}, {step.name})")
+        meta = check["metadata"]
+        assert meta["nbgrader"]["locked"] and not meta["nbgrader"]["grade"] and loader.DEMO_TAG in meta["tags"]
     # Grading reads the helper with the notebook's code, and never runs the check.
     units = loader.load_files("sub", [("99_part.ipynb", json.dumps(notebooks.source_notebook(part)))]).units
     assert any("def attention_scores(" in u.code for u in units)
     assert not any("check_step" in u.code for u in units)
 
 
+def test_a_steps_number_is_written_nowhere_by_hand():
+    """The builder numbers a component's steps in the order they are declared: neither the reference's docstrings
+    nor the parts' prose give a step's number."""
+    for path in spec.SOLUTIONS.glob("*.py"):
+        assert not re.search(r"\bStep \d", path.read_text()), path.name
+    said = " ".join(part.read_text() for part in notebooks.parts())
+    assert "**Step " not in said and "in three steps" not in said
+
+
 @pytest.mark.parametrize(
     "block, problem",
     [
-        ("```step scaled_dot_product_attention\n```\n", "is a SPEC name"),
-        ("```step no_such_helper\n```\n", "no file in solutions/ defines the step no_such_helper"),
-        ("```step attention_scores masked_scores\n```\n", "takes one helper's name"),
-        ("```step attention_scores\ncheck_step(attention_scores)\n```\n", "an empty block"),
+        ("```steps masking\n```\n", "masking has no steps"),
+        ("```steps scaled_dot_product_attention\n```\n", "scaled_dot_product_attention has no steps"),
+        ("```steps attention multihead\n```\n", "takes one component and an empty block"),
+        ("```steps attention\ncheck_step(attention_scores)\n```\n", "an empty block"),
     ],
 )
-def test_malformed_step_blocks_are_refused(tmp_path, block, problem):
+def test_malformed_steps_blocks_are_refused(tmp_path, block, problem):
     part = tmp_path / "99_part.md"
     part.write_text(block)
     with pytest.raises(notebooks.PartError, match=problem):
         notebooks.source_notebook(part)
 
 
-def test_every_step_of_the_parts_has_its_cases_and_hint_and_each_is_asked_once():
-    from autograder.engine.build.cases import steps
-
+def test_every_declared_step_is_asked_once_and_has_its_cases_and_hint():
     asked = parts_steps()
     cased = {case.target for case in public.PUBLIC.cases("steps")}
     assert sorted(asked) == sorted(set(asked)), "a step is asked twice"
-    assert set(asked) == set(steps.STEPS) == cased == set(STEP_HINTS) == set(WRONG)
-    for step, component in steps.STEPS.items():
-        assert notebooks.step_reference(step).stem == component
+    assert set(asked) == set(steps.BY_NAME) == cased
+    for step in steps.STEPS:
+        assert notebooks.step_reference(step.name).stem == step.component, step.name
+        assert hints.step(step.name) == step.hint and step.title and step.says
 
 
 def test_the_reference_steps_pass_their_checks(reference, capsys):
@@ -92,73 +104,13 @@ def test_the_reference_steps_pass_their_checks(reference, capsys):
         assert capsys.readouterr().out.endswith(f"{name}: all {cases} public checks passed\n")
 
 
-def _sdpa(query, key, value, mask=None):
-    scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
-    if mask is not None:
-        scores = scores.masked_fill(~mask, -math.inf)
-    weights = scores.softmax(-1)
-    return weights @ value, weights
-
-
-# A plausible wrong version of each step, as students write them.
-WRONG = {
-    "attention_scores": lambda query, key: query @ key.transpose(-2, -1) / query.size(-1),
-    "masked_scores": lambda scores, mask=None: scores if mask is None else scores.masked_fill(~mask, 0.0),
-    "attention_weights": lambda scores: scores.softmax(dim=-2),
-    "split_heads": lambda x, num_heads: x.view(x.size(0), num_heads, x.size(1), -1),
-    "attend": lambda q, k, v, mask=None, dropout=None: _sdpa(q, k, v),  # the mask not passed on
-    "merge_heads": lambda x: x.reshape(x.size(0), x.size(2), -1),
-    "mean_and_variance": lambda x: (x.mean(-1, keepdim=True), x.var(-1, keepdim=True)),
-    "normalise": lambda x, mean, variance, eps: (x - mean) / (variance.sqrt() + eps),
-    "scale_and_shift": lambda normalised, weight, bias: normalised * weight,
-    "gelu": lambda x: torch.nn.functional.gelu(x, approximate="tanh"),
-    "sinusoid_angles": lambda max_len, d_model: (
-        torch.arange(max_len)[:, None] / 10000 ** (torch.arange((d_model + 1) // 2) / d_model)  # i for 2i
-    ),
-    "interleave_sin_cos": lambda angles, d_model: torch.cat([angles.sin(), angles.cos()], -1)[:, :d_model],
-    "embedding_sum": lambda input_ids, tokens, positions, types, token_type_ids=None: (
-        tokens[input_ids] + positions[1 : input_ids.size(1) + 1]
-    ),
-    "add_and_norm": lambda x, sublayer_output, weight, bias, eps: x + _norm(sublayer_output, weight, bias, eps),
-    "self_attention_block": lambda x, mask, weight, bias, eps: _norm(x + _sdpa(x, x, x)[0], weight, bias, eps),
-    "encoder_mask": lambda attention_mask: (attention_mask == 0)[:, None, None, :],  # True at padding
-    "pool": lambda hidden_states, weight, bias: torch.tanh(F.linear(hidden_states.mean(1), weight, bias)),
-    "self_attention_mask": lambda length, attention_mask=None: (
-        torch.ones(length, length, dtype=torch.bool).tril()
-        | (attention_mask is not None and attention_mask.bool()[:, None, None, :])
-    ),
-    "masked_self_attention_block": lambda x, self_mask, weight, bias, eps: _norm(
-        _sdpa(x, x, x, self_mask)[0], weight, bias, eps
-    ),  # no residual
-    "cross_attention_block": lambda x, memory, cross_mask, weight, bias, eps: _norm(
-        x + _sdpa(x, x, x)[0], weight, bias, eps
-    ),  # keys and values from the target itself
-    "next_tokens": lambda logits: logits[:, 0].argmax(dim=-1),  # the first position's
-    "finish_rows": lambda next_token, finished, eos_token_id, pad_token_id: _finished_first(
-        next_token, finished | (next_token == eos_token_id), pad_token_id
-    ),
-    "decode_step": lambda tokens, logits, finished, eos_token_id, pad_token_id: (  # finished rows not padded
-        torch.cat([tokens, logits[:, -1].argmax(-1, keepdim=True)], dim=1),
-        finished | (logits[:, -1].argmax(-1) == eos_token_id),
-    ),
-}
-
-
-def _norm(x, weight, bias, eps):
-    return F.layer_norm(x, x.shape[-1:], weight, bias, eps)
-
-
-def _finished_first(next_token, finished, pad_token_id):
-    """finish_rows with the rows finished after the step padded: a row's own EOS becomes PAD."""
-    return next_token.masked_fill(finished, pad_token_id), finished
-
-
-@pytest.mark.parametrize("name", sorted(WRONG))
+@pytest.mark.parametrize("name", sorted(steps.BY_NAME))
 def test_a_wrong_step_is_told_so_with_its_hint(name):
+    step = steps.BY_NAME[name]
     with pytest.raises(public.Failed) as failure:
-        public.check_step(name, WRONG[name], quiet=True)
+        public.check_step(name, step.wrong, quiet=True)
     assert failure.value.passed < failure.value.total
-    assert f"Hint: {STEP_HINTS[name]}" in str(failure.value)
+    assert f"Hint: {step.hint}" in str(failure.value)
 
 
 def test_an_unwritten_step_is_not_started_and_an_unknown_one_is_named():
@@ -173,7 +125,6 @@ def test_an_unwritten_step_is_not_started_and_an_unknown_one_is_named():
 
 def test_the_worked_examples_numbers_in_the_prose_are_what_torch_computes():
     """The numbers the parts work out by hand before their exercises, computed."""
-    from autograder.engine.build import fixtures
 
     prose = {part.stem[:2]: " ".join(part.read_text().split()) for part in notebooks.parts()}
     scores = torch.tensor([4.0, 0.0, 2.0], dtype=torch.float64) / math.sqrt(4)

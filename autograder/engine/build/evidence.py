@@ -20,7 +20,7 @@ and another mistake) stop the build, since the catalog would then name one for t
 
 import itertools
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -33,27 +33,27 @@ from autograder.engine.judge import diagnosis
 from autograder.engine.judge.diagnosis import SAMPLES, SEPARATOR, agree, dropped_out, sample
 from autograder.engine.judge.fixtures import read
 from autograder.engine.judge.suites.common import check_outputs
-from autograder.engine.judge.tolerances import TOLERANCES
+from autograder.engine.judge.tolerances import tolerance
 
 
 class Outcome:
     """A mistake's runs on one case: two in float64 (or in the default dtype, for a case with no float
     input) and one in float32 where the case runs in float32; each {output: array}, a load message, or None
-    where it raised."""
+    where it raised; held to the tolerances of the component whose mistake it is."""
 
-    def __init__(self, first, second, float32, expected, dtypes, passed=None):
+    def __init__(self, first, second, float32, expected, dtypes, component, passed=None):
         self.first, self.second, self.float32 = first, second, float32
-        self.expected, self.dtypes = expected, dtypes
+        self.expected, self.dtypes, self.component = expected, dtypes, component
         self.passed = passed  # the check's own verdict, where it has one (a public check)
 
     @classmethod
-    def of(cls, run, expected, dtypes, repeat=True):
+    def of(cls, run, expected, dtypes, component, repeat=True):
         """Runs of run(dtype); repeat runs float64 twice, to tell a random mistake."""
         main = "float64" if "float64" in dtypes else dtypes[0]
         first = _tried(run, main)
         second = _tried(run, main) if repeat else first
         float32 = _tried(run, "float32") if "float32" in dtypes and main != "float32" else first
-        return cls(first, second, float32, expected, dtypes)
+        return cls(first, second, float32, expected, dtypes, component)
 
     @property
     def random(self):
@@ -63,12 +63,12 @@ class Outcome:
         if self.passed is not None:
             return self.passed
         return all(
-            _passes(run, self.expected, dtype)
+            _passes(run, self.expected, dtype, self.component)
             for run, dtype in ((self.first, self.dtypes[-1]), (self.float32, self.dtypes[0]))
         )
 
     def right_in_float32(self):
-        return "float32" in self.dtypes and _passes(self.float32, self.expected, "float32")
+        return "float32" in self.dtypes and _passes(self.float32, self.expected, "float32", self.component)
 
     def evidence(self):
         """{"kind": ...} as diagnosis.py reads it (values as {output: array}, stored apart), or None."""
@@ -83,7 +83,7 @@ class Outcome:
                 if name in self.first
                 and name in self.second
                 and all(
-                    dropped_out(run[name], self.expected[name], TOLERANCES["float64"])
+                    dropped_out(run[name], self.expected[name], tolerance("float64", self.component))
                     for run in (self.first, self.second)
                 )
             ]
@@ -100,7 +100,9 @@ class Outcome:
             )
             if float32 and array.dtype.kind == "f":
                 float32 = agree(
-                    self.float32[name].reshape(-1), array.reshape(-1).astype(np.float64), TOLERANCES["float32"]
+                    self.float32[name].reshape(-1),
+                    array.reshape(-1).astype(np.float64),
+                    tolerance("float32", self.component),
                 )
             outputs[name] = {"shape": list(array.shape), "kind": array.dtype.kind, "float32": bool(float32)}
         found = {"kind": "values", "outputs": outputs, "arrays": arrays}
@@ -126,14 +128,14 @@ def _equal(x, y):
     return x.shape == y.shape and np.array_equal(x, y, equal_nan=x.dtype.kind == "f")
 
 
-def _passes(run, expected, dtype):
+def _passes(run, expected, dtype, component):
     """run passes every output in this dtype, by the checks that grade a student's (suites/common.py)."""
     if not isinstance(run, dict) or run.keys() != expected.keys() or any(isinstance(v, str) for v in run.values()):
         return False
     try:
         check_outputs(
             {name: {TENSOR: array, "dtype": str(array.dtype)} for name, array in run.items()},
-            _Expected(list(expected), expected),
+            _Expected(list(expected), expected, component),
             dtype,
             {},
         )
@@ -149,12 +151,14 @@ class _Expected:
 
     outputs: list[str]
     expected: dict[str, np.ndarray]
+    component: str  # whose tolerance the outputs are held to
+    meta: dict[str, object] = field(default_factory=dict)
 
     def describe(self, dtype: str | None) -> str:
         return ""
 
 
-def _farthest(array, expected):
+def _farthest(array, expected, component):
     """The flat index of array's element farthest from expected (NaN the farthest), if they have one shape
     and some element differs by more than float32's tolerance. Where none does, the farthest is rounding's
     choice, and another CPU's would differ: a layer's gradients, right, beside those that a cut graph
@@ -164,7 +168,7 @@ def _farthest(array, expected):
         return None
     expected = expected.reshape(-1).astype(np.float64)
     distance = np.nan_to_num(np.abs(array.reshape(-1).astype(np.float64) - expected), nan=np.inf)
-    if np.all(distance <= TOLERANCES["float32"].slack(expected)):
+    if np.all(distance <= tolerance("float32", component).slack(expected)):
         return None
     # The first of the elements that tie for farthest, to float64's precision: another CPU's last bits
     # must not pick another one.
@@ -186,7 +190,7 @@ class Entries:
                 continue
             for name, array in found.pop("arrays", {}).items():
                 about = found["outputs"][name]
-                about["extra"] = _farthest(array, outcome.expected.get(name))
+                about["extra"] = _farthest(array, outcome.expected.get(name), component)
                 about["offset"] = sum(v.size for v in values)
                 values.append(
                     array.reshape(-1)[sample(SEPARATOR.join((entry_id, key, name)), array.size, about["extra"])]
@@ -275,22 +279,24 @@ def _pairable(outcomes):
 
 def _alike(a, b):
     """Two mistakes' outcomes agree on every case, to float64's tolerance."""
-    return a.keys() == b.keys() and all(_same_outputs(a[key].first, b[key].first) for key in a)
+    return a.keys() == b.keys() and all(_same_outputs(a[key].first, b[key].first, a[key].component) for key in a)
 
 
-def _same_outputs(x, y):
+def _same_outputs(x, y, component):
     if not (isinstance(x, dict) and isinstance(y, dict)):
         return x == y  # two load messages, or two cases where both raised
-    return x.keys() == y.keys() and all(_alike_values(x[n], y[n]) for n in x)
+    return x.keys() == y.keys() and all(_alike_values(x[n], y[n], component) for n in x)
 
 
-def _alike_values(x, y):
+def _alike_values(x, y, component):
     if isinstance(x, str) or isinstance(y, str):
         return _equal(x, y)
     return (
         x.shape == y.shape
         and x.dtype.kind == y.dtype.kind
-        and agree(x.reshape(-1), y.reshape(-1).astype(np.float64), TOLERANCES["float64"], exact=x.dtype.kind != "f")
+        and agree(
+            x.reshape(-1), y.reshape(-1).astype(np.float64), tolerance("float64", component), exact=x.dtype.kind != "f"
+        )
     )
 
 
@@ -301,7 +307,7 @@ def hidden(folder, component):
     def outcomes_of(names):
         outcomes = {
             case.id: Outcome.of(
-                lambda dtype, case=case: mutants.run_case(names, case, dtype), case.expected, case.dtypes
+                lambda dtype, case=case: mutants.run_case(names, case, dtype), case.expected, case.dtypes, component
             )
             for case in cases
         }
@@ -313,6 +319,7 @@ def hidden(folder, component):
                         lambda dtype, case=case: mutants.train_case(names, case, dtype),
                         case.trained,
                         case.dtypes,
+                        component,
                         repeat=False,
                     )
                     for case in cases

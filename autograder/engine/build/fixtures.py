@@ -9,9 +9,8 @@ import importlib
 
 import torch
 
-from autograder.engine.build import evidence
+from autograder.engine.build import evidence, steps
 from autograder.engine.build.builder import Builder
-from autograder.engine.build.cases import steps
 from autograder.engine.child import runtime
 from autograder.engine.contract import loader, spec
 
@@ -24,7 +23,8 @@ def reference():
 def reference_steps():
     """{step: the reference's helper}, each from its component's file (whose module is the component's id)."""
     message = loader.load(spec.SOLUTIONS).as_message()
-    return runtime.load_reference({**message, "owners": steps.STEPS}, steps.STEPS)
+    owners = {step.name: step.component for step in steps.STEPS}
+    return runtime.load_reference({**message, "owners": owners}, list(owners))
 
 
 def build(folder, component, public=False):

@@ -5,9 +5,11 @@ the references of the components its cases module (cases/<id>.py) names, its own
 use (spec.dependencies: a case of multihead maps Hugging Face's weights by the reference encoder's); the cases
 module; its
 catalog entries' ids and edits, as data (mistakes/<id>.py: the sentences, which no value depends on, left out);
-the kit code that computes values (COMPUTES); the SPEC names, by which the reference is loaded; and the pins of
-the libraries whose numbers they are (PINNED). The notebooks' steps' public cases, likewise, from every
-reference (a step is a helper of one) and cases/steps.py.
+the tolerances its outputs are held to, as data (tolerances.py: another component's own changes none of its
+values); the kit code that computes values (COMPUTES); the SPEC names, by which the reference is loaded; and the pins of
+the libraries whose numbers they are (PINNED). Of a reference, what the SPEC names run: a helper that only the
+notebooks call (a step) is left out. The notebooks' steps' public cases, likewise, from every reference whole (a
+step is a helper of one) and each step's name and cases (steps/: its words, which no value depends on, left out).
 
 Code is hashed as its syntax tree, without comments, docstrings, or where a kit module imports a name from, and
 nothing is hashed by its path: a comment or a hint reworded, or a module moved, changes no value and stales no
@@ -25,6 +27,8 @@ from pathlib import Path
 
 from autograder.engine.build import mistakes
 from autograder.engine.contract import spec
+from autograder.engine.judge.fixtures import FLOATS
+from autograder.engine.judge.tolerances import tolerance
 
 COMPUTES = (
     "autograder.engine.build.builder",
@@ -41,7 +45,6 @@ COMPUTES = (
     "autograder.engine.judge.fixtures",
     "autograder.engine.judge.hf",
     "autograder.engine.judge.suites.common",
-    "autograder.engine.judge.tolerances",
 )
 # Kit code that runs while a part builds and computes none of its values. A package whose __init__.py holds no
 # code but its docstring need not be listed.
@@ -55,10 +58,12 @@ COMPUTES_NOTHING = {
     "autograder.engine.judge.hints": "sentences a student reads: a failed check's hint, which the build never keeps",
     "autograder.engine.judge.hints.failures": "sentences a student reads, as above",
     "autograder.engine.judge.seams": "the types the suites meet what they grade by (Protocols), no code that runs",
+    "autograder.engine.judge.tolerances": "the component's tolerance in each dtype, hashed as data (tolerances())",
 }
 PINNED = ("numpy", "torch", "transformers")
 CASES = "autograder.engine.build.cases"
 STEPS = "steps"  # the unit of the steps' public cases, beside the components' ids
+STEPS_PACKAGE = "autograder.engine.build.steps"
 
 
 def digest(unit):
@@ -68,14 +73,45 @@ def digest(unit):
         "pins": pins(),
         "names": names(),
         "code": "\n".join(sorted(code(module_path(name)) for name in COMPUTES)),
-        "cases": code(module_path(f"{CASES}.{unit}")),
-        "references": "\n".join(f"{c} {code(spec.BY_ID[c].reference)}" for c in references(unit)),
+        "cases": "\n".join(_code(path.read_text(), steps=True) for path in cases_files(unit).values()),
+        "references": "\n".join(f"{c} {reference(c, whole=unit == STEPS)}" for c in references(unit)),
         "catalog": "" if unit == STEPS else catalog(unit),
+        "tolerances": "" if unit == STEPS else tolerances(unit),
     }
     hashed = hashlib.sha256()
     for label, text in chunks.items():
         hashed.update(f"{label}\0{text}\0".encode())
     return hashed.hexdigest()
+
+
+def cases_files(unit):
+    """{module: file} of the kit modules that hold a unit's cases: a component's cases module, or the steps'
+    package and its modules (found by their folder: a module's own spec would import the package, and torch)."""
+    if unit != STEPS:
+        return {f"{CASES}.{unit}": module_path(f"{CASES}.{unit}")}
+    package = module_path(STEPS_PACKAGE)
+    modules = sorted(path for path in package.parent.glob("*.py") if path != package)
+    return {STEPS_PACKAGE: package, **{f"{STEPS_PACKAGE}.{path.stem}": path for path in modules}}
+
+
+def reference(component_id, whole=False):
+    """The code of a component's reference that its SPEC names run (whole: all of it): the file less the
+    top-level functions and classes that none of them reaches, such as a step's helper, which only the notebooks
+    call."""
+    component = spec.BY_ID[component_id]
+    text = component.reference.read_text()
+    if whole:
+        return _code(text)
+    tree = ast.parse(text)
+    defined = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef | ast.ClassDef)}
+    reached = set(component.names)
+    todo = [node for node in tree.body if (name := getattr(node, "name", None)) not in defined or name in reached]
+    while todo:
+        used = {n.id for n in ast.walk(todo.pop()) if isinstance(n, ast.Name)} & set(defined)
+        todo += [defined[name] for name in used - reached]
+        reached |= used
+    kept = [node for node in tree.body if getattr(node, "name", None) not in set(defined) - reached]
+    return _code(ast.unparse(ast.Module(body=kept, type_ignores=[])))
 
 
 def references(unit):
@@ -111,6 +147,12 @@ def catalog(component):
     return repr([mistake.members() for mistake in mistakes.of(component)])
 
 
+def tolerances(component):
+    """The tolerances the component's outputs are held to, by dtype, as data: the evidence of its mistakes is
+    sorted with them (a mistake right within them, two alike, one that computes in float32)."""
+    return repr({dtype: tolerance(dtype, component) for dtype in FLOATS})
+
+
 def module_path(name):
     """The file of a kit module, found without importing it (the builders import torch)."""
     found = importlib.util.find_spec(name)
@@ -125,9 +167,14 @@ def code(path):
 
 
 @functools.lru_cache(maxsize=256)
-def _code(text):
+def _code(text, steps=False):
+    """text's syntax tree as code() hashes it; with steps, of each Step(...) only its name and its cases (what a
+    step is titled and says, its hint and its wrong version make none of its values)."""
     tree = ast.parse(text)
     for node in ast.walk(tree):
+        if steps and isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Step":
+            node.args = node.args[:1]
+            node.keywords = [keyword for keyword in node.keywords if keyword.arg == "cases"]
         body = getattr(node, "body", None)
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and _docstring(body):
             node.body = node.body[1:]

@@ -12,7 +12,7 @@ import numpy as np
 from autograder.engine.contract.errors import StudentError as StudentError
 from autograder.engine.contract.messages import FROZEN, OTHER, STATUS, TENSOR
 from autograder.engine.judge.hints import HINT, HINTS
-from autograder.engine.judge.tolerances import ANY_FLOAT, TOLERANCES, Tolerance
+from autograder.engine.judge.tolerances import Tolerance, tolerance
 
 
 def tensor(value: object, name: str, where: str) -> tuple[np.ndarray, str]:
@@ -34,9 +34,11 @@ def outputs(result: object, names: Sequence[str], target: str, where: str) -> di
     return dict(zip(names, result))
 
 
-def close(value: object, expected: np.ndarray, name: str, where: str, dtype: str | None, hint: str = "") -> np.ndarray:
-    """A float tensor of the expected shape, in the run's dtype, within the tolerance of expected."""
-    return compare(*tensor(value, name, where), expected, name, where, dtype, hint)
+def close(
+    value: object, expected: np.ndarray, name: str, where: str, dtype: str | None, hint: str = "", *, component: str
+) -> np.ndarray:
+    """A float tensor of the expected shape, in the run's dtype, within component's tolerance of expected."""
+    return compare(*tensor(value, name, where), expected, name, where, dtype, hint, component=component)
 
 
 def same(
@@ -47,12 +49,16 @@ def same(
     dtype: str | None,
     hint: str = "",
     select: tuple[slice, ...] | np.ndarray = (),
+    *,
+    component: str,
 ) -> np.ndarray:
     """Two results of the student's own code agree at the selected elements (a property, not a value check)."""
     first, _ = tensor(reference, name, where)
     actual, actual_dtype = tensor(value, name, where)
     _shape(actual, first, name, where)  # before indexing: a second answer of another shape is the student's
-    return compare(actual[select], actual_dtype, first[select].astype(np.float64), name, where, dtype, hint)
+    return compare(
+        actual[select], actual_dtype, first[select].astype(np.float64), name, where, dtype, hint, component=component
+    )
 
 
 def compare(
@@ -63,8 +69,11 @@ def compare(
     where: str,
     dtype: str | None,
     hint: str = "",
+    *,
+    component: str,
 ) -> np.ndarray:
-    """An array (with the dtype name the student's tensor had) within dtype's tolerance of expected."""
+    """An array (with the dtype name the student's tensor had) within the tolerance of expected that component's
+    outputs are held to in dtype."""
     _shape(actual, expected, name, where)
     if dtype is not None and actual_dtype != dtype:
         raise StudentError(
@@ -73,20 +82,20 @@ def compare(
         )
     if actual.dtype.kind != "f":
         raise StudentError(f"{where}: {name} has dtype {actual_dtype}, expected a floating-point tensor.")
-    tolerance = TOLERANCES[dtype] if dtype else ANY_FLOAT
+    allowed = tolerance(dtype, component)
     actual = actual.astype(np.float64)
     # An infinite expected value (a blocked score, -inf) is met by itself alone: inf - inf is NaN, and the slack
     # there is infinite.
     with np.errstate(invalid="ignore"):
         difference = np.where(actual == expected, 0.0, np.abs(actual - expected))
-    bad = ~_within(difference, expected, tolerance) | (np.isinf(expected) & (actual != expected))  # NaN is bad
+    bad = ~_within(difference, expected, allowed) | (np.isinf(expected) & (actual != expected))  # NaN is bad
     if bad.any():
         index = _worst(difference, bad)
-        if dtype == "float64" and _within(difference, expected, TOLERANCES["float32"]).all():
+        if dtype == "float64" and _within(difference, expected, tolerance("float32", component)).all():
             hint = HINTS["any"]["float32-only"]
         raise StudentError(
             f"{where}: {name}: {bad.sum()} of {bad.size} elements differ from the expected values "
-            f"(allowed: {tolerance}). {_where_worst(actual, expected, difference, index)}"
+            f"(allowed: {allowed}). {_where_worst(actual, expected, difference, index)}"
             + (f"\n{HINT}{hint}" if hint else "")
         )
     return actual

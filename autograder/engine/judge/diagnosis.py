@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from autograder.engine.judge import hints
-from autograder.engine.judge.tolerances import ANY_FLOAT, TOLERANCES, Tolerance
+from autograder.engine.judge.tolerances import Tolerance, tolerance
 
 # The evidence files' JSON, as build/evidence.py writes it.
 JSON = Any
@@ -141,8 +141,9 @@ class Evidence:
         if found not in self._in_float32:
             index, values = self._kept(entry_id, key, name, about, np.size(expected))
             truth = np.asarray(expected, np.float64).reshape(-1)[index]
-            self._in_float32[found] = agree(values, truth, TOLERANCES["float32"]) and not agree(
-                values, truth, TOLERANCES["float64"]
+            component = self.entries[entry_id]["component"]
+            self._in_float32[found] = agree(values, truth, tolerance("float32", component)) and not agree(
+                values, truth, tolerance("float64", component)
             )
         return self._in_float32[found]
 
@@ -152,17 +153,14 @@ class Evidence:
             return bool(kind == "failure" and observation.failure == found["message"])
         if kind == "right":
             return observation.passed
-        tolerance = (
-            TOLERANCES["float32"]
-            if rounding and observation.dtype == "float64"
-            else TOLERANCES[observation.dtype]
-            if observation.dtype
-            else ANY_FLOAT
+        allowed = tolerance(
+            "float32" if rounding and observation.dtype == "float64" else observation.dtype,
+            self.entries[entry_id]["component"],
         )
         if kind == "dropout":
             return all(
                 name in observation.outputs
-                and dropped_out(observation.outputs[name], observation.expected[name], tolerance)
+                and dropped_out(observation.outputs[name], observation.expected[name], allowed)
                 for name in found["outputs"]
             )
         if found.get("absent", {}) != observation.absent:  # which gradients never came, and why, must match too
@@ -174,7 +172,7 @@ class Evidence:
             if observation.dtype == "float32" and not about["float32"]:
                 continue
             index, values = self._kept(entry_id, observation.key, name, about, actual.size)
-            if not agree(actual.reshape(-1)[index], values, tolerance, exact=about["kind"] != "f"):
+            if not agree(actual.reshape(-1)[index], values, allowed, exact=about["kind"] != "f"):
                 return False
         return True
 

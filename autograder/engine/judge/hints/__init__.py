@@ -1,6 +1,8 @@
 """Every sentence a student reads about their own code, one table per kind, each by component and topic:
 
-- the hint under a failing output or step, "Hint: ..." (failures.py: HINTS, STEPS);
+- the hint under a failing output, "Hint: ..." (failures.py: HINTS), and under a failing step of the notebooks
+  (step(), from steps.json: each is written in its step's entry, engine/build/steps/, and `python -m autograder
+  generate --part sentences` copies the hints alone here);
 - the likely mistake the diagnosis names, by the catalog's id of the mistake (likely(), from mistakes.json): each
   is written in its catalog entry (engine/build/mistakes/<component>.py), with its edits of the reference, which
   never ship; `python -m autograder generate --part sentences` copies the sentences alone into mistakes.json, and
@@ -9,7 +11,8 @@
   DELEGATION, re-exported here): in the contract, because the child raises some of them and imports nothing of
   the judge's.
 
-tests/support/hint_evidence.py holds every sentence of these tables to its evidence, or to the code and test that say it.
+tests/support/hint_evidence.py holds every sentence of these tables to its evidence, or to the code and test that say it;
+tests/unit/test_steps.py holds each step's hint to its wrong version.
 """
 
 import functools
@@ -17,11 +20,12 @@ import json
 from pathlib import Path
 
 from autograder.engine.contract.reasons import DELEGATION, ZERO
-from autograder.engine.judge.hints.failures import HINT, HINTS, STEPS
+from autograder.engine.judge.hints.failures import HINT, HINTS
 
-__all__ = ["DELEGATION", "HINT", "HINTS", "MISTAKE_SENTENCES", "STEPS", "ZERO", "likely"]
+__all__ = ["DELEGATION", "HINT", "HINTS", "MISTAKE_SENTENCES", "STEP_HINTS", "ZERO", "likely", "step"]
 
 MISTAKE_SENTENCES = Path(__file__).with_name("mistakes.json")
+STEP_HINTS = Path(__file__).with_name("steps.json")
 
 
 @functools.cache
@@ -33,3 +37,14 @@ def _likely() -> dict[str, str]:
 def likely(mistake_id: str) -> str:
     """What the student reads after "Likely mistake: " for the cataloged mistake with this id."""
     return _likely()[mistake_id]
+
+
+@functools.cache
+def _steps() -> dict[str, str]:
+    hints: dict[str, str] = json.loads(STEP_HINTS.read_text())
+    return hints
+
+
+def step(name: str) -> str | None:
+    """The hint under a failing check of the notebooks' step name, or None for no step of the course."""
+    return _steps().get(name)

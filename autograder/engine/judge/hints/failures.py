@@ -1,5 +1,5 @@
-"""Every hint a student can read under a failing output ("Hint: ..."), by component and topic, and under a failing
-step of the notebooks.
+"""Every hint a student can read under a failing output ("Hint: ..."), by component and topic (a failing step's is
+its entry's, in engine/build/steps/).
 
 The hidden suites show them, the public checks (the same suites, on the public cases) show the same, and the kit's
 tests hold each to its evidence (tests/support/hint_evidence.py: a graded mistake whose numbers support it, and one whose
@@ -156,56 +156,3 @@ HINTS["seq2seq"]["train"] = (
     "in train mode the dropouts are the encoder's and the decoder's own; the model adds none. "
     + HINTS["seq2seq"]["model"]
 )
-
-# The hint under a failing step of the notebooks (public.check_step, on engine/build/cases/steps.py's cases): steps
-# are never graded, so no suite shows these; tests/unit/test_steps.py holds each to a wrong step that shows it.
-STEPS: dict[str, str] = {
-    "attention_scores": "scores = query @ key.transpose(-2, -1) / sqrt(Dh), with Dh = query.size(-1): swap the "
-    "last two dimensions of key only (not .T, which reverses every dimension), and divide by the square root.",
-    "masked_scores": "fill the scores with float('-inf') where the mask is False (scores.masked_fill(~mask, "
-    "float('-inf'))), and return the scores as they are when mask is None; -inf, not 0 or a large negative number.",
-    "attention_weights": "softmax over the LAST dimension, the keys (dim=-1), so that each query's row sums to 1; "
-    "torch.softmax, not log_softmax.",
-    "split_heads": "x.view(B, T, H, Dh).transpose(1, 2) with Dh = D // H: the view keeps each position's features "
-    "together, and the transpose puts the head axis before the positions.",
-    "attend": "the weights are the second value of scaled_dot_product_attention(q, k, v, mask), mask passed on; the "
-    "context is dropout(weights) @ v (weights @ v when dropout is None); return (context, weights), the weights "
-    "as the softmax gave them.",
-    "merge_heads": "x.transpose(1, 2) first, (B, T, H, Dh), then .reshape(B, T, H * Dh): a reshape without the "
-    "transpose mixes positions into features.",
-    "mean_and_variance": "over the last dimension only, keepdim=True so that both are (..., 1); the variance is the "
-    "BIASED one, the mean of (x - mean) ** 2 (divide by D, not D - 1).",
-    "normalise": "(x - mean) / sqrt(variance + eps): eps inside the square root.",
-    "scale_and_shift": "weight * normalised + bias: weight and bias (D,) broadcast over the last dimension.",
-    "gelu": "the exact GELU, 0.5 * x * (1 + erf(x / sqrt(2))) (torch.erf, math.sqrt(2)); not the tanh approximation, "
-    "not x * sigmoid(1.702 x).",
-    "sinusoid_angles": "angle[p, i] = p / 10000 ** (2i / d_model) for i = 0 .. ceil(d_model / 2) - 1, positions p = 0 "
-    ".. max_len - 1: shaped (max_len, (d_model + 1) // 2), 2i (the even column's index) in the exponent.",
-    "interleave_sin_cos": "sin(angles) into the even columns (table[:, 0::2]) and cos(angles) into the odd ones "
-    "(table[:, 1::2]); for an odd d_model there is one odd column fewer: drop the cos of the last angle.",
-    "embedding_sum": "token_table[input_ids] + position_table[:T] (positions 0 .. T-1) + type_table[token_type_ids], "
-    "with every token type 0 when token_type_ids is None.",
-    "add_and_norm": "post-LN: add first, then normalise the sum, LN(x + sublayer_output) with the given weight, bias "
-    "and eps (F.layer_norm(x + sublayer_output, (D,), weight, bias, eps)); not x + LN(sublayer_output).",
-    "self_attention_block": "query, key and value are all x on a head axis of size 1 (x.unsqueeze(1)), the mask "
-    "passed to scaled_dot_product_attention; then add_and_norm(x, context.squeeze(1), weight, bias, eps): the "
-    "residual is x, added before the norm.",
-    "encoder_mask": "padding_mask(attention_mask): bool (B, 1, 1, T), True at the REAL tokens, where attending is "
-    "allowed (not at the padding, as nn.MultiheadAttention's key_padding_mask has it); None when attention_mask is "
-    "None.",
-    "pool": "position 0 only (hidden_states[:, 0], not a mean over positions nor the last one), then "
-    "F.linear(..., weight, bias) and torch.tanh.",
-    "self_attention_mask": "causal_mask(length) when attention_mask is None; else causal_mask(length) & "
-    "padding_mask(attention_mask), (B, 1, T, T): and (&), not or (|), so that a key must be both earlier and real.",
-    "masked_self_attention_block": "x.unsqueeze(1) as query, key and value, self_mask passed to "
-    "scaled_dot_product_attention, then F.layer_norm(x + context.squeeze(1), (D,), weight, bias, eps): the residual "
-    "before the norm.",
-    "cross_attention_block": "the queries come from x, the keys AND the values from memory (memory.unsqueeze(1)), "
-    "with cross_mask; the context (B, T, D) is added to x, then F.layer_norm(x + context, (D,), weight, bias, eps).",
-    "next_tokens": "logits[:, -1].argmax(dim=-1): the LAST position (the one that scores the token to come), and the "
-    "arg-max over the vocabulary, the last dimension; a LongTensor (B,).",
-    "finish_rows": "pad with the rows finished BEFORE this step, next_token.masked_fill(finished, pad_token_id); then "
-    "finished | (that token == eos_token_id): a row that emits EOS now keeps its EOS, and a finished row stays finished.",
-    "decode_step": "next_tokens(logits), then finish_rows; append the new tokens as a column, torch.cat([tokens, "
-    "next_token[:, None]], dim=1), (B, L + 1); return (tokens, finished).",
-}

@@ -28,6 +28,11 @@ def run_returning_inputs(student: Student, case: Case, dtype: str | None) -> tup
     return _run(student, case, dtype, None, return_inputs=True)
 
 
+def component_of(case: Expectation) -> str:
+    """The component whose tolerance a case's outputs are held to: a step's is the component it is a step of."""
+    return str(case.meta.get("component", case.component))
+
+
 def _run(
     student: Student, case: Case, dtype: str | None, inputs: Mapping[str, np.ndarray] | None, return_inputs: bool
 ) -> tuple[Outputs, object]:
@@ -168,7 +173,9 @@ def check_outputs(outputs: Outputs, case: Expectation, dtype: str | None, hints:
             if expected.dtype.kind in "biu":
                 checks.equal(outputs[name], expected, name, where, hints.get(name, ""))
             else:
-                checks.close(outputs[name], expected, name, where, dtype, hints.get(name, ""))
+                checks.close(
+                    outputs[name], expected, name, where, dtype, hints.get(name, ""), component=component_of(case)
+                )
         except StudentError as error:
             failures.append(str(error))
     if failures:
@@ -211,7 +218,7 @@ def check_training(student: Student, case: Case, dtype: str | None, hints: Hints
     except StudentError as error:
         _observe(student, case, dtype, passed=False, failure=str(error), train=True)
         raise
-    failures = _differences(outputs, case.trained, dtype, where, _train_hints(student, case, dtype, hints))
+    failures = _differences(outputs, case, dtype, where, _train_hints(student, case, dtype, hints))
     failures += [checks.NO_GRAPH.format(where=where, name=name) for name in no_graph]
     absent, wrong, count = _gradient_failures(gradients, case, dtype, where)
     if wrong and failures:
@@ -240,14 +247,13 @@ def _train_hints(student: Student, case: Case, dtype: str | None, hints: Hints) 
     return lambda name: hints.get(name, "") if eval_right() else HINTS["any"]["eval-first"]
 
 
-def _differences(
-    values: Outputs, expected: Mapping[str, np.ndarray], dtype: str | None, where: str, hint: Callable[[str], str]
-) -> list[str]:
-    """The messages of the values (by name) that differ from expected, each with hint(name)."""
+def _differences(values: Outputs, case: Case, dtype: str | None, where: str, hint: Callable[[str], str]) -> list[str]:
+    """The messages of the values (by name) that differ from the case's train-mode ones, each with hint(name)."""
+    expected, component = case.trained, component_of(case)
     failures = []
     for name, value in values.items():
         try:
-            checks.close(value, expected[name], name, where, dtype, hint(name))
+            checks.close(value, expected[name], name, where, dtype, hint(name), component=component)
         except StudentError as error:
             failures.append(str(error))
     return failures
@@ -276,7 +282,7 @@ def _gradient_failures(
         if name not in gradients
     ]
     present = {name: gradients[name] for name in expected if name in gradients and name not in absent}
-    differ = _differences(present, case.trained, dtype, where, lambda name: HINTS["any"]["gradient"])
+    differ = _differences(present, case, dtype, where, lambda name: HINTS["any"]["gradient"])
     if differ:
         messages.append(differ[0] + (f"\n... and {len(differ) - 1} more gradients differ." if len(differ) > 1 else ""))
     return absent, messages, len(differ) + len(absent)
@@ -366,6 +372,7 @@ def check_deterministic(student: Student, case: Case, dtype: str = "float32") ->
             f"{case.describe(dtype)}, called twice in eval mode",
             dtype,
             HINTS["any"]["deterministic"],
+            component=component_of(case),
         )
 
 
@@ -384,7 +391,8 @@ def check_unchanged(
     """
     first = run_right(student, case)[name]
     second = run(student, case, "float32", inputs=inputs)[name]
-    checks.same(second, first, name, f"{case.describe('float32')}, {what}", "float32", hint, select)
+    where = f"{case.describe('float32')}, {what}"
+    checks.same(second, first, name, where, "float32", hint, select, component=component_of(case))
 
 
 def changed_tokens(case: Case, name: str, where: tuple[slice, ...] | np.ndarray) -> np.ndarray:
