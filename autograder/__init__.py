@@ -4,7 +4,7 @@ Three subpackages, each importing only those below it (tests/unit/test_layout.py
 
 - engine/    grading a submission, in folders by trust: contract/ (spec, wire protocol, loader) and
              child/ (what runs beside student code) enter the jail; judge/ (sandbox, jail, hidden suites
-             and fixtures, checks, tolerances, diagnosis, report) decides; build/ makes the fixtures and
+             and fixtures, checks, tolerances, diagnosis, report) decides; authoring/ makes the fixtures and
              the mistake catalog offline.
 - course/    the coding notebooks: their builder, the student stubs, the public checks and pictures
              the notebooks run, the public checks' evidence.

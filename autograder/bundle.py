@@ -61,7 +61,7 @@ STUDENT_MODULES = (
             "scan",
             "scrutiny",
             "server",
-            "training",
+            "train_mode",
             "tripwire",
         )
     ),

@@ -10,7 +10,7 @@ The parts (PARTS), each built on its own:
 - breakout: the breakout quiz notebooks and the handout, from the question bank.
 
 The built parts (STAMPED) take seconds to minutes each. Each is stamped when written with a hash of what its
-values are computed from (engine/build/inputs.py) and of its files: `stale()` says in a moment whether either
+values are computed from (engine/authoring/inputs.py) and of its files: `stale()` says in a moment whether either
 changed since. The others are rebuilt and compared in seconds.
 
 A part is built in a temporary folder, and a committed file is replaced only where the rebuilt one differs
@@ -115,7 +115,7 @@ def _run(part, check):
     if part in STAMPED:
         return _run_built(part, check)
     if part == "sentences":
-        from autograder.engine.build import mistakes
+        from autograder.engine.authoring import mistakes
 
         text = mistakes.sentences()
         differ = [] if _read(hints.MISTAKE_SENTENCES) == text else [hints.MISTAKE_SENTENCES.name]
@@ -151,7 +151,7 @@ def build(part, folder):
     """Write a built part's files into folder; returns their paths."""
     import torch
 
-    from autograder.engine.build import fixtures
+    from autograder.engine.authoring import case_files
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -159,9 +159,9 @@ def build(part, folder):
     torch.manual_seed(0)
     try:
         if part == STEPS:
-            fixtures.build_steps(folder)
+            case_files.build_steps(folder)
         else:
-            fixtures.build(folder, unit(part), public=part.startswith("public:"))
+            case_files.build(folder, unit(part), public=part.startswith("public:"))
     finally:
         torch.set_num_threads(threads)
     return files_of(part, folder)
@@ -188,7 +188,7 @@ def files_of(part, folder=None):
 
 def stamp(part):
     """{"inputs": hash, "files": hash} of a built part: what its values are computed from, and what was made."""
-    from autograder.engine.build import inputs
+    from autograder.engine.authoring import inputs
 
     files = hashlib.sha256()
     for path in files_of(part):
@@ -226,7 +226,7 @@ def _tolerance(key):
     """How far an array may move between CPUs: DRIFT_TOLERANCE, or float32's tolerance for the evidence of an
     entry with a mistake that computes in float32 (an entry's key is its mistakes' ids joined by '+', a family's
     member's its mistake's id and '~' its variant)."""
-    from autograder.engine.build.mistakes import BY_ID
+    from autograder.engine.authoring.mistakes import BY_ID
 
     mistake_ids = [part.split("~")[0] for part in key.split("+")]
     if any(BY_ID[part].in_float32 for part in mistake_ids if part in BY_ID):

@@ -10,7 +10,7 @@ string:
                              top-level function of solutions/<component>.py that is no SPEC name), copied
                              with its solution region like an exercise, then a locked cell that runs its
                              public check, `check_step("NAME", NAME)` (public.check_step: the suites' own
-                             comparison on the step's public cases, engine/build/cases/steps.py)
+                             comparison on the step's public cases, engine/authoring/cases/steps.py)
     ```exercise NAME ...     (empty) an exercise cell: these SPEC definitions, copied from the reference
                              with their solution regions, which nbgrader turns into stubs; a name outside
                              the SPEC (an ungraded exercise) is copied from course/exercises/ the same way

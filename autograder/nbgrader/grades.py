@@ -27,7 +27,7 @@ from autograder.engine.contract.errors import SubmissionError
 from autograder.engine.judge import sandbox
 from autograder.engine.judge.jail import JailUnavailable
 from autograder.engine.judge.limits import DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, DEFAULT_TOTAL_TIME, Limits
-from autograder.engine.judge.progress import Progress
+from autograder.engine.judge.progress_bar import Progress
 from autograder.nbgrader.cells import NOTES, is_test_cell, source_notebook
 
 # Each autograde run's _Run, keyed by the run's converter: a long-lived process (formgrader's server)

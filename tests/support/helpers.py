@@ -4,7 +4,7 @@ process), for the kit's own tests."""
 import shutil
 
 from autograder.course.local import LocalGrading
-from autograder.engine.build import mutants
+from autograder.engine.authoring import mutants
 from autograder.engine.contract import spec
 from autograder.engine.judge import fixtures
 from autograder.engine.judge.grade import grade

@@ -9,7 +9,7 @@ import sys
 import pytest
 from support.helpers import submission
 
-from autograder.engine.build import mistakes
+from autograder.engine.authoring import mistakes
 from autograder.engine.contract import spec
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 

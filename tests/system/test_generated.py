@@ -18,7 +18,7 @@ import pytest
 from support.helpers import RELEASED_PARTS
 
 from autograder import generated
-from autograder.engine.build import inputs, mistakes
+from autograder.engine.authoring import inputs, mistakes
 from autograder.engine.contract import spec
 
 SUPPORT = Path(__file__).parent.parent / "support"
@@ -35,14 +35,14 @@ def test_the_kit_code_that_runs_in_a_build_is_declared_by_the_stamps():
     nothing that does not run. Each unit's functions of the reference and of cases modules are its stamp's."""
     run = subprocess.run([sys.executable, SUPPORT / "trace_build.py"], capture_output=True, text=True, check=True)
     traced = json.loads(run.stdout)
-    own = {f"autograder.engine.build.{kind}.{unit}" for unit in traced["units"] for kind in ("cases", "mistakes")}
+    own = {f"autograder.engine.authoring.{kind}.{unit}" for unit in traced["units"] for kind in ("cases", "mistakes")}
     undeclared = set(traced["kit"]) - set(inputs.COMPUTES) - set(inputs.COMPUTES_NOTHING) - own
     no_code = ast.dump(ast.parse(""))
     assert sorted(m for m in undeclared if inputs.code(inputs.module_path(m)) != no_code) == []
     assert sorted(set(inputs.COMPUTES) - set(traced["kit"])) == []
     for unit, ran in traced["units"].items():
         assert set(ran["references"]) <= set(inputs.references(unit)), unit
-        assert ran["cases"] == [f"autograder.engine.build.cases.{unit}"], unit
+        assert ran["cases"] == [f"autograder.engine.authoring.cases.{unit}"], unit
 
 
 def _kit_copy(tmp_path):
@@ -63,7 +63,7 @@ def _inputs(kit=None):
     if kit is None:
         return {part: inputs.digest(generated.unit(part)) for part in generated.STAMPED}
     program = (
-        "import json; from autograder import generated; from autograder.engine.build import inputs; "
+        "import json; from autograder import generated; from autograder.engine.authoring import inputs; "
         "assert generated.__file__.startswith('" + str(kit) + "'); "
         "print(json.dumps({p: inputs.digest(generated.unit(p)) for p in generated.STAMPED}))"
     )
@@ -94,7 +94,7 @@ def _hints():
 
 def _reword_a_likely_mistake(kit):
     says = mistakes.BY_ID["layernorm/eps-outside-the-square-root"].says
-    _edit(kit / "autograder/engine/build/mistakes/layernorm.py", says, "eps belongs inside the square root.")
+    _edit(kit / "autograder/engine/authoring/mistakes/layernorm.py", says, "eps belongs inside the square root.")
 
 
 def _reword_a_hint_of_the_reference(kit):
@@ -141,7 +141,7 @@ def test_a_change_to_the_attention_reference_stales_the_parts_built_on_it_and_no
 
 def test_a_change_to_one_catalog_stales_its_component_alone(tmp_path):
     kit = _kit_copy(tmp_path)
-    _edit(kit / "autograder/engine/build/mistakes/layernorm.py", '"var + 1e-12"', '"var + 1e-11"')
+    _edit(kit / "autograder/engine/authoring/mistakes/layernorm.py", '"var + 1e-12"', '"var + 1e-11"')
     before, after = _inputs(), _inputs(kit)
     assert {part for part in before if before[part] != after[part]} == {"fixtures:layernorm", "public:layernorm"}
 

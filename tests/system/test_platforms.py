@@ -19,7 +19,7 @@ from autograder import __main__ as cli
 from autograder import bundle
 from autograder import gradescope as gradescope_package
 from autograder.course import notebooks
-from autograder.engine.build import mistakes
+from autograder.engine.authoring import mistakes
 from autograder.engine.contract import spec
 from autograder.engine.judge import grade as grading
 from autograder.engine.judge import jail, platforms

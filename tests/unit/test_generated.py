@@ -10,7 +10,7 @@ from support.helpers import RELEASED_PARTS
 
 from autograder import generated
 from autograder.course import stubs
-from autograder.engine.build import mistakes
+from autograder.engine.authoring import mistakes
 from autograder.engine.contract import spec
 
 

@@ -16,7 +16,7 @@ from support.helpers import graded_here
 from support.hint_evidence import BY_TEXT, CHECKPOINT_HINTS, EVIDENCE, EXTRA, HINTS, PROPERTY_HINTS, check_hints, shown
 
 import autograder.engine.judge.suites as suites
-from autograder.engine.build import mistakes
+from autograder.engine.authoring import mistakes
 from autograder.engine.judge import checks
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 from autograder.engine.judge.fixtures import of_kind
@@ -61,7 +61,7 @@ def test_a_bias_registered_as_a_buffer_reads_only_that_it_is_not_a_parameter():
 
 
 class Answering:
-    """What the suites talk to (sandbox.Child): it answers each call with the case's expected outputs, moved
+    """What the suites talk to (handle.ChildHandle): it answers each call with the case's expected outputs, moved
     by `moved` where moved(args, kwargs) says the inputs are not the case's own (or always, where it says so)."""
 
     def __init__(self, case, moved):

@@ -22,7 +22,7 @@ from support.helpers import graded_here
 from support.hint_evidence import check_hints
 from support.mutations import OUTSIDE
 
-from autograder.engine.build import evidence, mistakes
+from autograder.engine.authoring import evidence, mistakes
 from autograder.engine.contract import spec
 from autograder.engine.judge import fixtures
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE

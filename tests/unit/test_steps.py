@@ -28,14 +28,14 @@ def parts_steps():
     ]
 
 
-# engine/build imports Hugging Face: imported in the tests that need it, collecting the tests does not wait for it.
+# engine/authoring imports Hugging Face: imported in the tests that need it, collecting the tests does not wait for it.
 
 
 @pytest.fixture(scope="module")
 def reference():
-    from autograder.engine.build import fixtures
+    from autograder.engine.authoring import case_files
 
-    return fixtures.reference_steps()
+    return case_files.reference_steps()
 
 
 def test_a_step_block_becomes_the_helpers_exercise_cell_and_a_locked_check(tmp_path):
@@ -75,7 +75,7 @@ def test_malformed_step_blocks_are_refused(tmp_path, block, problem):
 
 
 def test_every_step_of_the_parts_has_its_cases_and_hint_and_each_is_asked_once():
-    from autograder.engine.build.cases import steps
+    from autograder.engine.authoring.cases import steps
 
     asked = parts_steps()
     cased = {case.target for case in public.PUBLIC.cases("steps")}
@@ -173,7 +173,7 @@ def test_an_unwritten_step_is_not_started_and_an_unknown_one_is_named():
 
 def test_the_worked_examples_numbers_in_the_prose_are_what_torch_computes():
     """The numbers the parts work out by hand before their exercises, computed."""
-    from autograder.engine.build import fixtures
+    from autograder.engine.authoring import case_files
 
     prose = {part.stem[:2]: " ".join(part.read_text().split()) for part in notebooks.parts()}
     scores = torch.tensor([4.0, 0.0, 2.0], dtype=torch.float64) / math.sqrt(4)
@@ -195,7 +195,7 @@ def test_the_worked_examples_numbers_in_the_prose_are_what_torch_computes():
     assert f"GELU(1) = {gelu[0]:.4f} and GELU(-1) = -1 · (1 - {gelu[0]:.4f}) = {gelu[1]:.4f}" in prose["03"]
     assert f"GELU(2) = {gelu[2]:.4f}" in prose["03"]
 
-    row = fixtures.reference()["sinusoidal_positional_encoding"](2, 4)[1].tolist()
+    row = case_files.reference()["sinusoidal_positional_encoding"](2, 4)[1].tolist()
     assert f"({row[0]:.4f}, {row[1]:.4f}, {row[2]:.4f}, {row[3]:.5f})" in prose["04"]
 
 

@@ -2,7 +2,7 @@
 
 - the hint under a failing output or step, "Hint: ..." (failures.py: HINTS, STEPS);
 - the likely mistake the diagnosis names, by the catalog's id of the mistake (likely(), from mistakes.json): each
-  is written in its catalog entry (engine/build/mistakes/<component>.py), with its edits of the reference, which
+  is written in its catalog entry (engine/authoring/mistakes/<component>.py), with its edits of the reference, which
   never ship; `python -m autograder generate --part sentences` copies the sentences alone into mistakes.json, and
   the evidence names a mistake by its id, so that rewording one rebuilds no evidence;
 - why a component scores 0, and why code may not delegate its subject (engine/contract/reasons.py: ZERO,

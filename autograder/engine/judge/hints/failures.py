@@ -28,7 +28,7 @@ HINTS: dict[str, dict[str, str]] = {
             "the values are wrong in eval mode too, where dropout is off: fix those first; where dropout goes can be "
             "told only once they are right."
         ),
-        # The case on a config unlike the others (engine/build/builder.py, ODD_CONFIG) differs in its sizes, its
+        # The case on a config unlike the others (engine/authoring/builder.py, ODD_CONFIG) differs in its sizes, its
         # eps and its three token types: what fails only there is one of those, and the hint names each.
         "config": (
             "this config differs from the others in its sizes, its eps (0.05) and its token types (three): read "
@@ -157,7 +157,7 @@ HINTS["seq2seq"]["train"] = (
     + HINTS["seq2seq"]["model"]
 )
 
-# The hint under a failing step of the notebooks (public.check_step, on engine/build/cases/steps.py's cases): steps
+# The hint under a failing step of the notebooks (public.check_step, on engine/authoring/cases/steps.py's cases): steps
 # are never graded, so no suite shows these; tests/unit/test_steps.py holds each to a wrong step that shows it.
 STEPS: dict[str, str] = {
     "attention_scores": "scores = query @ key.transpose(-2, -1) / sqrt(Dh), with Dh = query.size(-1): swap the "

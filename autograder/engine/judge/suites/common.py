@@ -176,7 +176,7 @@ def check_outputs(outputs: Outputs, case: Expectation, dtype: str | None, hints:
 
 
 def run_training(student: Student, case: Case, dtype: str | None) -> tuple[Outputs, Outputs, list[str]]:
-    """The case in train mode (engine/child/training.py), one backward pass from its upstream gradients.
+    """The case in train mode (engine/child/train_mode.py), one backward pass from its upstream gradients.
 
     Returns {output name: value} for the outputs graded in train mode, {"NAME.grad": value} for every float
     input and parameter (a gradient, None, or messages.FROZEN), and the outputs that carried no graph.
@@ -283,11 +283,11 @@ def _gradient_failures(
 
 
 def check_follows_config(student: Student, case: Case, dtype: str | None) -> None:
-    """A case built from engine/build/builder.py's ODD_CONFIG, with the hint that names every size to read."""
+    """A case built from engine/authoring/builder.py's ODD_CONFIG, with the hint that names every size to read."""
     check_case_beside_the_usual(student, case, dtype, HINTS["any"]["config"])
 
 
-# The kinds of case that differ from their target's usual ones in one respect (engine/build/cases/).
+# The kinds of case that differ from their target's usual ones in one respect (engine/authoring/cases/).
 UNUSUAL = ("config", "large-eps", "fresh")
 
 
