@@ -28,7 +28,7 @@ from autograder.engine.judge import fixtures
 from autograder.engine.judge.hints import STEPS as STEP_HINTS
 from autograder.engine.judge.results import ComponentResult
 from autograder.engine.judge.run import run_suites
-from autograder.engine.judge.suites.common import check_case
+from autograder.engine.judge.suites.checking import check_case
 
 # What the notebooks' worked examples build: small, round sizes.
 CONFIG = dict(
@@ -109,7 +109,7 @@ class UnknownStep(KitFault, ValueError):
 def check_step(name, function, quiet=False):
     """Run the public check of the notebooks' step name on the student's function, printing a line per case: its
     outputs against the reference's helper on a few small inputs, in float32 and float64, by the suites' own
-    comparison (suites/common.check_case: the one tolerance table, the step's hint from hints.STEPS). Returns
+    comparison (suites/checking.check_case: the one tolerance table, the step's hint from hints.STEPS). Returns
     nothing (a value would show as the cell's Out[]); raises NotStarted or Failed as check() does."""
     cases = [case for case in PUBLIC.cases("steps") if case.target == name]
     if not cases:

@@ -20,7 +20,7 @@ from autograder.engine.authoring import mistakes
 from autograder.engine.judge import checks
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 from autograder.engine.judge.fixtures import of_kind
-from autograder.engine.judge.suites import common
+from autograder.engine.judge.suites import checking
 
 
 def test_every_hint_has_its_evidence_and_its_counter_evidence():
@@ -132,7 +132,7 @@ def test_a_property_hint_is_said_only_where_the_values_are_right(hint, module, t
     # Values wrong from the first call: the property cannot be judged, and its hint would guess.
     with pytest.raises(checks.StudentError) as failure:
         getattr(suite, test)(Answering(case, lambda args, kwargs: True), case)
-    assert common.PROPERTY in str(failure.value) and shown(str(failure.value)) == set(), str(failure.value)
+    assert checking.PROPERTY in str(failure.value) and shown(str(failure.value)) == set(), str(failure.value)
 
 
 def test_the_whole_stack_hint_is_said_where_the_stack_is_wrong_and_not_where_it_is_right():

@@ -32,7 +32,7 @@ from autograder.engine.contract.messages import TENSOR
 from autograder.engine.judge import diagnosis
 from autograder.engine.judge.diagnosis import SAMPLES, SEPARATOR, agree, dropped_out, sample
 from autograder.engine.judge.fixtures import read
-from autograder.engine.judge.suites.common import check_outputs
+from autograder.engine.judge.suites.checking import check_outputs
 from autograder.engine.judge.tolerances import TOLERANCES
 
 
@@ -127,7 +127,7 @@ def _equal(x, y):
 
 
 def _passes(run, expected, dtype):
-    """run passes every output in this dtype, by the checks that grade a student's (suites/common.py)."""
+    """run passes every output in this dtype, by the checks that grade a student's (suites/checking.py)."""
     if not isinstance(run, dict) or run.keys() != expected.keys() or any(isinstance(v, str) for v in run.values()):
         return False
     try:

@@ -28,8 +28,8 @@ from autograder.engine.contract import spec
 
 COMPUTES = (
     "autograder.engine.authoring.builder",
-    "autograder.engine.authoring.evidence",
     "autograder.engine.authoring.case_files",
+    "autograder.engine.authoring.evidence",
     "autograder.engine.authoring.mistakes.mistake",
     "autograder.engine.authoring.mutants",
     "autograder.engine.child.runtime",
@@ -40,7 +40,8 @@ COMPUTES = (
     "autograder.engine.judge.diagnosis",
     "autograder.engine.judge.fixtures",
     "autograder.engine.judge.hf",
-    "autograder.engine.judge.suites.common",
+    "autograder.engine.judge.suites.checking",
+    "autograder.engine.judge.suites.running",
     "autograder.engine.judge.tolerances",
 )
 # Kit code that runs while a part builds and computes none of its values. A package whose __init__.py holds no

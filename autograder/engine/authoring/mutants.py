@@ -109,7 +109,7 @@ def instantiate(module_class, init):
 
 def _built(module_class, init, params):
     module = instantiate(module_class, init)
-    if not params:  # a case without weights keeps the module's own (suites/common.py, build)
+    if not params:  # a case without weights keeps the module's own (suites/running.build)
         return module
     try:
         runtime.load_parameters(module, params)

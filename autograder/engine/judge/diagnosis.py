@@ -47,7 +47,7 @@ SAMPLES = 32
 
 
 def trained(key: str) -> str:
-    """The key of a case's train-mode observation: its outputs and gradients (suites/common.check_training)."""
+    """The key of a case's train-mode observation: its outputs and gradients (suites/train_checks.check_training)."""
     return f"{key}{SEPARATOR}train"
 
 

@@ -47,7 +47,7 @@ class ChildHandle(messages.Requests):
         self.timed_out: str | None = None  # what it was doing when its time ran out, if it did
         self.problems: list[str] = []  # what went wrong while loading the submission
         self.observations: list[Observation] = []  # what the component's value checks returned
-        self.built: Built = {}  # the suites' modules built in this child, by case and dtype (suites/common.built)
+        self.built: Built = {}  # the suites' modules built in this child, by case and dtype (suites/running.built)
         self.defined: list[str] = []
         self.closed = sock is None
         if sock is not None:

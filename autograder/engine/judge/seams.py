@@ -14,7 +14,7 @@ import pytest
 from autograder.engine.judge.diagnosis import Observation
 from autograder.engine.judge.fixtures import CaseSet
 
-# The suites' modules built in one student's process, by (case id, dtype): suites/common.built.
+# The suites' modules built in one student's process, by (case id, dtype): suites/running.built.
 Built = dict[tuple[str, str | None], dict[str, object]]
 
 
@@ -59,7 +59,7 @@ class Session(Protocol):
 
 
 class Expectation(Protocol):
-    """What suites/common.check_outputs compares a run's outputs with: a case (fixtures.Case), or a mistake's
+    """What suites/checking.check_outputs compares a run's outputs with: a case (fixtures.Case), or a mistake's
     outputs on one, which the evidence builder asks the same checks about."""
 
     @property

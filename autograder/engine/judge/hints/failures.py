@@ -10,7 +10,7 @@ diagnosis's "Likely mistake" line (mistakes.json beside this one, from the catal
 HINT = "Hint: "  # the line a hint begins, under the failure it explains
 
 HINTS: dict[str, dict[str, str]] = {
-    # Any component's: what checks.py and suites/common.py say under failures of their own kind.
+    # Any component's: what checks.py and suites/ say under failures of their own kind.
     "any": {
         # The numbers say only that the values are near: both causes that make them so are named, neither asserted.
         "float32-only": (
