@@ -102,10 +102,6 @@ def check(component_id, names, quiet=False):
 PUBLIC = fixtures.case_set(PUBLIC_CASES)
 
 
-class UnknownStep(KitFault, ValueError):
-    """A step that the public cases do not hold: the notebook and the kit are of different versions."""
-
-
 def check_step(name, function, quiet=False):
     """Run the public check of the notebooks' step name on the student's function, printing a line per case: its
     outputs against the reference's helper on a few small inputs, in float32 and float64, by the suites' own
@@ -113,7 +109,7 @@ def check_step(name, function, quiet=False):
     nothing (a value would show as the cell's Out[]); raises NotStarted or Failed as check() does."""
     cases = [case for case in PUBLIC.cases("steps") if case.target == name]
     if not cases:
-        raise UnknownStep(f"{name} is not one of the course's steps: is this notebook from this kit's course?")
+        raise KitFault(f"{name} is not one of the course's steps: is this notebook from this kit's course?")
     student = LocalStudent(cases[0].meta["component"], {name: function})
     hints = dict.fromkeys(cases[0].outputs, STEP_HINTS[name])
     failures = []

@@ -16,6 +16,7 @@ from torch.nn import functional as F
 from autograder.course import notebooks, public
 from autograder.course.progress import _through
 from autograder.engine.contract import loader, spec
+from autograder.engine.contract.errors import KitFault
 from autograder.engine.judge.hints import STEPS as STEP_HINTS
 
 
@@ -70,7 +71,7 @@ def test_a_step_block_becomes_the_helpers_exercise_cell_and_a_locked_check(tmp_p
 def test_malformed_step_blocks_are_refused(tmp_path, block, problem):
     part = tmp_path / "99_part.md"
     part.write_text(block)
-    with pytest.raises(notebooks.PartError, match=problem):
+    with pytest.raises(KitFault, match=problem):
         notebooks.source_notebook(part)
 
 
@@ -167,7 +168,7 @@ def test_an_unwritten_step_is_not_started_and_an_unknown_one_is_named():
 
     with pytest.raises(public.NotStarted, match="attention_scores is not written yet"):
         public.check_step("attention_scores", attention_scores, quiet=True)
-    with pytest.raises(public.UnknownStep, match="not_a_step is not one of the course's steps"):
+    with pytest.raises(KitFault, match="not_a_step is not one of the course's steps"):
         public.check_step("not_a_step", attention_scores)
 
 

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from autograder.engine.contract import loader, protocol, spec
-from autograder.engine.contract.errors import Fatal, GraderError, SubmissionError
+from autograder.engine.contract.errors import Fatal, KitFault, SubmissionError
 from autograder.engine.contract.protocol import PID
 from autograder.engine.judge.handle import ChildHandle
 from autograder.engine.judge.limits import Limits
@@ -73,7 +73,7 @@ class Sandbox:
         there is a jail was fixed when the zygote started."""
         limits = limits or self.own_limits
         if limits.jail != self.own_limits.jail:
-            raise GraderError(
+            raise KitFault(
                 f"this sandbox was started {'in' if self.own_limits.jail else 'without'} the jail, "
                 f"and cannot grade {'in' if limits.jail else 'without'} it"
             )
@@ -137,7 +137,7 @@ class Sandbox:
                 return ours
             except (OSError, protocol.Closed, protocol.Timeout):
                 if restarted:
-                    raise GraderError(f"the sandbox's zygote process does not start: {self._log.text()}") from None
+                    raise KitFault(f"the sandbox's zygote process does not start: {self._log.text()}") from None
                 restarted = True
                 self._stop()
                 self._start()
