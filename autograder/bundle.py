@@ -13,19 +13,18 @@ import zipfile
 from pathlib import Path
 
 from autograder.breakout import bank, quiz_notebooks
-from autograder.course import PUBLIC_CASES, notebooks
+from autograder.course import CORPUS_FOLDER, PUBLIC_CASES, notebooks
 from autograder.engine.contract import spec
+from autograder.engine.judge import hints
 
 PACKAGE = spec.KIT_ROOT / "autograder"
 # What the notebooks import (their facade, notebook.py, and the modules it names: the public checks, pictures, part
 # 9's and part 10's helpers, the quizzes' format check), and what those import in turn: the public checks are the
 # hidden suites' code (judge/suites, run, seams, checks, diagnosis, results, limits for the suites' options) run on the
 # child's own code (child/server and what it loads) in the student's process, on the public cases
-# (course/public_cases, with each mistake's evidence on them, never the catalog, which quotes the reference: of it,
-# the sentences alone, judge/hints/mistakes.json); minilm and hf for part 5's pretrained BERT; the terminal quiz
-# (offered only where the bank is). Of the command line, the student's commands alone (commands/student).
-# No hidden case: of judge/fixtures, only the reader. No sandbox: nothing of the student's is jailed at home.
-# Paths in the package.
+# (STUDENT_DATA); minilm and hf for part 5's pretrained BERT; the terminal quiz (offered only where the bank is). Of
+# the command line, the student's commands alone (commands/student). No hidden case: of judge/fixtures, only the
+# reader. No sandbox: nothing of the student's is jailed at home. Paths in the package.
 STUDENT_MODULES = (
     "__init__.py",
     "__main__.py",
@@ -81,8 +80,7 @@ STUDENT_MODULES = (
             "tolerances",
         )
     ),
-    "engine/judge/hints/mistakes.json",
-    "engine/judge/fixtures/__init__.py",
+    "engine/judge/fixtures.py",
     *(
         f"engine/judge/suites/{path.name}"
         for path in sorted((PACKAGE / "engine/judge/suites").iterdir())
@@ -102,10 +100,17 @@ STUDENT_MODULES = (
             "training",
         )
     ),
-    "course/corpus/README.md",
-    "course/corpus/shakespeare.txt",
-    *(f"course/{PUBLIC_CASES.name}/{path.name}" for path in sorted(PUBLIC_CASES.glob("*.*"))),
     *(f"breakout/{name}.py" for name in ("__init__", "bank", "questions", "quiz")),
+)
+# The data the notebooks read, by their paths in the kit: the public cases, with each mistake's evidence on them;
+# of the catalog, which quotes the reference, the sentences alone; part 10's corpus.
+STUDENT_DATA = tuple(
+    str(path.relative_to(spec.KIT_ROOT))
+    for path in (
+        *sorted(PUBLIC_CASES.glob("*.*")),
+        hints.MISTAKE_SENTENCES,
+        *sorted(CORPUS_FOLDER.glob("*.*")),
+    )
 )
 # requirements.txt lists what students need first; from this line on, what only instructors need.
 INSTRUCTOR_ONLY = "# Instructor-only"
@@ -133,6 +138,9 @@ def build(out, quiz=False):
     for name in STUDENT_MODULES:
         (out / "autograder" / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(PACKAGE / name, out / "autograder" / name)
+    for name in STUDENT_DATA:
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(spec.KIT_ROOT / name, out / name)
     shutil.copy(README, out / "README.md")
     (out / "requirements.txt").write_text(requirements())
     return out

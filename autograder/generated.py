@@ -2,10 +2,10 @@
 
 The parts (PARTS), each built on its own:
 - stubs: the student stubs (assignments/), from the reference;
-- sentences: the "Likely mistake" sentences by the mistake's id (engine/judge/hints/mistakes.json), from the catalog;
-- fixtures:ID: a component's hidden cases, with each cataloged mistake's evidence on them (engine/judge/fixtures/);
-- public:ID: the public checks' cases of a component, with the evidence on them, which ship (course/public_cases/);
-- steps: the public cases of the notebooks' steps (course/public_cases/steps.*);
+- sentences: the "Likely mistake" sentences by the mistake's id (generated/mistake_sentences.json), from the catalog;
+- fixtures:ID: a component's hidden cases, with each cataloged mistake's evidence on them (generated/fixtures/);
+- public:ID: the public checks' cases of a component, with the evidence on them, which ship (generated/public_cases/);
+- steps: the public cases of the notebooks' steps (generated/public_cases/steps.*);
 - course: the course notebooks, source and nbgrader release;
 - breakout: the breakout quiz notebooks and the handout, from the question bank.
 
@@ -36,7 +36,7 @@ import numpy as np
 from autograder.course import PUBLIC_CASES
 from autograder.engine.contract import spec
 from autograder.engine.judge import hints
-from autograder.engine.judge.fixtures import HERE as FIXTURES
+from autograder.engine.judge.fixtures import FOLDER as FIXTURES
 from autograder.engine.judge.tolerances import TOLERANCES
 
 # float64 BLAS kernels differ between CPUs in the last bits; any real change moves values far more.
@@ -46,7 +46,7 @@ STEPS = "steps"
 # Costliest first (a component later in the spec builds on more of the stack), so that a pool ends on short ones.
 STAMPED = (*(f"{kind}:{c}" for c in reversed(COMPONENTS) for kind in ("fixtures", "public")), STEPS)
 PARTS = ("stubs", "sentences", *STAMPED, "course", "breakout")
-STAMPS = spec.KIT_ROOT / "autograder" / "stamps.json"
+STAMPS = spec.GENERATED / "stamps.json"
 # The module that writes and compares each part that is not built (but sentences, done here).
 WRITERS = {
     "stubs": "autograder.course.stubs",

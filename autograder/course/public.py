@@ -2,7 +2,7 @@
 
 They are the hidden suites themselves (engine/judge/suites), every comparison, hint and "Likely mistake" line
 the same, run in the student's own process (course/local.py) on the public cases: the hidden cases' kinds
-drawn from other seeds, a few of each (course/public_cases, with each cataloged mistake's evidence on them;
+drawn from other seeds, a few of each (generated/public_cases, with each cataloged mistake's evidence on them;
 built by `python -m autograder generate`). A local verdict and the grader's can differ only by their cases.
 `check_<component>(names...)` takes the component's SPEC names in SPEC order. `check_step(name, function)` checks
 one of the notebooks' steps (a helper towards an exercise, never graded) with the suites' own comparison on the

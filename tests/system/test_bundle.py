@@ -49,7 +49,8 @@ def solution_lines():
 def test_bundle_holds_the_release_the_student_modules_a_readme_and_requirements(built):
     expected = [f"{notebooks.ASSIGNMENT}/{p.name}" for p in notebooks.RELEASE.glob("*.ipynb")]
     expected += [f"{quiz_notebooks.ASSIGNMENT}/{p.name}" for p in quiz_notebooks.RELEASE.glob("*.ipynb")]
-    expected += [f"autograder/{name}" for name in bundle.STUDENT_MODULES] + ["README.md", "requirements.txt"]
+    expected += [f"autograder/{name}" for name in bundle.STUDENT_MODULES] + list(bundle.STUDENT_DATA)
+    expected += ["README.md", "requirements.txt"]
     assert files(built) == sorted(expected)
     assert not re.search(r"^(nbgrader|pytest-xdist)", (built / "requirements.txt").read_text(), re.MULTILINE)
     assert (
@@ -65,7 +66,7 @@ def test_bundle_holds_the_release_the_student_modules_a_readme_and_requirements(
     assert all("==" not in line for line in requirements.splitlines() if line.startswith("#"))
 
 
-SHIPPED_CASES = {f"autograder/course/{PUBLIC_CASES.name}/{path.name}" for path in PUBLIC_CASES.glob("*.*")}
+SHIPPED_CASES = {str(path.relative_to(spec.KIT_ROOT)) for path in PUBLIC_CASES.glob("*.*")}
 # Of the catalog, whose edits quote the reference, the sentences alone (its texts are searched below as any other).
 SHIPPED_SENTENCES = str(hints.MISTAKE_SENTENCES.relative_to(spec.KIT_ROOT))
 
@@ -119,7 +120,7 @@ def test_the_public_cases_hold_no_value_of_a_hidden_case(built, component):
     """The public checks' cases and evidence: not one of their numbers is a hidden case's input, expected value
     or weight, nor any mistake's output on one (they are drawn from other seeds)."""
     shipped = []
-    for path in (built / f"autograder/course/{PUBLIC_CASES.name}").glob(f"{component}.*npz"):
+    for path in (built / PUBLIC_CASES.relative_to(spec.KIT_ROOT)).glob(f"{component}.*npz"):
         with np.load(path, allow_pickle=False) as arrays:
             shipped += [arrays[k] for k in arrays.files]
     shipped, hidden = _distinctive(shipped), _hidden_values(component)

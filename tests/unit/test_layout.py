@@ -240,6 +240,42 @@ def test_layout_name_rule_catches_a_module_named_as_a_package_and_two_files_alik
     ]
 
 
+# The package holds code; what a command generates, and the course's own material, live beside it (generated/,
+# course/). The one file of the package that is no Python: the hidden suites' pytest settings, which make pytest
+# read none of the kit's or a course's own when it grades (judge/run.py).
+NOT_PYTHON = ("engine/judge/suites/pytest.ini",)
+
+
+def data_in_the_package(package=PACKAGE):
+    """Every file of the package that is not a Python module, but NOT_PYTHON and the bytecode Python caches."""
+    return [
+        str(path.relative_to(package.parent))
+        for path in sorted(package.rglob("*"))
+        if path.is_file()
+        and path.suffix != ".py"
+        and "__pycache__" not in path.parts
+        and str(path.relative_to(package)) not in NOT_PYTHON
+    ]
+
+
+def test_layout_the_package_holds_code_alone():
+    assert data_in_the_package() == [], "data belongs in generated/ (generated/README.md) or the course's folders"
+
+
+def test_layout_code_rule_names_each_data_file(tmp_path):
+    package = written(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "stamps.json": "{}",
+            "engine/judge/suites/pytest.ini": "[pytest]\n",
+            "course/corpus/README.md": "",
+            "engine/judge/__pycache__/x.pyc": "",
+        },
+    )
+    assert data_in_the_package(package) == ["autograder/course/corpus/README.md", "autograder/stamps.json"]
+
+
 def _kit_imports_of_notebooks():
     """Each `from autograder... import names` in the committed notebooks (coding and quiz, source and
     release) and in the parts they are built from: what a notebook a student holds imports."""

@@ -21,8 +21,8 @@ No evidence (the mistake raised there) says nothing. A case run in train mode is
 trained(case id), whose outputs are the train-mode outputs and the gradients ("NAME.grad"); its "values"
 evidence also names the gradients that never came ("absent": "none", or "frozen" for a parameter that does
 not require grad), which a student's run must lack alike. Evidence files are generated beside the cases they
-are made on (authoring/evidence.py): the hidden suites', fixtures/<component>.mistakes.*, stay with the instructors;
-the public checks', course/public_cases/<component>.mistakes.*, ship with the student bundle.
+are made on (authoring/evidence.py): the hidden suites', generated/fixtures/<component>.mistakes.*, stay with the instructors;
+the public checks', generated/public_cases/<component>.mistakes.*, ship with the student bundle.
 """
 
 import functools

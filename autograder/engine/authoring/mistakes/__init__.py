@@ -10,7 +10,7 @@ One module per component holds its MISTAKES, each entry whole: its name, the sen
 says what an entry is. An edit is (old text, new text) in the mistake's own component's file; each old text
 occurs there exactly once. The catalog is the instructors': it quotes the reference, so it never ships to
 students (bundle.py). What ships is sentences(), the sentences alone by the mistake's id
-(judge/hints/mistakes.json, which `python -m autograder generate --part sentences` writes).
+(generated/mistake_sentences.json, which `python -m autograder generate --part sentences` writes).
 """
 
 import importlib
@@ -35,7 +35,7 @@ def of(component):
 
 
 def sentences():
-    """The text of judge/hints/mistakes.json: {mistake id: its sentence}, in the catalog's order."""
+    """The text of generated/mistake_sentences.json: {mistake id: its sentence}, in the catalog's order."""
     return json.dumps({mistake.id: mistake.says for mistake in CATALOG}, indent=1, ensure_ascii=False) + "\n"
 
 

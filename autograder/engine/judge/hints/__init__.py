@@ -1,9 +1,9 @@
 """Every sentence a student reads about their own code, one table per kind, each by component and topic:
 
 - the hint under a failing output or step, "Hint: ..." (failures.py: HINTS, STEPS);
-- the likely mistake the diagnosis names, by the catalog's id of the mistake (likely(), from mistakes.json): each
+- the likely mistake the diagnosis names, by the catalog's id of the mistake (likely(), from generated/mistake_sentences.json): each
   is written in its catalog entry (engine/authoring/mistakes/<component>.py), with its edits of the reference, which
-  never ship; `python -m autograder generate --part sentences` copies the sentences alone into mistakes.json, and
+  never ship; `python -m autograder generate --part sentences` copies the sentences alone into that table, and
   the evidence names a mistake by its id, so that rewording one rebuilds no evidence;
 - why a component scores 0, and why code may not delegate its subject (engine/contract/reasons.py: ZERO,
   DELEGATION, re-exported here): in the contract, because the child raises some of them and imports nothing of
@@ -14,14 +14,14 @@ tests/support/hint_evidence.py holds every sentence of these tables to its evide
 
 import functools
 import json
-from pathlib import Path
 
 from autograder.engine.contract.reasons import DELEGATION, ZERO
+from autograder.engine.contract.spec import GENERATED
 from autograder.engine.judge.hints.failures import HINT, HINTS, STEPS
 
 __all__ = ["DELEGATION", "HINT", "HINTS", "MISTAKE_SENTENCES", "STEPS", "ZERO", "likely"]
 
-MISTAKE_SENTENCES = Path(__file__).with_name("mistakes.json")
+MISTAKE_SENTENCES = GENERATED / "mistake_sentences.json"
 
 
 @functools.cache

@@ -4,7 +4,7 @@ step of the notebooks.
 The hidden suites show them, the public checks (the same suites, on the public cases) show the same, and the kit's
 tests hold each to its evidence (tests/support/hint_evidence.py: a graded mistake whose numbers support it, and one whose
 numbers do not). A hint says what is graded, as the contract says it; what the student likely did wrong is the
-diagnosis's "Likely mistake" line (mistakes.json beside this one, from the catalog).
+diagnosis's "Likely mistake" line (generated/mistake_sentences.json, from the catalog).
 """
 
 HINT = "Hint: "  # the line a hint begins, under the failure it explains
