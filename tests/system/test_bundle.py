@@ -52,6 +52,10 @@ def test_bundle_holds_the_release_the_student_modules_a_readme_and_requirements(
     expected += [f"autograder/{name}" for name in bundle.STUDENT_MODULES] + list(bundle.STUDENT_DATA)
     expected += ["README.md", "requirements.txt"]
     assert files(built) == sorted(expected)
+    # The modules are found from what students run: never what must not ship, always what they run.
+    never = [g.replace(".", "/") for g in bundle.NEVER]
+    assert [n for n in bundle.STUDENT_MODULES if f"autograder/{n}".startswith(tuple(never))] == []
+    assert {"commands/student.py", "notebook.py", "engine/judge/suites/test_seq2seq.py"} <= set(bundle.STUDENT_MODULES)
     assert not re.search(r"^(nbgrader|pytest-xdist)", (built / "requirements.txt").read_text(), re.MULTILINE)
     assert (
         "torch==" in (built / "requirements.txt").read_text() and "pytest==" in (built / "requirements.txt").read_text()
