@@ -21,7 +21,7 @@ from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 from autograder.engine.judge.results import LOADING_NOTE
 
 HELD = "HELD for review"
-# What the grader says when a component ran out of time (child.py's reasons): CPU time, or the wall-clock backstop.
+# What the grader says when a component ran out of time (handle.py's reasons): CPU time, or the wall-clock backstop.
 TIMED_OUT = re.compile(r"ran past the time limit|was stopped after [\d.]+ s|used up the [\d.]+ s")
 UNREADABLE = ("the submission could not be read", "grading failed", "nothing to grade")
 

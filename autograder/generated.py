@@ -2,16 +2,16 @@
 
 The parts (PARTS), each built on its own:
 - stubs: the student stubs (assignments/), from the reference;
-- sentences: the "Likely mistake" sentences by the mistake's id (engine/judge/hints/mistakes.json), from the catalog,
-  and the hints of the notebooks' steps (engine/judge/hints/steps.json), from their entries;
-- fixtures:ID: a component's hidden cases, with each cataloged mistake's evidence on them (engine/judge/fixtures/);
-- public:ID: the public checks' cases of a component, with the evidence on them, which ship (course/public_cases/);
-- steps: the public cases of the notebooks' steps (course/public_cases/steps.*);
+- sentences: the "Likely mistake" sentences by the mistake's id (generated/mistake_sentences.json), from the catalog,
+  and the hints of the notebooks' steps (generated/step_hints.json), from their entries;
+- fixtures:ID: a component's hidden cases, with each cataloged mistake's evidence on them (generated/fixtures/);
+- public:ID: the public checks' cases of a component, with the evidence on them, which ship (generated/public_cases/);
+- steps: the public cases of the notebooks' steps (generated/public_cases/steps.*);
 - course: the course notebooks, source and nbgrader release;
 - breakout: the breakout quiz notebooks and the handout, from the question bank.
 
 The built parts (STAMPED) take seconds to minutes each. Each is stamped when written with a hash of what its
-values are computed from (engine/build/inputs.py) and of its files: `stale()` says in a moment whether either
+values are computed from (engine/authoring/inputs.py) and of its files: `stale()` says in a moment whether either
 changed since. The others are rebuilt and compared in seconds.
 
 A part is built in a temporary folder, and a committed file is replaced only where the rebuilt one differs
@@ -37,7 +37,7 @@ import numpy as np
 from autograder.course import PUBLIC_CASES
 from autograder.engine.contract import spec
 from autograder.engine.judge import hints
-from autograder.engine.judge.fixtures import HERE as FIXTURES
+from autograder.engine.judge.fixtures import FOLDER as FIXTURES
 from autograder.engine.judge.tolerances import tolerance
 
 # float64 BLAS kernels differ between CPUs in the last bits; any real change moves values far more.
@@ -47,7 +47,7 @@ STEPS = "steps"
 # Costliest first (a component later in the spec builds on more of the stack), so that a pool ends on short ones.
 STAMPED = (*(f"{kind}:{c}" for c in reversed(COMPONENTS) for kind in ("fixtures", "public")), STEPS)
 PARTS = ("stubs", "sentences", *STAMPED, "course", "breakout")
-STAMPS = spec.KIT_ROOT / "autograder" / "stamps.json"
+STAMPS = spec.GENERATED / "stamps.json"
 # The module that writes and compares each part that is not built (but sentences, done here).
 WRITERS = {
     "stubs": "autograder.course.stubs",
@@ -116,7 +116,7 @@ def _run(part, check):
     if part in STAMPED:
         return _run_built(part, check)
     if part == "sentences":
-        from autograder.engine.build import mistakes, steps
+        from autograder.engine.authoring import mistakes, steps
 
         tables = {hints.MISTAKE_SENTENCES: mistakes.sentences(), hints.STEP_HINTS: steps.hints()}
         differ = [path for path, text in tables.items() if _read(path) != text]
@@ -153,7 +153,7 @@ def build(part, folder):
     """Write a built part's files into folder; returns their paths."""
     import torch
 
-    from autograder.engine.build import fixtures
+    from autograder.engine.authoring import case_files
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -161,9 +161,9 @@ def build(part, folder):
     torch.manual_seed(0)
     try:
         if part == STEPS:
-            fixtures.build_steps(folder)
+            case_files.build_steps(folder)
         else:
-            fixtures.build(folder, unit(part), public=part.startswith("public:"))
+            case_files.build(folder, unit(part), public=part.startswith("public:"))
     finally:
         torch.set_num_threads(threads)
     return files_of(part, folder)
@@ -190,7 +190,7 @@ def files_of(part, folder=None):
 
 def stamp(part):
     """{"inputs": hash, "files": hash} of a built part: what its values are computed from, and what was made."""
-    from autograder.engine.build import inputs
+    from autograder.engine.authoring import inputs
 
     files = hashlib.sha256()
     for path in files_of(part):
@@ -228,7 +228,7 @@ def _tolerance(key):
     """How far an array may move between CPUs: DRIFT_TOLERANCE, or float32's tolerance for the evidence of an
     entry with a mistake that computes in float32 (an entry's key is its mistakes' ids joined by '+', a family's
     member's its mistake's id and '~' its variant)."""
-    from autograder.engine.build.mistakes import BY_ID
+    from autograder.engine.authoring.mistakes import BY_ID
 
     parts = [BY_ID[part] for part in (part.split("~")[0] for part in key.split("+")) if part in BY_ID]
     if any(mistake.in_float32 for mistake in parts):

@@ -2,8 +2,9 @@
 
 Gradescope unzips the package into /autograder/source, runs setup.sh there once when it builds the
 assignment's image, then run_autograder once per submission, each in a fresh container. The package
-holds what grading needs and nothing more: the kit's package (hidden suites and fixtures included,
-which Gradescope keeps from students), the reference solutions, the pinned requirements and the
+holds what grading needs and nothing more: the kit's package (hidden suites included, which Gradescope
+keeps from students), the data grading reads (the hidden cases and their evidence, the mistakes' sentences),
+the reference solutions, the pinned requirements and the
 scripts. Not the course's notebooks, the question bank or the kit's own tests.
 """
 
@@ -11,11 +12,18 @@ import zipfile
 from pathlib import Path
 
 from autograder.engine.contract import spec
+from autograder.engine.judge import hints
 
 SCRIPTS = spec.KIT_ROOT / "gradescope"
 INSTALL = spec.KIT_ROOT / "docker" / "install.sh"  # the container image installs with the same script
 OPTIONS = "grade-options"  # run_autograder passes these to `python -m autograder grade`, one per line
-CODE = ("autograder", "solutions")
+# Folders and files by their paths in the kit. Of generated/, what grading reads: never the public cases.
+CODE = (
+    "autograder",
+    "solutions",
+    str((spec.GENERATED / "fixtures").relative_to(spec.KIT_ROOT)),
+    str(hints.MISTAKE_SENTENCES.relative_to(spec.KIT_ROOT)),
+)
 # What grading imports, by distribution: the child's torch, numpy and BertConfig (transformers), the hidden
 # suites' pytest, the jail's bwrap. Not the notebooks' Jupyter and matplotlib, nor nbgrader: a grading image
 # needs none of them (tests/system/test_platforms.py checks that grading imports nothing else).
@@ -32,8 +40,9 @@ def build(out, options):
         _add(package, INSTALL.name, INSTALL.read_bytes(), executable=True)
         _add(package, "requirements.txt", grading_requirements().encode())
         _add(package, OPTIONS, "".join(f"{option}\n" for option in options).encode())
-        for folder in CODE:
-            for path in sorted((spec.KIT_ROOT / folder).rglob("*")):
+        for name in CODE:
+            found = spec.KIT_ROOT / name
+            for path in sorted(found.rglob("*")) if found.is_dir() else [found]:
                 if path.is_file() and "__pycache__" not in path.parts:
                     _add(package, path.relative_to(spec.KIT_ROOT).as_posix(), path.read_bytes())
     return out

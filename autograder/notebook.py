@@ -40,7 +40,6 @@ HOMES = {
         "UNSEEN_LENGTH",
         "VOCAB_SIZE",
         "WIDTH",
-        "StepFailed",
         "batch_of",
         "check_learning_rate",
         "check_overfit_one_batch",

@@ -28,7 +28,7 @@ sys.path.insert(0, str(KIT / "tests"))  # the kit's tests build submissions from
 from support.helpers import submission  # noqa: E402
 from support.mutations import edits  # noqa: E402
 
-from autograder.engine.build.mistakes import CATALOG  # noqa: E402
+from autograder.engine.authoring.mistakes import CATALOG  # noqa: E402
 
 # Twenty submissions as a course gets them: most complete, some with one mistake, a few that do not
 # load, one hostile.

@@ -16,7 +16,8 @@ import numpy as np
 from autograder.engine.contract import loader, spec
 from autograder.engine.judge import checks, fixtures
 from autograder.engine.judge.sandbox import Sandbox
-from autograder.engine.judge.suites.common import run, run_training
+from autograder.engine.judge.suites.running import run
+from autograder.engine.judge.suites.train_checks import run_training
 from autograder.engine.judge.tolerances import tolerance
 
 

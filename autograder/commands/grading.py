@@ -166,7 +166,7 @@ def _grade_class(args, paths):
     results)] for the class report)."""
     from autograder.engine.judge.platforms import gradescope, results_json
     from autograder.engine.judge.pool import grade_each
-    from autograder.engine.judge.progress import Progress
+    from autograder.engine.judge.progress_bar import Progress
 
     widths = {i: max(8, len(i)) for i in COMPONENT_IDS}
     students = student_ids(paths)

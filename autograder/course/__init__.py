@@ -3,15 +3,17 @@
 Built from the reference and course/parts/*.md: the notebooks, source and nbgrader release (notebooks),
 and the student stubs (stubs). Run by the notebooks and the student bundle: the public checks (public),
 the pictures (pictures), part 5's pretrained BERT in the student's encoder (minilm) and the notebooks' helpers (jupyter: earlier parts, the hidden grading cell,
-the kernel). The public checks run the hidden suites on the public cases (public_cases, built with the hidden
-ones by engine/build/fixtures.py), and name a mistake from the evidence beside them; the notebooks' step checks
-run the suites' comparison on the steps' public cases (public_cases/steps.*).
+the kernel). The public checks run the hidden suites on the public cases (generated/public_cases, built with
+the hidden ones by engine/authoring/case_files.py), and name a mistake from the evidence beside them; the notebooks' step checks
+run the suites' comparison on the steps' public cases (generated/public_cases/steps.*).
 
 May import engine/; never breakout/ or the modules on top.
 """
 
-from pathlib import Path
+from autograder.engine.contract.spec import GENERATED, KIT_ROOT
 
-# The public checks' cases, and each cataloged mistake's evidence on them: built by engine/build/fixtures.py,
-# read by public.py, shipped by the bundle. Named here, so that listing the bundle's files imports no torch.
-PUBLIC_CASES = Path(__file__).resolve().parent / "public_cases"
+# What the notebooks read as data, named here, so that listing the bundle's files imports no torch. The public
+# checks' cases, and each cataloged mistake's evidence on them: built by engine/authoring/case_files.py, read by
+# public.py. Part 10's text (language_model.py): course material, which no command writes.
+PUBLIC_CASES = GENERATED / "public_cases"
+CORPUS_FOLDER = KIT_ROOT / "course" / "corpus"

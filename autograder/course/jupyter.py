@@ -84,10 +84,6 @@ def codes(obj):
     return found
 
 
-class KitError(KitFault, RuntimeError):
-    """The kit could not grade: not the student's doing, and never to be recorded as a zero."""
-
-
 def grade_here(component_id, notebook):
     """The hidden test cell: grade one component of this notebook (the saved file) with the kit's grader.
 
@@ -160,7 +156,7 @@ def kit_failed(reason):
             sys.__stderr__.write(message + "\n")
             sys.__stderr__.flush()
         os._exit(3)
-    raise KitError(message)
+    raise KitFault(message)
 
 
 def kernelspec(directory, python=sys.executable, kit_root=spec.KIT_ROOT):

@@ -7,16 +7,16 @@ check, and raises NotStarted on a stub, Failed otherwise, as the public checks d
 """
 
 import traceback
-from pathlib import Path
 from typing import Any
 
 import torch
 from torch.nn import functional as F
 
+from autograder.course import CORPUS_FOLDER
 from autograder.course.public import Failed, NotStarted, config, seeded
 
-# Four plays of Shakespeare; corpus/README.md says where they come from and under what terms.
-CORPUS = Path(__file__).resolve().parent / "corpus" / "shakespeare.txt"
+# Four plays of Shakespeare; course/corpus/README.md says where they come from and under what terms.
+CORPUS = CORPUS_FOLDER / "shakespeare.txt"
 TOLERANCE: dict[str, Any] = dict(rtol=0, atol=1e-10)  # float64 throughout: what differs by more is computed differently
 # Draws per sampling check: each frequency's standard error is at most 0.5 / sqrt(DRAWS) = 0.008, a fifth of
 # FREQUENCY_TOLERANCE, so a correct sampler passes with any order of draws.

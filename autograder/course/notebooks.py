@@ -6,7 +6,7 @@ string:
 
     ```python                plain code the student runs (worked examples, pictures)
     ```setup                 (empty) the imports the exercises need, and the student's own earlier parts
-    ```steps COMPONENT       (empty) the component's steps as engine/build/steps/ declares them, in order: each
+    ```steps COMPONENT       (empty) the component's steps as engine/authoring/steps/ declares them, in order: each
                              numbered with its title and prose, the reference's helper copied with its solution
                              region like an exercise, then a locked cell that runs its public check,
                              `check_step("NAME", NAME)` (public.check_step: the suites' own comparison on the
@@ -61,10 +61,6 @@ FENCE = re.compile(r"^```(\w+)?[ \t]*(.*)$")
 KINDS = ("python", "setup", "steps", "exercise", "graded")
 
 
-class PartError(KitFault, ValueError):
-    """A part file that cannot become a notebook (an unknown block, a name the reference lacks, ...)."""
-
-
 @dataclass
 class Cell:
     kind: str  # markdown, python, setup, steps, exercise, graded
@@ -93,7 +89,7 @@ def parse(text, name="<part>"):
             _flush_prose(cells, prose)
             kind, args = fence.group(1) or "", tuple(fence.group(2).split())
             if kind not in KINDS:
-                raise PartError(f"{name}:{number}: unknown block ```{kind}")
+                raise KitFault(f"{name}:{number}: unknown block ```{kind}")
             block, opened = Cell(kind, "", args), number
             lines = []
         elif block is not None and line.strip() == "```":
@@ -105,7 +101,7 @@ def parse(text, name="<part>"):
         else:
             prose.append(line)
     if block is not None:
-        raise PartError(f"{name}:{opened}: the block opened here is never closed")
+        raise KitFault(f"{name}:{opened}: the block opened here is never closed")
     _flush_prose(cells, prose)
     return cells
 
@@ -148,7 +144,7 @@ def source_notebook(part):
             cells_out.append(_graded_cell(cell_id, cell.args, cell.text, name, part.name))
     missing = sorted(set(components) - set(graded))
     if missing:
-        raise PartError(f"{part.name}: no ```graded block for {', '.join(missing)}")
+        raise KitFault(f"{part.name}: no ```graded block for {', '.join(missing)}")
     return {
         "cells": cells_out,
         "metadata": {"kernelspec": KERNELSPEC, "language_info": {"name": "python"}},
@@ -222,13 +218,13 @@ def _has_exercises(part):
 def _steps_cells(cell_id, args, text, where):
     """The component's steps, each numbered with its title and what is said of it, then its exercise cell (the
     reference's helper, its solution region a stub in the release) and its check."""
-    from autograder.engine.build import steps
+    from autograder.engine.authoring import steps
 
     if len(args) != 1 or text.strip():
-        raise PartError(f"{where}: ```steps takes one component and an empty block, got {' '.join(args) or 'none'}")
+        raise KitFault(f"{where}: ```steps takes one component and an empty block, got {' '.join(args) or 'none'}")
     (component,) = args
     if not steps.of(component):
-        raise PartError(f"{where}: {component} has no steps (engine/build/steps/ declares each component's)")
+        raise KitFault(f"{where}: {component} has no steps (engine/authoring/steps/ declares each component's)")
     cells = []
     for number, step in enumerate(steps.of(component), 1):
         cells.append(notebook_cell("markdown", f"{cell_id}-{number}", step.heading(number)))
@@ -269,7 +265,7 @@ def _definitions(names, where, reference=None):
         body = ast.parse(source).body
         index = next((i for i, n in enumerate(body) if getattr(n, "name", None) == name), None)
         if index is None:
-            raise PartError(f"{where}: {path.name} does not define {name}")
+            raise KitFault(f"{where}: {path.name} does not define {name}")
         # Up to the next top-level statement: a trailing `### END SOLUTION` is a comment, outside the node.
         lines = source.splitlines()
         end = _first_line(body[index + 1]) - 1 if index + 1 < len(body) else len(lines)
@@ -285,7 +281,7 @@ def _reference_of(name, where):
     defining = _defining(EXERCISES, name)
     if len(defining) != 1:
         found = f" (defined in {', '.join(p.name for p in defining)})" if defining else ""
-        raise PartError(f"{where}: {name} is not a SPEC name, nor defined in exactly one of course/exercises/{found}")
+        raise KitFault(f"{where}: {name} is not a SPEC name, nor defined in exactly one of course/exercises/{found}")
     return defining[0]
 
 
@@ -306,9 +302,9 @@ def _graded_cell(cell_id, args, checks, name, where):
     """The component's test cell: its public checks, which fail until the exercise is right (so that
     `nbgrader validate` fails on an unfinished notebook), then the hidden tests, which the release lacks."""
     if len(args) != 1 or args[0] not in spec.BY_ID:
-        raise PartError(f"{where}: ```graded takes one component id, got {' '.join(args) or 'none'}")
+        raise KitFault(f"{where}: ```graded takes one component id, got {' '.join(args) or 'none'}")
     if not checks.strip():
-        raise PartError(f"{where}: ```graded {args[0]} needs the component's public checks in its block")
+        raise KitFault(f"{where}: ```graded {args[0]} needs the component's public checks in its block")
     component = spec.BY_ID[args[0]]
     text = (
         f"# The public checks of your {component.id}, which run on your machine. Leave this cell as it is: when\n"

@@ -2,7 +2,7 @@
 
 They are the hidden suites themselves (engine/judge/suites), every comparison, hint and "Likely mistake" line
 the same, run in the student's own process (course/local.py) on the public cases: the hidden cases' kinds
-drawn from other seeds, a few of each (course/public_cases, with each cataloged mistake's evidence on them;
+drawn from other seeds, a few of each (generated/public_cases, with each cataloged mistake's evidence on them;
 built by `python -m autograder generate`). A local verdict and the grader's can differ only by their cases.
 `check_<component>(names...)` takes the component's SPEC names in SPEC order. `check_step(name, function)` checks
 one of the notebooks' steps (a helper towards an exercise, never graded) with the suites' own comparison on the
@@ -28,7 +28,7 @@ from autograder.engine.judge import fixtures
 from autograder.engine.judge import hints as sentences
 from autograder.engine.judge.results import ComponentResult
 from autograder.engine.judge.run import run_suites
-from autograder.engine.judge.suites.common import check_case
+from autograder.engine.judge.suites.checking import check_case
 
 # What the notebooks' worked examples build: small, round sizes.
 CONFIG = dict(
@@ -102,18 +102,14 @@ def check(component_id, names, quiet=False):
 PUBLIC = fixtures.case_set(PUBLIC_CASES)
 
 
-class UnknownStep(KitFault, ValueError):
-    """A step that the public cases do not hold: the notebook and the kit are of different versions."""
-
-
 def check_step(name, function, quiet=False):
     """Run the public check of the notebooks' step name on the student's function, printing a line per case: its
     outputs against the reference's helper on a few small inputs, in float32 and float64, by the suites' own
-    comparison (suites/common.check_case: the one tolerance table, the step's hint from hints.step). Returns
+    comparison (suites/checking.check_case: the one tolerance table, the step's hint from hints.step). Returns
     nothing (a value would show as the cell's Out[]); raises NotStarted or Failed as check() does."""
     cases = [case for case in PUBLIC.cases("steps") if case.target == name]
     if not cases:
-        raise UnknownStep(f"{name} is not one of the course's steps: is this notebook from this kit's course?")
+        raise KitFault(f"{name} is not one of the course's steps: is this notebook from this kit's course?")
     student = LocalStudent(cases[0].meta["component"], {name: function})
     hints = dict.fromkeys(cases[0].outputs, sentences.step(name) or "")
     failures = []

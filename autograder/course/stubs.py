@@ -14,10 +14,6 @@ BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 HINT = re.compile(r"^(\s*)# Hint: (.+)$")
 
 
-class MarkerError(KitFault, ValueError):
-    """A solution file whose markers do not pair up, or a region without its hint."""
-
-
 def stub_source(source, name="<source>"):
     lines = source.splitlines(keepends=True)
     out: list[str] = []
@@ -26,21 +22,21 @@ def stub_source(source, name="<source>"):
         stripped = line.strip()
         if stripped == BEGIN:
             if inside:
-                raise MarkerError(f"{name}:{number}: {BEGIN} inside another solution region")
+                raise KitFault(f"{name}:{number}: {BEGIN} inside another solution region")
             hint = HINT.match(out.pop() if out else "")
             if not hint:
-                raise MarkerError(f"{name}:{number}: a solution region needs a '# Hint: ...' line just above it")
+                raise KitFault(f"{name}:{number}: a solution region needs a '# Hint: ...' line just above it")
             indent, text = hint.groups()
             out.append(f"{indent}raise NotImplementedError({text!r})\n")
             inside = True
         elif stripped == END:
             if not inside:
-                raise MarkerError(f"{name}:{number}: {END} without {BEGIN}")
+                raise KitFault(f"{name}:{number}: {END} without {BEGIN}")
             inside = False
         elif not inside:
             out.append(line)
     if inside:
-        raise MarkerError(f"{name}: {BEGIN} is never closed")
+        raise KitFault(f"{name}: {BEGIN} is never closed")
     return "".join(out)
 
 

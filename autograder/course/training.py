@@ -3,7 +3,7 @@
 The task: reverse a sequence of digits. The data have a true held-out split: every source of 3 to 5 digits
 is either a training source or held out (validation or test), never both, and no source of 6 digits is ever
 trained on. Each check runs the student's function on a small case, prints what passed, and stops at the
-first mistake with a sentence that says what is wrong and what to do (StepFailed); a function that still
+first mistake with a sentence that says what is wrong and what to do (StudentError); a function that still
 raises NotImplementedError stops with NotStarted. Nothing here is graded.
 """
 
@@ -14,7 +14,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from autograder.course.public import NotStarted
-from autograder.engine.contract.errors import StudentFault
+from autograder.engine.contract.errors import StudentError
 
 PAD, BOS, EOS = 0, 1, 2
 DIGIT = 3  # the token of digit d is DIGIT + d
@@ -23,10 +23,6 @@ TRAIN_LENGTHS = (3, 4, 5)
 UNSEEN_LENGTH = 6  # held out whole: no source of this length is ever trained on
 WIDTH = UNSEEN_LENGTH  # sources are padded to this many positions, targets to one more (EOS)
 HELD_OUT_PER_LENGTH = 100  # of each trained length, for validation, and as many again for the test
-
-
-class StepFailed(StudentFault, AssertionError):
-    """A step's check found a mistake; the message says which and what to change."""
 
 
 def all_sources(length):
@@ -120,24 +116,24 @@ def check_shift_right(shift_right):
     expected = torch.tensor([[BOS, 8, 10, 12, EOS], [BOS, 7, EOS, PAD, PAD]])
     result = _call(shift_right, target, BOS)
     if not torch.equal(target, EXAMPLE_TARGET):
-        raise StepFailed("shift_right changed the target it was given: build a new tensor (torch.cat), not in place")
+        raise StudentError("shift_right changed the target it was given: build a new tensor (torch.cat), not in place")
     if not isinstance(result, torch.Tensor) or result.shape != target.shape:
         shape = tuple(result.shape) if isinstance(result, torch.Tensor) else type(result).__name__
-        raise StepFailed(
+        raise StudentError(
             f"shift_right gave {shape} for a target of shape {tuple(target.shape)}: the decoder reads one token "
             "per target position, so the shape stays (B, T): BOS in front, and the last target token dropped"
         )
     _passed("the shape stays (B, T)")
     if torch.equal(result, target):
-        raise StepFailed(
+        raise StudentError(
             "shift_right returned the target unchanged: the decoder would read the very token it must predict "
             "and learn to copy its input. Put BOS in front and drop the last token."
         )
     if not (result[:, 0] == BOS).all():
-        raise StepFailed(f"the first column must be BOS ({BOS}) in every row; yours is {result[:, 0].tolist()}")
+        raise StudentError(f"the first column must be BOS ({BOS}) in every row; yours is {result[:, 0].tolist()}")
     _passed("every row starts with BOS")
     if not torch.equal(result, expected):
-        raise StepFailed(
+        raise StudentError(
             f"for the target {target.tolist()} the decoder input is {expected.tolist()}, yours is "
             f"{result.tolist()}: position t must hold target[:, t - 1] (the shift goes right, by one)"
         )
@@ -154,9 +150,9 @@ def check_sequence_loss(sequence_loss):
     right = each[real].mean()
     result = _call(sequence_loss, logits, target, PAD)
     if not isinstance(result, torch.Tensor) or result.dim() != 0:
-        raise StepFailed("sequence_loss must return one number as a 0-dim tensor (the mean), not a float or a list")
+        raise StudentError("sequence_loss must return one number as a 0-dim tensor (the mean), not a float or a list")
     if not result.requires_grad:
-        raise StepFailed("the loss is cut from the graph (.item(), .detach() or torch.no_grad()): keep the tensor")
+        raise StudentError("the loss is cut from the graph (.item(), .detach() or torch.no_grad()): keep the tensor")
     _passed("one number, still in the graph")
     mistakes = {
         "it counts the padding positions too: the model would be trained to predict PAD after EOS, and "
@@ -170,7 +166,7 @@ def check_sequence_loss(sequence_loss):
         likely = next(
             (text for text, value in mistakes.items() if torch.isclose(result.detach(), value.detach())), None
         )
-        raise StepFailed(
+        raise StudentError(
             f"on 2 rows with {int(real.sum())} real positions out of 10 the loss is {right.item():.4f}, yours is "
             f"{result.item():.4f}: " + (likely or "flatten B and T together (logits to (B*T, V), target to (B*T,))")
         )
@@ -209,28 +205,28 @@ def check_training_step(training_step):
     model, before, batch, result = _spy_step(training_step, lr)
     source, source_mask, target = batch
     if len(model.calls) != 1:
-        raise StepFailed(f"the step called the model {len(model.calls)} times; one forward pass per step")
+        raise StudentError(f"the step called the model {len(model.calls)} times; one forward pass per step")
     training, decoder_input, mask = model.calls[0]
     if not training:
-        raise StepFailed("the model ran in eval mode: call model.train() in the step, so that dropout is on")
+        raise StudentError("the model ran in eval mode: call model.train() in the step, so that dropout is on")
     _passed("one forward pass, in train mode")
     if torch.equal(decoder_input, target):
-        raise StepFailed("the decoder read the target itself: give it shift_right(target, bos_token_id)")
+        raise StudentError("the decoder read the target itself: give it shift_right(target, bos_token_id)")
     if not torch.equal(decoder_input, torch.cat([torch.full((2, 1), BOS), target[:, :-1]], dim=1)):
-        raise StepFailed(f"the decoder read {decoder_input.tolist()}; it should read BOS + target[:, :-1]")
+        raise StudentError(f"the decoder read {decoder_input.tolist()}; it should read BOS + target[:, :-1]")
     if mask is None or not torch.equal(torch.as_tensor(mask), source_mask):
-        raise StepFailed("pass the source's mask as the model's third argument, or it attends to the padding")
+        raise StudentError("pass the source's mask as the model's third argument, or it attends to the padding")
     _passed("the decoder reads BOS + target[:, :-1], with the source's mask")
     reference = _Spy()
     logits = reference(source, decoder_input, source_mask)
     loss = F.cross_entropy(logits.flatten(0, 1), target.flatten(), ignore_index=PAD)
     loss.backward()
     if isinstance(result, torch.Tensor):
-        raise StepFailed("return loss.item(), a float: a tensor keeps the graph of its step alive")
+        raise StudentError("return loss.item(), a float: a tensor keeps the graph of its step alive")
     if not isinstance(result, float) or abs(result - loss.item()) > 1e-5 * max(1.0, abs(loss.item())):
         padded = F.cross_entropy(logits.flatten(0, 1), target.flatten()).item()
         counted = isinstance(result, float) and abs(result - padded) <= 1e-5 * max(1.0, padded)
-        raise StepFailed(
+        raise StudentError(
             f"the step returned {result!r}; the loss on this batch is {loss.item():.4f}"
             + (": yours counts padding positions too; use your sequence_loss" if counted else "")
         )
@@ -239,14 +235,14 @@ def check_training_step(training_step):
     gradient = reference.table.grad
     assert gradient is not None, "the reference's loss.backward() above gave its table one"
     if not moved.any():
-        raise StepFailed("the parameters did not move: call optimizer.step() after loss.backward()")
+        raise StudentError("the parameters did not move: call optimizer.step() after loss.backward()")
     if torch.allclose(moved, lr * (gradient + 100.0), atol=1e-5):
-        raise StepFailed(
+        raise StudentError(
             "the step used the gradient left over from the previous step as well as this one: call "
             "optimizer.zero_grad() before loss.backward() (backward adds to .grad)"
         )
     if not torch.allclose(moved, lr * gradient, atol=1e-5):
-        raise StepFailed("the parameters moved, but not by one step of the optimizer along this batch's gradient")
+        raise StudentError("the parameters moved, but not by one step of the optimizer along this batch's gradient")
     _passed("fresh gradients, then one optimizer step")
     print("training_step: all checks passed")
 
@@ -258,7 +254,7 @@ def check_learning_rate(learning_rate):
     for step, (want, have) in enumerate(zip(expected, got, strict=True), start=1):
         if not isinstance(have, (int, float)) or abs(have - want) > 1e-12:
             phase = "warm-up: peak * step / warmup_steps" if step <= warmup else "decay: the line down to 0"
-            raise StepFailed(
+            raise StudentError(
                 f"peak {peak}, warmup_steps {warmup}, total_steps {total}: step {step} ({phase}) should be "
                 f"{want:.6g}, yours is {have!r}; steps count from 1, so step 1 already learns"
             )
@@ -266,12 +262,12 @@ def check_learning_rate(learning_rate):
     try:
         without = [_call(learning_rate, s, peak, 0, total) for s in (1, total)]
     except ZeroDivisionError as error:
-        raise StepFailed(
+        raise StudentError(
             "with warmup_steps = 0 (no warm-up) it divides by zero: take the warm-up line only "
             "while step <= warmup_steps"
         ) from error
     if abs(without[0] - peak * (total - 1) / total) > 1e-12 or without[1] != 0:
-        raise StepFailed(f"with no warm-up, step 1 should be {peak * (total - 1) / total:.6g}: the decay from peak")
+        raise StudentError(f"with no warm-up, step 1 should be {peak * (total - 1) / total:.6g}: the decay from peak")
     _passed("warmup_steps = 0 starts at the peak")
     print("learning_rate: all checks passed")
 
@@ -282,13 +278,13 @@ def check_overfit_one_batch(overfit_one_batch, steps=30):
     batch = batch_of(torch.tensor([[5, 7, 9, PAD, PAD, PAD], [4, 6, 8, 3, 5, PAD]]))
     losses = _call(overfit_one_batch, model, optimizer, batch, steps, bos_token_id=BOS, pad_token_id=PAD)
     if not isinstance(losses, list) or len(losses) != steps or not all(isinstance(x, float) for x in losses):
-        raise StepFailed(f"return a list of the {steps} losses (floats, one per step), in order")
+        raise StudentError(f"return a list of the {steps} losses (floats, one per step), in order")
     if len(model.calls) != steps:
-        raise StepFailed(f"{steps} steps should call the model {steps} times; yours called it {len(model.calls)}")
+        raise StudentError(f"{steps} steps should call the model {steps} times; yours called it {len(model.calls)}")
     if any(not torch.equal(call[1], model.calls[0][1]) for call in model.calls):
-        raise StepFailed("the batches differ from step to step: train on the one batch you are given, every time")
+        raise StudentError("the batches differ from step to step: train on the one batch you are given, every time")
     _passed(f"{steps} steps on the same batch")
     if not losses[-1] < losses[0] / 2:
-        raise StepFailed(f"the loss went from {losses[0]:.3f} to {losses[-1]:.3f}: on one batch it should fall fast")
+        raise StudentError(f"the loss went from {losses[0]:.3f} to {losses[-1]:.3f}: on one batch it should fall fast")
     _passed(f"the loss falls, from {losses[0]:.3f} to {losses[-1]:.3f}")
     print("overfit_one_batch: all checks passed")

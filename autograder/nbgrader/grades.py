@@ -21,13 +21,13 @@ from nbgrader.converters import Autograde
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Float, Integer, List, Unicode
 
-from autograder.course.jupyter import KitError, cell_text
+from autograder.course.jupyter import cell_text
 from autograder.engine.contract import loader, spec
-from autograder.engine.contract.errors import SubmissionError
+from autograder.engine.contract.errors import KitFault, SubmissionError
 from autograder.engine.judge import sandbox
 from autograder.engine.judge.jail import JailUnavailable
 from autograder.engine.judge.limits import DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, DEFAULT_TOTAL_TIME, Limits
-from autograder.engine.judge.progress import Progress
+from autograder.engine.judge.progress_bar import Progress
 from autograder.nbgrader.cells import NOTES, is_test_cell, source_notebook
 
 # Each autograde run's _Run, keyed by the run's converter: a long-lived process (formgrader's server)
@@ -60,12 +60,12 @@ class KitGrades(NbGraderPreprocessor):
             verdicts = self._quiz(nb) if self._is_quiz(ids) else self._components(ids)
         except JailUnavailable as error:
             self.log.error("The kit cannot grade on this machine: %s", error)
-            raise KitError(str(error)) from None
+            raise KitFault(str(error)) from None
         for cell in filter(is_test_cell, nb.cells):
             meta = cell.metadata["nbgrader"]
             # nbgrader gives full points to a test cell with no output: every one must get a verdict.
             if meta.get("grade_id") not in verdicts:
-                raise KitError(
+                raise KitFault(
                     f"the test cell {meta.get('grade_id')!r} is not one the kit grades: "
                     "is this notebook from the kit's course?"
                 )
@@ -77,7 +77,7 @@ class KitGrades(NbGraderPreprocessor):
     def _run(self):
         converter = self.parent.parent
         if not isinstance(converter, Autograde):
-            raise KitError("KitGrades runs as a step of nbgrader autograde (Autograde.autograde_preprocessors)")
+            raise KitFault("KitGrades runs as a step of nbgrader autograde (Autograde.autograde_preprocessors)")
         return converter, _RUNS.setdefault(converter, _Run())
 
     def _is_quiz(self, ids):
@@ -98,7 +98,7 @@ class KitGrades(NbGraderPreprocessor):
         report = run.graded[folder]
         if report.grader_failed:  # the kit's failure, not the student's: no zero is recorded
             self.log.error("The kit could not grade %s: %s", folder, report.problem)
-            raise KitError(f"the kit could not grade {folder}: {report.problem}")
+            raise KitFault(f"the kit could not grade {folder}: {report.problem}")
         return {
             f"grade-{c.id}": (c.score, cell_text(c.id, c.score, c.feedback(), report.summary())) for c in report.scored
         }

@@ -13,7 +13,7 @@ import textwrap
 from dataclasses import dataclass
 
 from autograder.course.local import LocalGrading
-from autograder.engine.build import mistakes, mutants
+from autograder.engine.authoring import mistakes, mutants
 from autograder.engine.contract import spec
 from autograder.engine.judge import fixtures
 from autograder.engine.judge.grade import grade

@@ -1,4 +1,4 @@
-"""Test submissions made from the catalog of mistakes (autograder/engine/build/mistakes/), and mistakes outside it.
+"""Test submissions made from the catalog of mistakes (autograder/engine/authoring/mistakes/), and mistakes outside it.
 
 VARIANTS are cataloged mistakes written with additions that other components' files use: the mistake
 must still lose points in its own component only (the isolation SPEC promises), and be named as the

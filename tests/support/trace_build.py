@@ -36,7 +36,9 @@ def of_unit():
         # The reference is loaded under its file's name, relative, as a submission is.
         "references": sorted(Path(f).stem for f in functions if f.endswith(".py") and not os.path.isabs(f)),
         "cases": sorted(
-            name for name in kit if name.startswith(("autograder.engine.build.cases.", "autograder.engine.build.steps"))
+            name
+            for name in kit
+            if name.startswith(("autograder.engine.authoring.cases.", "autograder.engine.authoring.steps"))
         ),
     }
 
@@ -44,22 +46,22 @@ def of_unit():
 def main():
     sys.settrace(trace)
     threading.settrace(trace)
-    from autograder.engine.build import fixtures
-    from autograder.engine.build.builder import Builder
+    from autograder.engine.authoring import case_files
+    from autograder.engine.authoring.builder import Builder
     from autograder.engine.contract import spec
 
     units = {}
     with tempfile.TemporaryDirectory() as tmp:
         for component in spec.COMPONENTS:
             functions.clear()
-            builder = Builder(component.id, fixtures.reference(), public=True)
-            importlib.import_module(f"autograder.engine.build.cases.{component.id}").build(builder)
+            builder = Builder(component.id, case_files.reference(), public=True)
+            importlib.import_module(f"autograder.engine.authoring.cases.{component.id}").build(builder)
             units[component.id] = of_unit()
         functions.clear()
-        fixtures.build_steps(Path(tmp))
+        case_files.build_steps(Path(tmp))
         units["steps"] = of_unit()
         functions.clear()
-        fixtures.build(Path(tmp), EVIDENCE, public=True)
+        case_files.build(Path(tmp), EVIDENCE, public=True)
         whole = of_unit()
         units[EVIDENCE] = {key: sorted({*units[EVIDENCE][key], *whole[key]}) for key in whole}
     sys.settrace(None)

@@ -11,7 +11,7 @@ from support.helpers import TIME_LIMIT, full_marks_except, line_of, scores, subm
 from support.hint_evidence import reasons_said
 
 from autograder.engine.contract import spec
-from autograder.engine.contract.errors import GraderError
+from autograder.engine.contract.errors import KitFault
 from autograder.engine.judge import watchdog
 from autograder.engine.judge.grade import grade
 from autograder.engine.judge.hints import HINTS
@@ -75,7 +75,7 @@ def test_a_shared_sandbox_grades_under_each_gradings_own_limits(tmp_path, sandbo
     assert sandbox.limits == sandbox.own_limits
     path = submission(tmp_path / "submission")
     assert grade(path, components=["masking"], sandbox=sandbox).score == 5
-    with pytest.raises(GraderError, match="started in the jail, and cannot grade without it"):
+    with pytest.raises(KitFault, match="started in the jail, and cannot grade without it"):
         grade(path, components=["masking"], sandbox=sandbox, limits=Limits(jail=False))
     assert sandbox.limits == sandbox.own_limits
 

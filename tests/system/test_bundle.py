@@ -49,8 +49,13 @@ def solution_lines():
 def test_bundle_holds_the_release_the_student_modules_a_readme_and_requirements(built):
     expected = [f"{notebooks.ASSIGNMENT}/{p.name}" for p in notebooks.RELEASE.glob("*.ipynb")]
     expected += [f"{quiz_notebooks.ASSIGNMENT}/{p.name}" for p in quiz_notebooks.RELEASE.glob("*.ipynb")]
-    expected += [f"autograder/{name}" for name in bundle.STUDENT_MODULES] + ["README.md", "requirements.txt"]
+    expected += [f"autograder/{name}" for name in bundle.STUDENT_MODULES] + list(bundle.STUDENT_DATA)
+    expected += ["README.md", "requirements.txt"]
     assert files(built) == sorted(expected)
+    # The modules are found from what students run: never what must not ship, always what they run.
+    never = [g.replace(".", "/") for g in bundle.NEVER]
+    assert [n for n in bundle.STUDENT_MODULES if f"autograder/{n}".startswith(tuple(never))] == []
+    assert {"commands/student.py", "notebook.py", "engine/judge/suites/test_seq2seq.py"} <= set(bundle.STUDENT_MODULES)
     assert not re.search(r"^(nbgrader|pytest-xdist)", (built / "requirements.txt").read_text(), re.MULTILINE)
     assert (
         "torch==" in (built / "requirements.txt").read_text() and "pytest==" in (built / "requirements.txt").read_text()
@@ -65,7 +70,7 @@ def test_bundle_holds_the_release_the_student_modules_a_readme_and_requirements(
     assert all("==" not in line for line in requirements.splitlines() if line.startswith("#"))
 
 
-SHIPPED_CASES = {f"autograder/course/{PUBLIC_CASES.name}/{path.name}" for path in PUBLIC_CASES.glob("*.*")}
+SHIPPED_CASES = {str(path.relative_to(spec.KIT_ROOT)) for path in PUBLIC_CASES.glob("*.*")}
 # Of the catalog, whose edits quote the reference, the sentences alone, and of the steps' entries the hints alone
 # (their texts are searched below as any other).
 SHIPPED_SENTENCES = {str(path.relative_to(spec.KIT_ROOT)) for path in (hints.MISTAKE_SENTENCES, hints.STEP_HINTS)}
@@ -120,7 +125,7 @@ def test_the_public_cases_hold_no_value_of_a_hidden_case(built, component):
     """The public checks' cases and evidence: not one of their numbers is a hidden case's input, expected value
     or weight, nor any mistake's output on one (they are drawn from other seeds)."""
     shipped = []
-    for path in (built / f"autograder/course/{PUBLIC_CASES.name}").glob(f"{component}.*npz"):
+    for path in (built / PUBLIC_CASES.relative_to(spec.KIT_ROOT)).glob(f"{component}.*npz"):
         with np.load(path, allow_pickle=False) as arrays:
             shipped += [arrays[k] for k in arrays.files]
     shipped, hidden = _distinctive(shipped), _hidden_values(component)

@@ -10,7 +10,7 @@ from html import escape, unescape
 import pytest
 
 from autograder import __main__ as cli
-from autograder.engine.build import mistakes
+from autograder.engine.authoring import mistakes
 from autograder.engine.contract import spec
 from autograder.engine.contract.protocol import visible_name
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE

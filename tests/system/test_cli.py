@@ -11,7 +11,7 @@ import sys
 import pytest
 from support.helpers import catalog, first_in_solution, submission
 
-from autograder.engine.build import mistakes
+from autograder.engine.authoring import mistakes
 from autograder.engine.contract import spec
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 

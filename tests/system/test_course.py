@@ -8,6 +8,7 @@ from support.course_helpers import completed, execute, execute_one_after_another
 
 from autograder.course import notebooks
 from autograder.engine.contract import spec
+from autograder.engine.contract.errors import KitFault
 
 
 def cells(folder):
@@ -126,7 +127,7 @@ def test_nbgrader_validate_fails_on_the_untouched_release_and_passes_when_comple
 def test_malformed_parts_are_refused(tmp_path, text, problem):
     part = tmp_path / "99_part.md"
     part.write_text(text)
-    with pytest.raises(notebooks.PartError, match=problem):
+    with pytest.raises(KitFault, match=problem):
         notebooks.source_notebook(part)
 
 

@@ -18,7 +18,7 @@ import pytest
 from support.helpers import RELEASED_PARTS
 
 from autograder import generated
-from autograder.engine.build import inputs, mistakes
+from autograder.engine.authoring import inputs, mistakes
 from autograder.engine.contract import spec
 
 SUPPORT = Path(__file__).parent.parent / "support"
@@ -35,7 +35,7 @@ def test_the_kit_code_that_runs_in_a_build_is_declared_by_the_stamps():
     nothing that does not run. Each unit's functions of the reference and of cases modules are its stamp's."""
     run = subprocess.run([sys.executable, SUPPORT / "trace_build.py"], capture_output=True, text=True, check=True)
     traced = json.loads(run.stdout)
-    own = {f"autograder.engine.build.mistakes.{unit}" for unit in traced["units"]}
+    own = {f"autograder.engine.authoring.mistakes.{unit}" for unit in traced["units"]}
     own |= {name for unit in traced["units"] for name in inputs.cases_files(unit)}
     undeclared = set(traced["kit"]) - set(inputs.COMPUTES) - set(inputs.COMPUTES_NOTHING) - own
     no_code = ast.dump(ast.parse(""))
@@ -64,7 +64,7 @@ def _inputs(kit=None):
     if kit is None:
         return {part: inputs.digest(generated.unit(part)) for part in generated.STAMPED}
     program = (
-        "import json; from autograder import generated; from autograder.engine.build import inputs; "
+        "import json; from autograder import generated; from autograder.engine.authoring import inputs; "
         "assert generated.__file__.startswith('" + str(kit) + "'); "
         "print(json.dumps({p: inputs.digest(generated.unit(p)) for p in generated.STAMPED}))"
     )
@@ -95,7 +95,7 @@ def _hints():
 
 def _reword_a_likely_mistake(kit):
     says = mistakes.BY_ID["layernorm/eps-outside-the-square-root"].says
-    _edit(kit / "autograder/engine/build/mistakes/layernorm.py", says, "eps belongs inside the square root.")
+    _edit(kit / "autograder/engine/authoring/mistakes/layernorm.py", says, "eps belongs inside the square root.")
 
 
 def _reword_a_hint_of_the_reference(kit):
@@ -105,10 +105,10 @@ def _reword_a_hint_of_the_reference(kit):
 
 def _reword_a_step(kit):
     """Its title, what the notebook says of it and its hint: none of its cases' values."""
-    from autograder.engine.build import steps
+    from autograder.engine.authoring import steps
 
     step = steps.BY_NAME["attention_scores"]
-    path = kit / "autograder/engine/build/steps/attention.py"
+    path = kit / "autograder/engine/authoring/steps/attention.py"
     for text in (step.title, step.says[:40], step.hint[:40]):
         _edit(path, f'"{text}', f'"{text.upper()}')
 
@@ -162,7 +162,7 @@ def test_a_new_step_stales_the_steps_alone(tmp_path):
     kit = _kit_copy(tmp_path)
     with (kit / "solutions/attention.py").open("a") as reference:
         reference.write("\n\ndef scores_scale(query):\n    return 1 / math.sqrt(query.size(-1))\n")
-    path = kit / "autograder/engine/build/steps/attention.py"
+    path = kit / "autograder/engine/authoring/steps/attention.py"
     new = '    Step("scores_scale", "scale", "", hint="", wrong=None, cases=_scores),\n'
     _edit(path, 'STEPS = of(\n    "attention",\n', 'STEPS = of(\n    "attention",\n' + new)
     before, after = _inputs(), _inputs(kit)
@@ -171,7 +171,7 @@ def test_a_new_step_stales_the_steps_alone(tmp_path):
 
 def test_a_change_to_one_catalog_stales_its_component_alone(tmp_path):
     kit = _kit_copy(tmp_path)
-    _edit(kit / "autograder/engine/build/mistakes/layernorm.py", '"var + 1e-12"', '"var + 1e-11"')
+    _edit(kit / "autograder/engine/authoring/mistakes/layernorm.py", '"var + 1e-12"', '"var + 1e-11"')
     before, after = _inputs(), _inputs(kit)
     assert {part for part in before if before[part] != after[part]} == {"fixtures:layernorm", "public:layernorm"}
 

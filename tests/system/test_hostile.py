@@ -87,7 +87,7 @@ def kit_unchanged():
 JAIL_PROBES = {
     "import_the_kit_by_path": f"import sys; sys.path.insert(0, {KIT + '/autograder/engine'!r}); import tolerances; return True",
     "read_the_reference": f"return 'def' in open({KIT + '/solutions/masking.py'!r}).read()",
-    "read_the_fixtures": f"import os; return bool(os.listdir({KIT + '/autograder/engine/judge/fixtures'!r}))",
+    "read_the_fixtures": f"import os; return bool(os.listdir({KIT + '/generated/fixtures'!r}))",
     "read_a_hidden_suite": f"return 'def test' in open({KIT + '/autograder/engine/judge/suites/test_masking.py'!r}).read()",
     "rewrite_the_tolerances": f"open({KIT + '/autograder/engine/judge/tolerances.py'!r}, 'a').write('ATOL = 1e9'); return True",
     "rewrite_the_reference": f"open({KIT + '/solutions/masking.py'!r}, 'a').write('#'); return True",

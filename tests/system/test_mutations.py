@@ -10,7 +10,7 @@ from support.helpers import full_marks_except, graded_here, scores, submission
 from support.hint_evidence import check_hints
 from support.mutations import TRAINING_OUTSIDE, TRAINING_VARIANTS, VARIANTS
 
-from autograder.engine.build import mistakes
+from autograder.engine.authoring import mistakes
 from autograder.engine.contract import spec
 from autograder.engine.judge import fixtures
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE

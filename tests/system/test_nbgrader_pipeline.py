@@ -25,7 +25,7 @@ from support.course_helpers import cell_scores, completed, install_test_kernel, 
 from support.helpers import First
 
 from autograder.course import notebooks
-from autograder.engine.build import mistakes
+from autograder.engine.authoring import mistakes
 from autograder.engine.contract import spec
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 from autograder.engine.judge.grade import grade

@@ -19,7 +19,7 @@ from autograder import __main__ as cli
 from autograder import bundle
 from autograder import gradescope as gradescope_package
 from autograder.course import notebooks
-from autograder.engine.build import mistakes
+from autograder.engine.authoring import mistakes
 from autograder.engine.contract import spec
 from autograder.engine.judge import grade as grading
 from autograder.engine.judge import jail, platforms
@@ -157,11 +157,14 @@ def test_the_package_holds_the_scripts_the_grader_and_nothing_else(gradescope):
     assert {"setup.sh", "run_autograder", "install.sh", "requirements.txt", "grade-options"} <= set(names)
     assert modes["setup.sh"] & 0o111 and modes["run_autograder"] & 0o111
     code = [n for n in names if "/" in n]
-    assert {n.split("/")[0] for n in code} == {"autograder", "solutions"}
+    assert {n.split("/")[0] for n in code} == {"autograder", "solutions", "generated"}
+    assert {n.rsplit("/", 1)[0] for n in code if n.startswith("generated/")} == {"generated", "generated/fixtures"}
     assert not [n for n in code if "__pycache__" in n or n.endswith(".ipynb") or n.endswith(".yaml")]
     assert (
         f"solutions/{spec.COMPONENTS[0].reference.name}" in names
         and "autograder/engine/judge/suites/test_multihead.py" in names
+        and "generated/fixtures/multihead.npz" in names
+        and "generated/mistake_sentences.json" in names
     )
     assert (
         options[options.index("--visibility") + 1] == "after_due_date"

@@ -15,7 +15,7 @@ from support.helpers import STYLES, SUBMISSIONS, catalog, lazy_submission, submi
 
 from autograder.course import jupyter, public
 from autograder.course.progress import progress
-from autograder.engine.build import mistakes
+from autograder.engine.authoring import mistakes
 from autograder.engine.contract import spec
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 

@@ -7,7 +7,7 @@ from support.course_helpers import completed
 from support.helpers import First, scores
 
 from autograder.course import notebooks
-from autograder.engine.build import mistakes
+from autograder.engine.authoring import mistakes
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 
 # The graded definitions written on the student's own steps, as a student who follows the notebooks writes them:

@@ -12,7 +12,7 @@ from support.course_helpers import completed, execute, install_test_kernel, outp
 
 from autograder.course import notebooks
 from autograder.course import training as task
-from autograder.engine.build import mistakes
+from autograder.engine.authoring import mistakes
 
 NOTEBOOK = "09_train.ipynb"
 # The notebook trains 300 steps (warm-up 30); under test, half of that with the same seeds, to keep the tests cheap

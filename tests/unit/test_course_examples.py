@@ -108,10 +108,10 @@ def _rows(indices):
 def test_part_7_table_is_what_the_reference_steps_compute(run_examples):
     """Each row of the hand trace's table, step by step through the reference's own finish_rows, and the
     table's step 2 as the worked example prints it."""
-    from autograder.engine.build import fixtures  # it imports Hugging Face: not while the tests are collected
+    from autograder.engine.authoring import case_files  # it imports Hugging Face: not while the tests are collected
 
     names, text = run_examples("07_seq2seq"), prose("07_seq2seq")
-    proposals, finish_rows = names["PROPOSALS"], fixtures.reference_steps()["finish_rows"]
+    proposals, finish_rows = names["PROPOSALS"], case_files.reference_steps()["finish_rows"]
     finished = torch.zeros(proposals.size(0), dtype=torch.bool)
     for step in range(proposals.size(1)):
         before = finished

@@ -17,13 +17,14 @@ DOCS = sorted(
         ROOT / "README.md",
         ROOT / "course" / "STUDENTS.md",
         ROOT / "breakout_questions" / "README.md",
+        ROOT / "generated" / "README.md",
         *(ROOT / "docs").glob("*.md"),
     ]
 )
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 # A path of the kit's written in backticks: it names a file or folder a reader is sent to.
 KIT_PATH = re.compile(
-    r"`((?:autograder|tests|benchmarks|docker|course|solutions|assignments|breakout_questions|docs)/[\w./-]*)`"
+    r"`((?:autograder|tests|benchmarks|docker|course|solutions|assignments|breakout_questions|docs|generated)/[\w./-]*)`"
 )
 
 

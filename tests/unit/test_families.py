@@ -21,7 +21,7 @@ from support import mutations
 from support.helpers import graded_here, submission
 
 from autograder.course import jupyter, public
-from autograder.engine.build import mistakes
+from autograder.engine.authoring import mistakes
 from autograder.engine.contract import spec
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 

@@ -10,8 +10,9 @@ from support.helpers import RELEASED_PARTS
 
 from autograder import generated
 from autograder.course import stubs
-from autograder.engine.build import mistakes
+from autograder.engine.authoring import mistakes
 from autograder.engine.contract import spec
+from autograder.engine.contract.errors import KitFault
 
 
 @pytest.mark.parametrize(
@@ -88,7 +89,7 @@ def test_every_solution_region_becomes_a_hinted_raise():
     ],
 )
 def test_malformed_markers_are_refused(source, problem):
-    with pytest.raises(stubs.MarkerError, match=problem):
+    with pytest.raises(KitFault, match=problem):
         stubs.stub_source(source)
 
 

@@ -16,11 +16,11 @@ from support.helpers import graded_here
 from support.hint_evidence import BY_TEXT, CHECKPOINT_HINTS, EVIDENCE, EXTRA, HINTS, PROPERTY_HINTS, check_hints, shown
 
 import autograder.engine.judge.suites as suites
-from autograder.engine.build import mistakes
+from autograder.engine.authoring import mistakes
 from autograder.engine.judge import checks
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 from autograder.engine.judge.fixtures import of_kind
-from autograder.engine.judge.suites import common
+from autograder.engine.judge.suites import checking
 
 
 def test_every_hint_has_its_evidence_and_its_counter_evidence():
@@ -61,7 +61,7 @@ def test_a_bias_registered_as_a_buffer_reads_only_that_it_is_not_a_parameter():
 
 
 class Answering:
-    """What the suites talk to (sandbox.Child): it answers each call with the case's expected outputs, moved
+    """What the suites talk to (handle.ChildHandle): it answers each call with the case's expected outputs, moved
     by `moved` where moved(args, kwargs) says the inputs are not the case's own (or always, where it says so)."""
 
     def __init__(self, case, moved):
@@ -132,7 +132,7 @@ def test_a_property_hint_is_said_only_where_the_values_are_right(hint, module, t
     # Values wrong from the first call: the property cannot be judged, and its hint would guess.
     with pytest.raises(checks.StudentError) as failure:
         getattr(suite, test)(Answering(case, lambda args, kwargs: True), case)
-    assert common.PROPERTY in str(failure.value) and shown(str(failure.value)) == set(), str(failure.value)
+    assert checking.PROPERTY in str(failure.value) and shown(str(failure.value)) == set(), str(failure.value)
 
 
 def test_the_whole_stack_hint_is_said_where_the_stack_is_wrong_and_not_where_it_is_right():

@@ -10,7 +10,7 @@ from torch.nn import functional as F
 from autograder.course import language_model as helpers
 from autograder.course import notebooks
 from autograder.course.public import Failed, config
-from autograder.engine.build import mistakes
+from autograder.engine.authoring import mistakes
 
 
 def test_the_text_ships_under_a_megabyte_with_its_source_and_licence():

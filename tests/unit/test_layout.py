@@ -74,7 +74,7 @@ TRUST = {
     "contract": {"contract"},
     "child": {"contract", "child"},
     "judge": {"contract", "child", "judge"},
-    "build": {"contract", "child", "judge", "build"},
+    "authoring": {"contract", "child", "judge", "authoring"},
 }
 JAILED = ("contract", "child")
 # What deciding a grade reads or calls: a closeness test, a tolerance, a point. None of it belongs in the child,
@@ -165,15 +165,15 @@ def test_layout_trust_rule_catches_the_child_reaching_the_judge(tmp_path):
             "engine/contract/spec.py": "from autograder.engine.child import runtime\n",
             "engine/child/server.py": "def run():\n    from autograder.engine.judge.tolerances import TOLERANCES\n",
             "engine/child/runtime.py": "from ..judge import checks\nfrom . import binding\nfrom autograder.engine.contract import spec\n",
-            "engine/judge/grade.py": "from autograder.engine import build\nfrom autograder.engine.child import runtime\n",
-            "engine/build/fixtures.py": "from autograder.engine.judge import grade\n",
+            "engine/judge/grade.py": "from autograder.engine import authoring\nfrom autograder.engine.child import runtime\n",
+            "engine/authoring/case_files.py": "from autograder.engine.judge import grade\n",
         },
     )
     assert untrusted_imports(package) == [
         "autograder/engine/child/runtime.py:1 imports autograder.engine.judge.checks",
         "autograder/engine/child/server.py:2 imports autograder.engine.judge.tolerances.TOLERANCES",
         "autograder/engine/contract/spec.py:1 imports autograder.engine.child.runtime",
-        "autograder/engine/judge/grade.py:1 imports autograder.engine.build",
+        "autograder/engine/judge/grade.py:1 imports autograder.engine.authoring",
         "autograder/engine/loose.py is in no folder of the engine's",
     ]
 
@@ -203,6 +203,78 @@ def test_layout_every_subpackage_is_a_layer_and_says_what_it_owns_and_may_import
         assert text and re.search(r"\bimport", text, re.IGNORECASE), (
             f"{name}/__init__.py: say what it owns and what it may import"
         )
+
+
+def shared_names(package=PACKAGE):
+    """Every module name (a file's stem, a package's folder) that two places of the package hold, as
+    'name: path, path': one name, one job. A folder's one file per component aside (cases/attention.py beside
+    mistakes/attention.py): there the folder says the job and the name the component."""
+    components = {component.id for component in spec.COMPONENTS}
+    places = {}
+    for path in sorted(package.rglob("*.py")):
+        name = path.parent.name if path.name == "__init__.py" else path.stem
+        if name not in components:
+            places.setdefault(name, []).append(str(path.relative_to(package.parent)))
+    return [f"{name}: {', '.join(paths)}" for name, paths in sorted(places.items()) if len(paths) > 1]
+
+
+def test_layout_no_two_modules_share_a_name():
+    assert shared_names() == []
+
+
+def test_layout_name_rule_catches_a_module_named_as_a_package_and_two_files_alike(tmp_path):
+    package = written(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "engine/child/__init__.py": "",
+            "engine/child/training.py": "",
+            "engine/judge/child.py": "",
+            "engine/authoring/cases/attention.py": "",
+            "engine/authoring/mistakes/attention.py": "",
+            "course/training.py": "",
+        },
+    )
+    assert shared_names(package) == [
+        "child: autograder/engine/child/__init__.py, autograder/engine/judge/child.py",
+        "training: autograder/course/training.py, autograder/engine/child/training.py",
+    ]
+
+
+# The package holds code; what a command generates, and the course's own material, live beside it (generated/,
+# course/). The one file of the package that is no Python: the hidden suites' pytest settings, which make pytest
+# read none of the kit's or a course's own when it grades (judge/run.py).
+NOT_PYTHON = ("engine/judge/suites/pytest.ini",)
+
+
+def data_in_the_package(package=PACKAGE):
+    """Every file of the package that is not a Python module, but NOT_PYTHON and the bytecode Python caches."""
+    return [
+        str(path.relative_to(package.parent))
+        for path in sorted(package.rglob("*"))
+        if path.is_file()
+        and path.suffix != ".py"
+        and "__pycache__" not in path.parts
+        and str(path.relative_to(package)) not in NOT_PYTHON
+    ]
+
+
+def test_layout_the_package_holds_code_alone():
+    assert data_in_the_package() == [], "data belongs in generated/ (generated/README.md) or the course's folders"
+
+
+def test_layout_code_rule_names_each_data_file(tmp_path):
+    package = written(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "stamps.json": "{}",
+            "engine/judge/suites/pytest.ini": "[pytest]\n",
+            "course/corpus/README.md": "",
+            "engine/judge/__pycache__/x.pyc": "",
+        },
+    )
+    assert data_in_the_package(package) == ["autograder/course/corpus/README.md", "autograder/stamps.json"]
 
 
 def _kit_imports_of_notebooks():

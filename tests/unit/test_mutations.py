@@ -23,7 +23,7 @@ from support.helpers import graded_here, submission
 from support.hint_evidence import check_hints
 from support.mutations import OUTSIDE, TRAINING_OUTSIDE, TRAINING_VARIANTS, VARIANTS
 
-from autograder.engine.build import evidence, mistakes
+from autograder.engine.authoring import evidence, mistakes
 from autograder.engine.contract import spec
 from autograder.engine.judge import fixtures
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE

@@ -69,7 +69,8 @@ def test_a_reply_that_is_not_an_answer_is_the_submissions_doing(reply):
 
     from autograder.engine.contract.errors import StudentError
     from autograder.engine.judge import fixtures
-    from autograder.engine.judge.suites.common import run, run_training
+    from autograder.engine.judge.suites.running import run
+    from autograder.engine.judge.suites.train_checks import run_training
 
     case = next(c for c in fixtures.cases("attention") if c.trained)
     student = SimpleNamespace(call=lambda *a, **k: reply, train=lambda *a, **k: reply, built={})

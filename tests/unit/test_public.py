@@ -14,7 +14,7 @@ from support.hint_evidence import EVIDENCE, shown
 from support.mutations import OUTSIDE, VARIANTS
 
 from autograder.course import jupyter, pictures, public
-from autograder.engine.build import mistakes
+from autograder.engine.authoring import mistakes
 from autograder.engine.contract import spec
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 from autograder.engine.judge.hints import HINTS

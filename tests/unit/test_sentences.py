@@ -8,7 +8,7 @@ from pathlib import Path
 from support.hint_evidence import REASON_TESTS, REASONS, UNPROVOKED, reasons_said
 
 from autograder.course import PUBLIC_CASES
-from autograder.engine.build import mistakes
+from autograder.engine.authoring import mistakes
 from autograder.engine.contract import spec
 from autograder.engine.contract.reasons import DELEGATION, ZERO
 from autograder.engine.judge import fixtures, hints

@@ -1,6 +1,6 @@
 """The notebooks' steps: helpers towards an exercise, each with its public check, never graded.
 
-A ```steps block becomes the component's steps, as engine/build/steps/ declares them: each numbered with its title,
+A ```steps block becomes the component's steps, as engine/authoring/steps/ declares them: each numbered with its title,
 the reference's helper as an exercise cell and a locked check cell; every step is asked once and has public cases
 and a hint; the reference's steps pass their checks, each step's wrong version is told so with its hint, an
 unwritten one is "not written yet". (A graded class that calls the student's own steps is graded on them fairly:
@@ -16,8 +16,9 @@ import torch
 
 from autograder.course import notebooks, public
 from autograder.course.progress import _through
-from autograder.engine.build import fixtures, steps
+from autograder.engine.authoring import case_files, steps
 from autograder.engine.contract import loader, spec
+from autograder.engine.contract.errors import KitFault
 from autograder.engine.judge import hints
 
 
@@ -31,13 +32,12 @@ def parts_steps():
     ]
 
 
-# engine/build imports Hugging Face: imported in the tests that need it, collecting the tests does not wait for it.
+# engine/authoring imports Hugging Face: imported in the tests that need it, collecting the tests does not wait for it.
 
 
 @pytest.fixture(scope="module")
 def reference():
-
-    return fixtures.reference_steps()
+    return case_files.reference_steps()
 
 
 def test_a_steps_block_becomes_each_step_numbered_its_helpers_exercise_cell_and_a_locked_check(tmp_path):
@@ -83,7 +83,7 @@ def test_a_steps_number_is_written_nowhere_by_hand():
 def test_malformed_steps_blocks_are_refused(tmp_path, block, problem):
     part = tmp_path / "99_part.md"
     part.write_text(block)
-    with pytest.raises(notebooks.PartError, match=problem):
+    with pytest.raises(KitFault, match=problem):
         notebooks.source_notebook(part)
 
 
@@ -119,7 +119,7 @@ def test_an_unwritten_step_is_not_started_and_an_unknown_one_is_named():
 
     with pytest.raises(public.NotStarted, match="attention_scores is not written yet"):
         public.check_step("attention_scores", attention_scores, quiet=True)
-    with pytest.raises(public.UnknownStep, match="not_a_step is not one of the course's steps"):
+    with pytest.raises(KitFault, match="not_a_step is not one of the course's steps"):
         public.check_step("not_a_step", attention_scores)
 
 
@@ -146,7 +146,7 @@ def test_the_worked_examples_numbers_in_the_prose_are_what_torch_computes():
     assert f"GELU(1) = {gelu[0]:.4f} and GELU(-1) = -1 · (1 - {gelu[0]:.4f}) = {gelu[1]:.4f}" in prose["03"]
     assert f"GELU(2) = {gelu[2]:.4f}" in prose["03"]
 
-    row = fixtures.reference()["sinusoidal_positional_encoding"](2, 4)[1].tolist()
+    row = case_files.reference()["sinusoidal_positional_encoding"](2, 4)[1].tolist()
     assert f"({row[0]:.4f}, {row[1]:.4f}, {row[2]:.4f}, {row[3]:.5f})" in prose["04"]
 
 

@@ -13,6 +13,7 @@ from autograder.course import notebooks
 from autograder.course import training as task
 from autograder.course.public import NotStarted
 from autograder.engine.contract import loader
+from autograder.engine.contract.errors import StudentError
 
 NOTEBOOK = "09_train.ipynb"
 
@@ -133,7 +134,7 @@ WRONG = {
 @pytest.mark.parametrize("mistake", WRONG)
 def test_each_check_names_the_mistake(mistake):
     check, function, message = WRONG[mistake]
-    with pytest.raises(task.StepFailed, match=message):
+    with pytest.raises(StudentError, match=message):
         check(function)
 
 

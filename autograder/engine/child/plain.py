@@ -37,7 +37,7 @@ def plain(value: object) -> object:
 
 
 def gradient(value: object) -> object:
-    """The gradient an input leaf (training.leaf) holds after backward, as plain data; None where there is none."""
+    """The gradient an input leaf (train_mode.leaf) holds after backward, as plain data; None where there is none."""
     return plain(value.grad) if type(value) is torch.Tensor and value.requires_grad else None
 
 

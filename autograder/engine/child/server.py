@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from torch.nn.parameter import is_lazy
 
-from autograder.engine.child import allowed, binding, runtime, scrutiny, training
+from autograder.engine.child import allowed, binding, runtime, scrutiny, train_mode
 from autograder.engine.child.plain import answer, gradient, plain
 from autograder.engine.child.tripwire import Forbidden, Tripwire, Unwatched
 from autograder.engine.contract import loader, messages, protocol, spec
@@ -178,8 +178,8 @@ class Server:
             # Everything is read, and copied out as plain data, before the guard ends: once it has, nothing of
             # the student's (a method of their result, a hook on a gradient) runs again.
             _modules(target, args, kwargs, dtype)
-            result, leaves, named, graph = training.run(target, args, kwargs, upstream)
-            params = training.parameter_gradients(target) if isinstance(target, torch.nn.Module) else {}
+            result, leaves, named, graph = train_mode.run(target, args, kwargs, upstream)
+            params = train_mode.parameter_gradients(target) if isinstance(target, torch.nn.Module) else {}
             return {
                 "result": plain(result),
                 "graph": graph,

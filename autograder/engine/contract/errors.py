@@ -3,6 +3,26 @@
 A StudentFault is the submission's: it is reported to the student and costs them what the contract says. A KitFault
 is the kit's or its installation's (no jail here, a question file that does not parse, the suites that would not
 run): no student is scored for it, and every entry point prints its one line and exits with status 2.
+
+The whole tree. A class below the two roots exists because some code catches it by its name or tells it apart
+from its siblings; one that would only carry a message is its root (or StudentError) with that message. Each lives
+where its callers catch it:
+
+    StudentFault
+        StudentError (also an AssertionError)   here: a test failed on the student's code, a check's mistake
+            Fatal                               here: the component scores 0 (the reason)
+        SubmissionError                         here: the path is no submission
+        protocol.ProtocolError, Timeout, Closed contract/protocol.py: what the child sent, or did not
+        tripwire.Forbidden, Unwatched           child/tripwire.py: a delegation the child reports by kind
+        allowed.Refused                         child/allowed.py: an attribute or import refused where it ran (the
+                                                student reads its name: "Refused: ...")
+        public.NotStarted (NotImplementedError) course/public.py: a stub, which the progress report tells apart
+        public.Failed (AssertionError)          course/public.py: a component's public checks, with their counts
+    KitFault
+        jail.JailUnavailable                    judge/jail.py: no jail here, and what to install
+        questions.BankError (ValueError)        breakout/questions.py: a question file, by file and question
+
+quiz.Quit and its Interrupted are no errors: they end the terminal quiz, and it tells them apart.
 """
 
 
@@ -34,7 +54,3 @@ class Fatal(StudentError):
 
 class SubmissionError(StudentFault):
     """The path cannot be read as a submission at all."""
-
-
-class GraderError(KitFault):
-    """The kit itself could not grade (its suites did not run, its sandbox did not start)."""

@@ -7,7 +7,7 @@ all, and judge/hints re-exports it beside the hints. The student reads "scores 0
 tests/support/hint_evidence.py names the test that holds each to a graded submission, or why none can.
 """
 
-# What ended a component: its child, as the judge handles it (judge/child.py), the watchdog over its processes
+# What ended a component: its child, as the judge handles it (judge/handle.py), the watchdog over its processes
 # (judge/watchdog.py), the grading run (judge/session.py) and the tripwire in the child (child/tripwire.py).
 ZERO: dict[str, str] = {
     "stopped before": "the process running your code had stopped before {doing}",

@@ -13,6 +13,9 @@ from autograder.engine.contract.reasons import DELEGATION
 KIT_ROOT = Path(__file__).resolve().parents[3]
 SOLUTIONS = KIT_ROOT / "solutions"
 ASSIGNMENTS = KIT_ROOT / "assignments"
+# What `python -m autograder generate` writes and the kit reads as data: cases, evidence, sentences, stamps
+# (generated/README.md). Beside the package, which holds code alone.
+GENERATED = KIT_ROOT / "generated"
 
 # What a component may not delegate to, by kind: substrings of torch's names for it, lower case without
 # underscores, matched against the function a call reaches (the child's tripwire) and against what a name in

@@ -1,6 +1,6 @@
 """Naming a student's mistake from the numbers, as a tutor would: "Likely mistake: ...".
 
-The fixture builder ran every cataloged mistake (engine/build/mistakes/), and every pair of mistakes in one
+The fixture builder ran every cataloged mistake (engine/authoring/mistakes/), and every pair of mistakes in one
 component, on the same cases a student's code runs on, and stored what each returned: its evidence. Here a
 student's observations (what their code returned on each case, and whether that passed) are held against
 each entry's evidence. An entry is named when it alone agrees with every observation it has evidence for,
@@ -21,8 +21,8 @@ No evidence (the mistake raised there) says nothing. A case run in train mode is
 trained(case id), whose outputs are the train-mode outputs and the gradients ("NAME.grad"); its "values"
 evidence also names the gradients that never came ("absent": "none", or "frozen" for a parameter that does
 not require grad), which a student's run must lack alike. Evidence files are generated beside the cases they
-are made on (build/evidence.py): the hidden suites', fixtures/<component>.mistakes.*, stay with the instructors;
-the public checks', course/public_cases/<component>.mistakes.*, ship with the student bundle.
+are made on (authoring/evidence.py): the hidden suites', generated/fixtures/<component>.mistakes.*, stay with the instructors;
+the public checks', generated/public_cases/<component>.mistakes.*, ship with the student bundle.
 """
 
 import functools
@@ -38,7 +38,7 @@ import numpy as np
 from autograder.engine.judge import hints
 from autograder.engine.judge.tolerances import Tolerance, tolerance
 
-# The evidence files' JSON, as build/evidence.py writes it.
+# The evidence files' JSON, as authoring/evidence.py writes it.
 JSON = Any
 
 LIKELY_MISTAKE = "Likely mistake: "
@@ -47,7 +47,7 @@ SAMPLES = 32
 
 
 def trained(key: str) -> str:
-    """The key of a case's train-mode observation: its outputs and gradients (suites/common.check_training)."""
+    """The key of a case's train-mode observation: its outputs and gradients (suites/train_checks.check_training)."""
     return f"{key}{SEPARATOR}train"
 
 

@@ -18,7 +18,7 @@ from autograder.engine.judge.results import ComponentResult
 from autograder.engine.judge.run import TestResult
 from autograder.engine.judge.sandbox import Sandbox
 from autograder.engine.judge.session import HELD
-from autograder.engine.judge.suites.common import check_case
+from autograder.engine.judge.suites.checking import check_case
 
 SENTENCES = (
     "Time flies like an arrow.",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.engine.contract.errors import GraderError, KitFault
+from autograder.engine.contract.errors import KitFault
 from autograder.engine.judge.seams import GRADING, Session
 
 SUITES = Path(__file__).resolve().parent / "suites"
@@ -127,5 +127,5 @@ def run_suites(
     if collector.kit_fault is not None:
         raise collector.kit_fault
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-        raise GraderError(f"the suites did not run (pytest exit code {int(code)}):\n{output.getvalue()}")
+        raise KitFault(f"the suites did not run (pytest exit code {int(code)}):\n{output.getvalue()}")
     return collector.results

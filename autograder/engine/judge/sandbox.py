@@ -1,7 +1,7 @@
 """The judge's side of the sandbox: the zygote's life, and a child per component that runs student code.
 
 Student code never runs in the judge. The zygote and everything it forks live in the jail (jail.py),
-unless an instructor passes --unsafe-no-jail. One component's child runs at a time (child.py): when it is
+unless an instructor passes --unsafe-no-jail. One component's child runs at a time (handle.py): when it is
 done, or killed because its time ran out, every process it started is killed too, and the zygote empties
 the jail's /tmp before the next fork. The watchdog (watchdog.py) bounds the memory, processes and threads
 of all of a component's processes together. Whatever happens in there (an exception, a crash, an exit, a
@@ -27,9 +27,9 @@ from typing import Any
 import numpy as np
 
 from autograder.engine.contract import loader, protocol, spec
-from autograder.engine.contract.errors import Fatal, GraderError, SubmissionError
+from autograder.engine.contract.errors import Fatal, KitFault, SubmissionError
 from autograder.engine.contract.protocol import PID
-from autograder.engine.judge.child import Child
+from autograder.engine.judge.handle import ChildHandle
 from autograder.engine.judge.limits import Limits
 from autograder.engine.judge.replies import answer, by_component, places, text
 from autograder.engine.judge.watchdog import Watchdog, shared_bytes, status
@@ -73,7 +73,7 @@ class Sandbox:
         there is a jail was fixed when the zygote started."""
         limits = limits or self.own_limits
         if limits.jail != self.own_limits.jail:
-            raise GraderError(
+            raise KitFault(
                 f"this sandbox was started {'in' if self.own_limits.jail else 'without'} the jail, "
                 f"and cannot grade {'in' if limits.jail else 'without'} it"
             )
@@ -137,7 +137,7 @@ class Sandbox:
                 return ours
             except (OSError, protocol.Closed, protocol.Timeout):
                 if restarted:
-                    raise GraderError(f"the sandbox's zygote process does not start: {self._log.text()}") from None
+                    raise KitFault(f"the sandbox's zygote process does not start: {self._log.text()}") from None
                 restarted = True
                 self._stop()
                 self._start()
@@ -183,7 +183,7 @@ class Sandbox:
         return {name: answer(value) for name, value in reply["answers"].items() if name in names}
 
     def _one_shot(self, message: dict[str, object], doing: str = "reading your submission") -> Any:
-        child = Child(self.watchdog, self._fork(), "parse", self.limits.time)
+        child = ChildHandle(self.watchdog, self._fork(), "parse", self.limits.time)
         try:
             return child.ask(message, doing)
         except Fatal as error:
@@ -191,17 +191,21 @@ class Sandbox:
         finally:
             child.close()
 
-    def start(self, component_id: str, parsed: Parsed, seconds: float | None = None, accepted: bool = False) -> Child:
-        """A Child serving component_id, or one whose every request fails with the reason it could not start.
+    def start(
+        self, component_id: str, parsed: Parsed, seconds: float | None = None, accepted: bool = False
+    ) -> ChildHandle:
+        """A ChildHandle serving component_id, or one whose every request fails with the reason it could not start.
 
         The statements the static check held or skipped do not run, unless an instructor accepted them."""
-        child = Child(self.watchdog, self._fork(), component_id, min(self.limits.time, seconds or self.limits.time))
+        child = ChildHandle(
+            self.watchdog, self._fork(), component_id, min(self.limits.time, seconds or self.limits.time)
+        )
         child.setup(self._setup(component_id, parsed, accepted))
         return child
 
-    def failed(self, component_id: str, reason: str) -> Child:
-        """A Child that never ran: every request fails with the reason."""
-        return Child(self.watchdog, None, component_id, 0, fatal=reason)
+    def failed(self, component_id: str, reason: str) -> ChildHandle:
+        """A ChildHandle that never ran: every request fails with the reason."""
+        return ChildHandle(self.watchdog, None, component_id, 0, fatal=reason)
 
     def _setup(self, component_id: str, parsed: Parsed, accepted: bool) -> dict[str, object]:
         references = spec.references_for(component_id)

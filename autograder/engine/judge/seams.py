@@ -1,7 +1,7 @@
 """The three seams of a grading, as types: the student a suite grades, the session that hands the suites one
 student per component, and what a check compares a run's outputs with. Each has two sides that meet only
 here: the grader's (a child in the jail, session.Grading, a fixture case) and the public checks' (their
-stand-in in the student's process, course/local.py) or the evidence builder's (engine/build/evidence.py).
+stand-in in the student's process, course/local.py) or the evidence builder's (engine/authoring/evidence.py).
 mypy holds every side to them (docs/CHANGING.md). Also here: where a pytest run of the suites keeps its session
 and its cases."""
 
@@ -14,12 +14,12 @@ import pytest
 from autograder.engine.judge.diagnosis import Observation
 from autograder.engine.judge.fixtures import CaseSet
 
-# The suites' modules built in one student's process, by (case id, dtype): suites/common.built.
+# The suites' modules built in one student's process, by (case id, dtype): suites/running.built.
 Built = dict[tuple[str, str | None], dict[str, object]]
 
 
 class Student(Protocol):
-    """A component's code as the suites grade it: requests answered by a child in the jail (judge/child.Child)
+    """A component's code as the suites grade it: requests answered by a child in the jail (judge/handle.ChildHandle)
     or by the public checks' stand-in (course/local.LocalStudent), both messages.Requests. A request that
     fails raises errors.StudentError (this test fails) or errors.Fatal (the component scores 0)."""
 
@@ -59,7 +59,7 @@ class Session(Protocol):
 
 
 class Expectation(Protocol):
-    """What suites/common.check_outputs compares a run's outputs with: a case (fixtures.Case), or a mistake's
+    """What suites/checking.check_outputs compares a run's outputs with: a case (fixtures.Case), or a mistake's
     outputs on one, which the evidence builder asks the same checks about."""
 
     @property

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from autograder.engine.contract.errors import Fatal, SubmissionError
 from autograder.engine.contract.reasons import ZERO
-from autograder.engine.judge.child import LOADING, Child
+from autograder.engine.judge.handle import LOADING, ChildHandle
 from autograder.engine.judge.limits import Limits
 from autograder.engine.judge.sandbox import Sandbox
 
@@ -34,7 +34,7 @@ class Grading:
         self.limits = self.sandbox.grade_under(limits)
         self.remaining = self.limits.total
         self.load_failure: str | None = None
-        self.children: dict[str, Child] = {}
+        self.children: dict[str, ChildHandle] = {}
         self.parsed = None
         try:
             self.parsed = self.sandbox.parse(path)
@@ -47,7 +47,7 @@ class Grading:
         self.held = self.parsed.held if self.parsed else {}
         self.kernels = self.parsed.kernels if self.parsed else {}
 
-    def child(self, component_id: str) -> Child:
+    def child(self, component_id: str) -> ChildHandle:
         if self.error:
             raise Fatal(ZERO["unreadable"].format(error=self.error))
         if component_id not in self.children:

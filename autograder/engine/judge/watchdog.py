@@ -16,7 +16,7 @@ from autograder.engine.contract.reasons import ZERO
 from autograder.engine.judge.limits import Limits
 
 if TYPE_CHECKING:
-    from autograder.engine.judge.child import Child
+    from autograder.engine.judge.handle import ChildHandle
 
 WATCH_EVERY = 0.25  # seconds between the watchdog's looks at a component's processes
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -32,7 +32,7 @@ class Watchdog:
         self.kit = kit
         self.zygote: int | None = None  # the zygote's own pid as /proc shows it, once it has started
         self.baseline = 0  # what the zygote alone holds, which a component is not charged
-        self._watched: Child | None = None  # the child whose processes are bounded now
+        self._watched: ChildHandle | None = None  # the child whose processes are bounded now
         self._lock = threading.Lock()
         self._closing = threading.Event()
         threading.Thread(target=self._watch, daemon=True).start()
@@ -90,7 +90,7 @@ class Watchdog:
                     continue
                 self.kill_students()  # again and again: a process may fork while the first round kills it
 
-    def account(self, child: "Child") -> None:
+    def account(self, child: "ChildHandle") -> None:
         """Add what the component's processes have used of the CPU since last counted (child.cpu), and how long
         they waited for one (child.delay)."""
         with self._lock:
@@ -103,11 +103,11 @@ class Watchdog:
                     child.cpu[key] = max(child.cpu.get(key, 0.0), seconds)
                     child.delay[key] = max(child.delay.get(key, 0.0), run_delay(pid))
 
-    def watch(self, child: "Child") -> None:
+    def watch(self, child: "ChildHandle") -> None:
         with self._lock:
             self._watched = child
 
-    def release(self, child: "Child") -> None:
+    def release(self, child: "ChildHandle") -> None:
         """The child is done: it and every process it started are killed, before anything else starts."""
         with self._lock:
             if self._watched is child:

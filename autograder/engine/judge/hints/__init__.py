@@ -1,11 +1,11 @@
 """Every sentence a student reads about their own code, one table per kind, each by component and topic:
 
 - the hint under a failing output, "Hint: ..." (failures.py: HINTS), and under a failing step of the notebooks
-  (step(), from steps.json: each is written in its step's entry, engine/build/steps/, and `python -m autograder
+  (step(), from generated/step_hints.json: each is written in its step's entry, engine/authoring/steps/, and `python -m autograder
   generate --part sentences` copies the hints alone here);
-- the likely mistake the diagnosis names, by the catalog's id of the mistake (likely(), from mistakes.json): each
-  is written in its catalog entry (engine/build/mistakes/<component>.py), with its edits of the reference, which
-  never ship; `python -m autograder generate --part sentences` copies the sentences alone into mistakes.json, and
+- the likely mistake the diagnosis names, by the catalog's id of the mistake (likely(), from generated/mistake_sentences.json): each
+  is written in its catalog entry (engine/authoring/mistakes/<component>.py), with its edits of the reference, which
+  never ship; `python -m autograder generate --part sentences` copies the sentences alone into that table, and
   the evidence names a mistake by its id, so that rewording one rebuilds no evidence;
 - why a component scores 0, and why code may not delegate its subject (engine/contract/reasons.py: ZERO,
   DELEGATION, re-exported here): in the contract, because the child raises some of them and imports nothing of
@@ -17,15 +17,15 @@ tests/unit/test_steps.py holds each step's hint to its wrong version.
 
 import functools
 import json
-from pathlib import Path
 
 from autograder.engine.contract.reasons import DELEGATION, ZERO
+from autograder.engine.contract.spec import GENERATED
 from autograder.engine.judge.hints.failures import HINT, HINTS
 
 __all__ = ["DELEGATION", "HINT", "HINTS", "MISTAKE_SENTENCES", "STEP_HINTS", "ZERO", "likely", "step"]
 
-MISTAKE_SENTENCES = Path(__file__).with_name("mistakes.json")
-STEP_HINTS = Path(__file__).with_name("steps.json")
+MISTAKE_SENTENCES = GENERATED / "mistake_sentences.json"
+STEP_HINTS = GENERATED / "step_hints.json"
 
 
 @functools.cache

@@ -1,16 +1,16 @@
 """Every hint a student can read under a failing output ("Hint: ..."), by component and topic (a failing step's is
-its entry's, in engine/build/steps/).
+its entry's, in engine/authoring/steps/).
 
 The hidden suites show them, the public checks (the same suites, on the public cases) show the same, and the kit's
 tests hold each to its evidence (tests/support/hint_evidence.py: a graded mistake whose numbers support it, and one whose
 numbers do not). A hint says what is graded, as the contract says it; what the student likely did wrong is the
-diagnosis's "Likely mistake" line (mistakes.json beside this one, from the catalog).
+diagnosis's "Likely mistake" line (generated/mistake_sentences.json, from the catalog).
 """
 
 HINT = "Hint: "  # the line a hint begins, under the failure it explains
 
 HINTS: dict[str, dict[str, str]] = {
-    # Any component's: what checks.py and suites/common.py say under failures of their own kind.
+    # Any component's: what checks.py and suites/ say under failures of their own kind.
     "any": {
         # The numbers say only that the values are near: both causes that make them so are named, neither asserted.
         "float32-only": (
@@ -28,7 +28,7 @@ HINTS: dict[str, dict[str, str]] = {
             "the values are wrong in eval mode too, where dropout is off: fix those first; where dropout goes can be "
             "told only once they are right."
         ),
-        # The case on a config unlike the others (engine/build/builder.py, ODD_CONFIG) differs in its sizes, its
+        # The case on a config unlike the others (engine/authoring/builder.py, ODD_CONFIG) differs in its sizes, its
         # eps and its three token types: what fails only there is one of those, and the hint names each.
         "config": (
             "this config differs from the others in its sizes, its eps (0.05) and its token types (three): read "

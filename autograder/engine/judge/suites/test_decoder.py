@@ -5,16 +5,16 @@ import numpy as np
 from autograder.engine.judge.fixtures import Case
 from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.seams import Student
-from autograder.engine.judge.suites.common import (
+from autograder.engine.judge.suites.checking import check_case
+from autograder.engine.judge.suites.properties import (
     changed_tokens,
-    check_case,
     check_deterministic,
-    check_follows_config,
     check_inputs_unchanged,
-    check_training,
     check_unchanged,
 )
 from autograder.engine.judge.suites.selection import cases
+from autograder.engine.judge.suites.train_checks import check_training
+from autograder.engine.judge.suites.unusual_cases import check_follows_config
 
 COMPONENT = "decoder"
 HINT = HINTS[COMPONENT]

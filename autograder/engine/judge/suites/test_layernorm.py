@@ -3,13 +3,11 @@
 from autograder.engine.judge.fixtures import Case
 from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.seams import Student
-from autograder.engine.judge.suites.common import (
-    check_case,
-    check_case_beside_the_usual,
-    check_inputs_unchanged,
-    check_training,
-)
+from autograder.engine.judge.suites.checking import check_case
+from autograder.engine.judge.suites.properties import check_inputs_unchanged
 from autograder.engine.judge.suites.selection import cases
+from autograder.engine.judge.suites.train_checks import check_training
+from autograder.engine.judge.suites.unusual_cases import check_case_beside_the_usual
 
 COMPONENT = "layernorm"
 HINT = HINTS[COMPONENT]

@@ -3,7 +3,7 @@
 from autograder.engine.judge.fixtures import Case
 from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.seams import Student
-from autograder.engine.judge.suites.common import check_case
+from autograder.engine.judge.suites.checking import check_case
 from autograder.engine.judge.suites.selection import cases
 
 COMPONENT = "masking"

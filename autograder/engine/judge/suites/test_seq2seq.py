@@ -5,14 +5,10 @@ import numpy as np
 from autograder.engine.judge.fixtures import Case
 from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.seams import Student
-from autograder.engine.judge.suites.common import (
-    changed_tokens,
-    check_case,
-    check_deterministic,
-    check_training,
-    check_unchanged,
-)
+from autograder.engine.judge.suites.checking import check_case
+from autograder.engine.judge.suites.properties import changed_tokens, check_deterministic, check_unchanged
 from autograder.engine.judge.suites.selection import cases
+from autograder.engine.judge.suites.train_checks import check_training
 
 COMPONENT = "seq2seq"
 HINT = HINTS[COMPONENT]

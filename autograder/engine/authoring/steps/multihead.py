@@ -1,0 +1,70 @@
+"""The steps towards `multihead`, in the order the notebook asks them."""
+
+from autograder.engine.authoring.builder import In, randn, random_mask
+from autograder.engine.authoring.steps.step import Step, of, plain_attention
+
+
+def _split(c):
+    for case_id, about, B, T, H, dh in (
+        ("B2-T3-H2", "x (2, 3, 8) into H=2 heads of Dh=4", 2, 3, 2, 4),
+        ("B1-T5-H3", "x (1, 5, 6) into H=3 heads of Dh=2", 1, 5, 3, 2),
+    ):
+        g = c.generator(case_id)
+        c.add(case_id, about, {"x": randn(g, B, T, H * dh)}, [In("x"), H])
+
+
+def _merge(c):
+    for case_id, B, T, H, dh in (("B2-T3-H2", 2, 3, 2, 4), ("B1-T5-H3", 1, 5, 3, 2)):
+        g = c.generator(case_id)
+        about = f"x {(B, H, T, dh)}, {H} heads of Dh={dh} side by side"
+        c.add(case_id, about, {"x": randn(g, B, H, T, dh)}, [In("x")])
+
+
+def _attend(c):
+    for case_id, about, T, S, kind in (
+        ("self", "self-attention, (B=2, H=2, T=4, Dh=3), no mask", 4, 4, None),
+        ("cross-padding", "cross-attention, T=3, S=5, a (B, 1, 1, S) padding mask", 3, 5, "padding"),
+    ):
+        g = c.generator(case_id)
+        inputs = {"q": randn(g, 2, 2, T, 3), "k": randn(g, 2, 2, S, 3), "v": randn(g, 2, 2, S, 3)}
+        args = [In("q"), In("k"), In("v")]
+        if kind:
+            inputs["mask"] = random_mask(g, kind, 2, T, S)
+            args.append(In("mask"))
+        c.add(case_id, about, inputs, args, outputs=("context", "weights"))
+
+
+STEPS = of(
+    "multihead",
+    Step(
+        "split_heads",
+        "split the heads",
+        "(B, T, D) → (B, H, T, Dh), for one projection. The number of heads is given; Dh = D / H.",
+        hint="x.view(B, T, H, Dh).transpose(1, 2) with Dh = D // H: the view keeps each position's features "
+        "together, and the transpose puts the head axis before the positions.",
+        wrong=lambda x, num_heads: x.view(x.size(0), num_heads, x.size(1), -1),
+        cases=_split,
+    ),
+    Step(
+        "attend",
+        "attend",
+        "Every head at once: q (B, H, T, Dh), k and v (B, H, S, Dh), and a mask that broadcasts to (B, H, T, S). "
+        "The weights come from your `scaled_dot_product_attention`; the context from the weights after `dropout` "
+        "(a module, or None for none), times v. Returns `(context, weights)`, the weights before dropout. The "
+        "check runs it without dropout; the whole module's checks run it in train mode too.",
+        hint="the weights are the second value of scaled_dot_product_attention(q, k, v, mask), mask passed on; the "
+        "context is dropout(weights) @ v (weights @ v when dropout is None); return (context, weights), the weights "
+        "as the softmax gave them.",
+        wrong=lambda q, k, v, mask=None, dropout=None: plain_attention(q, k, v),  # the mask not passed on
+        cases=_attend,
+    ),
+    Step(
+        "merge_heads",
+        "merge the heads",
+        "(B, H, T, Dh) → (B, T, H·Dh), head 0's features first: the inverse of `split_heads`.",
+        hint="x.transpose(1, 2) first, (B, T, H, Dh), then .reshape(B, T, H * Dh): a reshape without the "
+        "transpose mixes positions into features.",
+        wrong=lambda x: x.reshape(x.size(0), x.size(2), -1),
+        cases=_merge,
+    ),
+)
