@@ -18,9 +18,11 @@ import numpy as np
 from autograder.engine.contract.errors import StudentError
 from autograder.engine.contract.messages import TENSOR
 from autograder.engine.judge.diagnosis import SEPARATOR, Observation, sample, trained
+from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.suites.common import check_outputs
 
 RAISED = "RuntimeError: the mistake's code raised here"
+RIGHT, WRONG, FLOAT32_ONLY = "right", "wrong", "right to float32's precision only"
 ROUNDING = 1e-7  # float32's rounding, relative: far beyond float64's tolerance, far within float32's
 
 
@@ -60,10 +62,12 @@ def _observed(arrays, entry_id, key, dtype, expected, found, moved):
         kept = arrays[about["offset"] : about["offset"] + index.size]
         full[index] = _moved(kept, about["kind"]) if moved else kept
         output = _cast(full.reshape(about["shape"]), about["kind"], dtype)
-        right = same and _passes(name, output, truth, dtype)
-        if same and not right and dtype == "float64" and _passes(name, output.astype(np.float32), truth, "float32"):
-            output = _rounded_elsewhere(output)  # right to float32's precision only: computed in float32
-        outputs[name], passed = output, passed and right
+        # Whether it passes, asked while the others did; in float64, always: whether it is right to float32's
+        # precision only, the mark of code computing in float32, whose digits beyond float32's another CPU moves.
+        verdict = _verdict(name, output, truth, dtype) if same and (passed or dtype == "float64") else WRONG
+        if verdict == FLOAT32_ONLY:
+            output = _rounded_elsewhere(output)
+        outputs[name], passed = output, passed and verdict == RIGHT
     return Observation(key, dtype, passed, outputs, expected, absent=found.get("absent", {}))
 
 
@@ -110,10 +114,11 @@ class _Case:
         return ""
 
 
-def _passes(name, output, expected, dtype):
-    """Whether one output passes, by the comparison that grades a student's (suites/common.check_outputs)."""
+def _verdict(name, output, expected, dtype):
+    """RIGHT, WRONG or FLOAT32_ONLY for one output, by the comparison that grades a student's
+    (suites/common.check_outputs), whose float32-only hint marks the last."""
     try:
         check_outputs({name: {TENSOR: output, "dtype": str(output.dtype)}}, _Case(name, expected), dtype, {})
-    except StudentError:
-        return False
-    return True
+    except StudentError as wrong:
+        return FLOAT32_ONLY if HINTS["any"]["float32-only"] in str(wrong) else WRONG
+    return RIGHT
