@@ -1,8 +1,8 @@
 """What every kit test shares: the thread count, its kind by folder, and how `make test` shares the tests out.
 
 A test is a unit test or a system test by where it lives (docs/CHANGING.md): tests/unit/ starts no process and
-runs in this one (tests/unit/conftest.py refuses any process it starts); tests/system/ grades in the jail, runs
-kernels, nbgrader or the kit's commands. Each is marked so (`pytest -m unit`), and a test elsewhere is refused.
+runs in this one (tests/unit/conftest.py refuses any process it starts), running nothing whole; tests/system/ grades
+(in the jail or in process), trains, loads a real checkpoint, runs kernels, nbgrader or the kit's commands. Each is marked so (`pytest -m unit`), and a test elsewhere is refused.
 """
 
 import os

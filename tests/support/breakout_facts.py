@@ -395,11 +395,12 @@ def tied_lm_head_saves_bert_base():
     from transformers import BertForMaskedLM
 
     config = bert_base()
-    embeddings, head = reference()["Embeddings"](config), reference()["LanguageModelHead"](config)
+    with torch.device("meta"):  # only shapes are counted, and which weights are shared
+        embeddings, head = reference()["Embeddings"](config), reference()["LanguageModelHead"](config)
+        model = BertForMaskedLM(config)
     untied = parameters(torch.nn.ModuleList([embeddings, head]))  # the kit's head has a decoder weight of its own
     head.decoder.weight = embeddings.token_embeddings.weight  # tied as BERT ties them; parameters() counts it once
     saved = untied - parameters(torch.nn.ModuleList([embeddings, head]))
-    model = BertForMaskedLM(config)
     theirs = model.cls.predictions.decoder.weight
     assert theirs is model.bert.embeddings.word_embeddings.weight, "Hugging Face ties the decoder to the token table"
     return agree(saved, theirs.numel(), "the decoder's weights, which tying shares")
@@ -410,9 +411,11 @@ def bert_base_parameters():
     from transformers import BertModel
 
     config = bert_base()
-    encoder = reference()["TransformerEncoder"](config)
-    pooler = torch.nn.Linear(config.hidden_size, config.hidden_size)
-    return agree(parameters(encoder) + parameters(pooler), parameters(BertModel(config)), "BERT-base's parameters")
+    with torch.device("meta"):  # only shapes are counted
+        encoder = reference()["TransformerEncoder"](config)
+        pooler = torch.nn.Linear(config.hidden_size, config.hidden_size)
+        theirs = parameters(BertModel(config))
+    return agree(parameters(encoder) + parameters(pooler), theirs, "BERT-base's parameters")
 
 
 @fact

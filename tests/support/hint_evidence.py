@@ -3,12 +3,12 @@
 A hint is one line of feedback, "Hint: ...", under a failing output. Each is listed here by name with two
 graded submissions: one whose numbers support it (it must appear) and one, failing in the same component,
 whose numbers do not (it must not). Most of those submissions are the mutation tests' own: they grade each
-(tests/unit/test_mutations.py the catalog's and mutations.OUTSIDE, tests/system/test_mutations.py
-mutations.TRAINING_OUTSIDE) and call check_hints with its feedback, so this costs no grading of its own;
-tests/unit/test_hints.py grades EXTRA and checks the rest.
+(tests/system/test_mutations.py: the catalog's, mutations.OUTSIDE and mutations.TRAINING_OUTSIDE) and call
+check_hints with its feedback, so this costs no grading of its own; tests/system/test_hints.py grades EXTRA, and
+tests/unit/test_hints.py checks the rest.
 
-A likely mistake's sentence is its catalog entry's, and tests/unit/test_mutations.py grades every entry and checks
-that it is named with it. A reason to score 0 is named here with the test that makes a submission score 0 for it and
+A likely mistake's sentence is its catalog entry's: tests/unit/test_mutations.py checks that the diagnosis names
+every entry of the evidence with it, and tests/system/test_mutations.py grades every entry and checks the same. A reason to score 0 is named here with the test that makes a submission score 0 for it and
 holds its feedback to it (reasons_said), or in UNPROVOKED with why no test does; tests/unit/test_sentences.py checks
 that every sentence of the tables is held one of these ways, and said by the kit.
 """
@@ -113,7 +113,7 @@ EVIDENCE = {
         "seq2seq/source-padding-not-passed-to-cross-attention",
     ),
 }
-# Mistakes that the catalog and mutations.py do not hold, graded by tests/unit/test_hints.py: (component, edits).
+# Mistakes that the catalog and mutations.py do not hold, graded by tests/system/test_hints.py: (component, edits).
 EXTRA = {
     "extra:layernorm:weight initialised to zeros": (
         "layernorm",

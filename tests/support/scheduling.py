@@ -5,16 +5,18 @@ import os
 from xdist.scheduler import LoadScopeScheduling
 
 # Modules whose tests read one expensive module-scoped fixture (a whole nbgrader course, a graded class,
-# the Gradescope package set up): run in parallel, each goes to one worker whole, so that the fixture is
-# built once. Every other test goes wherever a worker is free.
+# the Gradescope package set up), or what a process keeps once read (every component's cases and evidence, and the
+# elements the diagnosis samples of them): run in parallel, each goes to one worker whole, so that it is built
+# once. Every other test goes wherever a worker is free.
 SHARED_FIXTURE_MODULES = frozenset(
-    f"tests/system/{name}.py"
+    f"tests/{name}.py"
     for name in (
-        "test_nbgrader_pipeline",
-        "test_breakout_pipeline",
-        "test_nbgrader_environment",
-        "test_variants",
-        "test_platforms",
+        "system/test_nbgrader_pipeline",
+        "system/test_breakout_pipeline",
+        "system/test_nbgrader_environment",
+        "system/test_variants",
+        "system/test_platforms",
+        "unit/test_mutations",
     )
 )
 

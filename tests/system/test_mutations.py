@@ -1,14 +1,26 @@
-"""Mistakes graded in the jail: one cataloged mistake of each component loses there exactly what the hidden suites
-in this process take (tests/unit/test_mutations.py grades every mistake so), and its sentence reaches the report;
-written with additions that other components use, a mistake loses points in its own component only (the isolation
-the SPEC promises); and mistakes that show only when the model trains lose points in train mode alone.
+"""Mistakes graded: every cataloged mistake, and every other member of its family, loses points in its own
+component and the feedback names it; two in one component are named together; mistakes outside the catalog are
+named as nothing. Each is graded by its component's hidden suites in this process (helpers.graded_here: the cases,
+checks, hints and diagnosis of a jailed grading, on the same numbers), and one cataloged mistake of each component in
+the jail, which loses there exactly what the suites in this process take, its sentence reaching the report. Written
+with additions that other components use, a mistake loses points in its own component only (the isolation the SPEC
+promises); mistakes that show only when the model trains lose points in train mode alone.
+
+Every member graded here is a grading run, seconds of CPU each: that the diagnosis names each entry of the evidence
+from its numbers, and only by its sentence, is tests/unit/test_mutations.py's, which needs no grading. Here the
+numbers are the graded code's own. Precision on correct code: the styles of tests/system/test_variants.py get no
+"Likely mistake:" line (checked there, on their class grading).
+
+Each mistake is graded in its own component only: that the others keep full marks whatever this file holds is
+isolation's promise, tested in tests/system/test_isolation.py, and here by the variants, whose additions the other
+components use.
 """
 
 import pytest
 from support import mutations
 from support.helpers import full_marks_except, graded_here, scores, submission
 from support.hint_evidence import check_hints
-from support.mutations import TRAINING_OUTSIDE, TRAINING_VARIANTS, VARIANTS
+from support.mutations import OUTSIDE, TRAINING_OUTSIDE, TRAINING_VARIANTS, VARIANTS
 
 from autograder.engine.authoring import mistakes
 from autograder.engine.contract import spec
@@ -16,10 +28,55 @@ from autograder.engine.judge import fixtures
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 from autograder.engine.judge.platforms import gradescope
 
+# (mistake, entry id, edits) of every member of every family: a mistake as written, then its variants.
+MEMBERS = [(mistake, entry, edits) for mistake in mistakes.CATALOG for entry, edits in mistake.members()]
+
+
+def named(mistake):
+    """Whether the evidence holds the mistake (the builder leaves out one that no outputs could name)."""
+    return mistake.id in fixtures.evidence_of(mistake.component).entries
+
+
+@pytest.mark.parametrize("mistake, entry, edits", MEMBERS, ids=[entry for _, entry, _ in MEMBERS])
+def test_mistake_loses_points_and_is_named(mistake, entry, edits):
+    """A variant is named by its family's sentence: by its own evidence, or by the family's where the builder left
+    its own out as returning what the family already does."""
+    own = graded_here(mistake.component, edits)
+    assert own.score < own.points, f"'{entry}' kept full marks in {mistake.component}"
+    feedback = own.feedback()
+    check_hints(entry, feedback)
+    if named(mistake) or entry in fixtures.evidence_of(mistake.component).entries:
+        assert own.diagnosis == LIKELY_MISTAKE + mistake.says, feedback
+        assert feedback.splitlines()[1] == own.diagnosis
+    else:
+        assert own.diagnosis is None and LIKELY_MISTAKE not in feedback, feedback
+
+
+def _first_pair(component):
+    return next(
+        entry_id for entry_id, entry in fixtures.evidence_of(component).entries.items() if len(entry["parts"]) == 2
+    )
+
+
+@pytest.mark.parametrize("component", [c.id for c in spec.COMPONENTS])
+def test_two_mistakes_in_one_component_are_named_together(component):
+    pair = _first_pair(component)
+    both = [mistakes.BY_ID[part] for part in pair.split("+")]
+    own = graded_here(component, both[0].edits + both[1].edits)
+    assert own.diagnosis == fixtures.evidence_of(component).line(pair)
+    assert all(m.says in own.diagnosis for m in both)
+
+
+@pytest.mark.parametrize("component, mistake, edits", [pytest.param(*o, id=f"{o[0]}-{o[1]}") for o in OUTSIDE])
+def test_mistake_outside_the_catalog_is_not_named(component, mistake, edits):
+    own = graded_here(component, edits)
+    check_hints(f"outside:{component}:{mistake}", own.feedback())
+    assert own.score < own.points, f"'{mistake}' kept full marks"
+    assert own.diagnosis is None, own.feedback()
+
+
 # The first cataloged mistake of each component that its evidence names.
-ONE_EACH = {
-    c.id: next(m for m in mistakes.of(c.id) if m.id in fixtures.evidence_of(c.id).entries) for c in spec.COMPONENTS
-}
+ONE_EACH = {c.id: next(filter(named, mistakes.of(c.id))) for c in spec.COMPONENTS}
 
 
 def graded(tmp_path, sandbox, component, edits, everything=False):

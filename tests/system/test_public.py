@@ -1,7 +1,10 @@
-"""Public checks on whole submissions: every component of a correct one passes, in every style; the progress report
-that `python -m autograder grade` prints in the bundle names each component's verdict and the likely mistake; and
-the notebooks' kernel finds the kit of its own folder. (The checks of one component at a time, the catalog's
-mistakes among them, are tests/unit/test_public.py.)"""
+"""Public checks on whole submissions: every component of a correct one passes, in every style; every cataloged
+mistake fails its component's checks and is named where its evidence ships, a variant as its mistake or not at all,
+a mistake outside the catalog not at all (each a run of the checks, as the hidden suites' are graded in
+tests/system/test_mutations.py); the progress report that `python -m autograder grade` prints in the bundle names
+each component's verdict and the likely mistake; and the notebooks' kernel finds the kit of its own folder. (The
+checks' own behaviour on one component: tests/unit/test_public.py; the diagnosis on the public cases' evidence:
+tests/unit/test_mutations.py.)"""
 
 import json
 import os
@@ -12,12 +15,15 @@ import sys
 import pytest
 from support import mutations
 from support.helpers import STYLES, SUBMISSIONS, catalog, lazy_submission, submission
+from support.hint_evidence import EVIDENCE, shown
+from support.mutations import OUTSIDE, VARIANTS
 
 from autograder.course import jupyter, public
 from autograder.course.progress import progress
 from autograder.engine.authoring import mistakes
 from autograder.engine.contract import spec
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
+from autograder.engine.judge.hints import HINTS
 
 CORRECT = [spec.SOLUTIONS, *(SUBMISSIONS / name for name in STYLES)]
 
@@ -42,6 +48,63 @@ def test_public_checks_pass_on_d2l_code_and_lazy_modules(tmp_path):
     assert problems == []
     for component in spec.COMPONENTS:
         check(component.id, names)
+
+
+def failed(tmp_path, component, edits):
+    names, _ = jupyter.load_names(submission(tmp_path / "mutant", edits))
+    with pytest.raises(public.Failed) as failure:
+        check(component, names)
+    assert failure.value.failures
+    return failure.value
+
+
+def publicly_named(mistake):
+    return mistake.id in public.PUBLIC.evidence(mistake.component).entries
+
+
+@pytest.mark.parametrize("mistake", mistakes.CATALOG, ids=lambda m: m.id)
+def test_public_checks_catch_the_mistake_and_name_it(tmp_path, mistake):
+    """On the public checks' own cases: a mistake whose evidence is shipped is named, and no other is; and no hint
+    is said that the hidden suites' table holds unsupported by this mistake's numbers (hint_evidence.py)."""
+    failure = failed(tmp_path, mistake.component, mutations.edits(mistake))
+    assert failure.likely == (LIKELY_MISTAKE + mistake.says if publicly_named(mistake) else None)
+    assert (failure.likely or "") in str(failure)
+    unsupported = {name for name, (_, wrong) in EVIDENCE.items() if wrong == mistake.id}
+    said = shown("\n".join(failure.failures))
+    assert not said & unsupported, failure.failures
+
+
+@pytest.mark.parametrize(
+    "mistake, said",
+    [
+        ("feedforward/dropout-missing", True),
+        ("feedforward/tanh-approximation-of-gelu", False),
+        ("heads/dropout-after-the-classifier", True),
+        ("heads/classifier-reads-the-last-position", False),
+    ],
+)
+def test_a_train_mode_hint_is_said_only_where_the_values_are_right(tmp_path, mistake, said):
+    """Where the values are wrong in eval mode, the train-mode output is wrong too, and its hint on where dropout
+    goes sent a student with a wrong GELU to move their dropout: the suites say to fix eval mode first."""
+    failures = failed(tmp_path, mistakes.BY_ID[mistake].component, mutations.edits(mistakes.BY_ID[mistake])).failures
+    trained = next(f for f in failures if "_train" in f.split(":")[0])
+    assert (
+        ("Hint: " in trained and HINTS["any"]["eval-first"] not in trained)
+        if said
+        else HINTS["any"]["eval-first"] in trained
+    ), trained
+
+
+@pytest.mark.parametrize("shows, written, edits", [pytest.param(*v, id=f"{v[0]}-{v[1]}") for v in VARIANTS])
+def test_public_checks_name_a_variant_as_its_mistake_or_not_at_all(tmp_path, shows, written, edits):
+    mistake = mistakes.BY_ID[shows]
+    failure = failed(tmp_path, mistake.component, mutations.variant_edits(mistake.component, edits))
+    assert failure.likely in (None, LIKELY_MISTAKE + mistake.says)
+
+
+@pytest.mark.parametrize("component, mistake, edits", [pytest.param(*o, id=f"{o[0]}-{o[1]}") for o in OUTSIDE])
+def test_public_checks_name_no_mistake_outside_the_catalog(tmp_path, component, mistake, edits):
+    assert failed(tmp_path, component, mutations.variant_edits(component, edits)).likely is None
 
 
 def test_progress_and_the_notebook_show_the_likely_mistake(tmp_path, capsys):

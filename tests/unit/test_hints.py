@@ -1,10 +1,11 @@
 """Every hint the hidden suites can show is said where the numbers support it, and nowhere else.
 
-support/hint_evidence.py lists each with its two graded mistakes; the mutation tests check those they grade, and
-this file the rest, each graded by its component's hidden suites in this process (helpers.graded_here). The hints of the property tests (the values are right, then a second call or other tokens
-change them) cannot be reached by a mistake that honest code makes, since their test first needs the values
-right: they are checked here on the suites' own functions, with a stand-in for the student's process that
-answers as such code would.
+support/hint_evidence.py lists each with its two graded mistakes: every one is known, and each pair is of one
+component. The graded mistakes are the mutation tests' (tests/system/test_mutations.py) and EXTRA
+(tests/system/test_hints.py), each a grading run. The hints of the property tests (the values are right, then a
+second call or other tokens change them) cannot be reached by a mistake that honest code makes, since their test
+first needs the values right: they are checked here on the suites' own functions, with a stand-in for the student's
+process that answers as such code would.
 """
 
 import importlib
@@ -12,13 +13,11 @@ import importlib
 import numpy as np
 import pytest
 from support import mutations
-from support.helpers import graded_here
-from support.hint_evidence import BY_TEXT, CHECKPOINT_HINTS, EVIDENCE, EXTRA, HINTS, PROPERTY_HINTS, check_hints, shown
+from support.hint_evidence import BY_TEXT, CHECKPOINT_HINTS, EVIDENCE, EXTRA, HINTS, PROPERTY_HINTS, shown
 
 import autograder.engine.judge.suites as suites
 from autograder.engine.authoring import mistakes
 from autograder.engine.judge import checks
-from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 from autograder.engine.judge.fixtures import of_kind
 from autograder.engine.judge.suites import checking
 
@@ -37,24 +36,6 @@ def test_every_hint_has_its_evidence_and_its_counter_evidence():
 def test_every_hint_has_a_text_of_its_own():
     """Feedback names a hint by its text: two hints with one text could not be told apart."""
     assert len(BY_TEXT) == len(HINTS)
-
-
-@pytest.mark.parametrize("case_id", sorted(EXTRA))
-def test_mistakes_outside_the_mutations_say_their_hints(case_id):
-    component, edits = EXTRA[case_id]
-    own = graded_here(component, edits)
-    assert own.score < own.points, own.feedback()
-    check_hints(case_id, own.feedback())
-
-
-def test_a_bias_registered_as_a_buffer_reads_only_that_it_is_not_a_parameter():
-    """Its values would be right: no hint and no likely mistake may guess at a formula (issue 35's new student)."""
-    edits = [
-        ("self.bias = nn.Parameter(torch.zeros(hidden_size))", 'self.register_buffer("bias", torch.zeros(hidden_size))')
-    ]
-    feedback = graded_here("layernorm", edits).feedback()
-    assert "LayerNorm has no parameter bias" in feedback and shown(feedback) == set(), feedback
-    assert LIKELY_MISTAKE not in feedback, feedback
 
 
 # --- the property tests, on a stand-in for the student's process ------------------------------------------

@@ -38,6 +38,4 @@ def test_a_shared_fixtures_module_is_one_unit_and_any_other_test_its_own():
     assert split(None, "tests/system/test_nbgrader_pipeline.py::test_a") == split(
         None, "tests/system/test_nbgrader_pipeline.py::test_b[x]"
     )
-    assert split(None, "tests/unit/test_mutations.py::test_m[a]") != split(
-        None, "tests/unit/test_mutations.py::test_m[b]"
-    )
+    assert split(None, "tests/unit/test_hostile.py::test_h[a]") != split(None, "tests/unit/test_hostile.py::test_h[b]")

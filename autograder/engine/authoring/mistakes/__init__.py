@@ -3,7 +3,7 @@
 One source for three things: the fixture builder computes each mistake's outputs (and those of every pair
 of mistakes in one component) on the hidden cases and on the public checks' (authoring/evidence.py); the grader
 and the public checks name a mistake whose outputs a student's match (diagnosis.py); and the kit's tests grade
-every mistake to measure that it loses points and is named (tests/unit/test_mutations.py).
+every mistake to measure that it loses points and is named (tests/system/test_mutations.py).
 
 One module per component holds its MISTAKES, each entry whole: its name, the sentence the student reads after
 "Likely mistake: " (what they did, then what to do instead), its edits and its family's variants; mistake.py
