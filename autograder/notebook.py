@@ -51,7 +51,7 @@ HOMES = {
         "targets",
     ),
     "autograder.course.language_model": ("Characters", "check_char_lm", "check_kv_cache", "check_sampling", "corpus"),
-    "autograder.breakout.bank": ("check_format", "grade_answer"),
+    "autograder.breakout.bank": ("check_format", "discuss", "grade_answer"),
 }
 HOME = {name: module for module, names in HOMES.items() for name in names}
 __all__ = sorted(HOME)

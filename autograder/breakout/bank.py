@@ -5,8 +5,10 @@ terminal quiz and one written in a quiz notebook, so a student gets the same ver
 both places. Nothing here imports torch.
 """
 
+import base64
 import math
 import re
+import zlib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -15,6 +17,9 @@ from autograder.breakout.questions import BankError, Question, read_part
 from autograder.engine.contract import spec
 
 BANK = spec.KIT_ROOT / "breakout_questions"
+# The instructor's settings, beside the part files; every setting has its default when the file or the key is absent.
+SETTINGS = "settings.yaml"
+DEFAULTS = {"grade_short_answers": False}
 
 
 @dataclass(frozen=True)
@@ -24,11 +29,35 @@ class Verdict:
     score: float = 0.0
 
 
-def load(folder=BANK):
-    """Every part of the bank, in order; raises BankError for anything that breaks the format."""
+def settings(folder=BANK):
+    """The bank's settings ({name: value}, DEFAULTS for what settings.yaml leaves out); raises BankError for a name
+    or a value it does not know."""
     import yaml
 
-    files = sorted(Path(folder).glob("*.yaml"))
+    path = Path(folder) / SETTINGS
+    try:
+        data = yaml.safe_load(path.read_text()) if path.exists() else {}
+    except yaml.YAMLError as error:
+        raise BankError(f"{SETTINGS}: not valid YAML: {error}") from None
+    data = {} if data is None else data
+    if not isinstance(data, dict) or set(data) - set(DEFAULTS):
+        raise BankError(f"{SETTINGS}: the settings are {', '.join(DEFAULTS)}, each on a line of its own (name: value)")
+    for name, value in data.items():
+        if not isinstance(value, type(DEFAULTS[name])):
+            raise BankError(f"{SETTINGS}: {name} is {type(DEFAULTS[name]).__name__}, such as {DEFAULTS[name]!r}")
+    return DEFAULTS | data
+
+
+def load(folder=BANK, grade_short_answers=None):
+    """Every part of the bank, in order; raises BankError for anything that breaks the format.
+
+    Short answers are worth their points when grade_short_answers, or, when it is None, when settings.yaml says so.
+    """
+    import yaml
+
+    if grade_short_answers is None:
+        grade_short_answers = settings(folder)["grade_short_answers"]
+    files = sorted(path for path in Path(folder).glob("*.yaml") if path.name != SETTINGS)
     if not files:
         raise BankError(f"no question files (*.yaml) in {folder}")
     parts = []
@@ -38,7 +67,7 @@ def load(folder=BANK):
             data = yaml.safe_load(path.read_text())
         except yaml.YAMLError as error:
             raise BankError(f"{path.name}: not valid YAML: {error}") from None
-        part = read_part(path.stem, data, path.name)
+        part = read_part(path.stem, data, path.name, grade_short_answers)
         for question in part.questions:
             if question.id in seen:
                 raise BankError(f"{path.name}: id {question.id} is used already in {seen[question.id]}")
@@ -128,7 +157,9 @@ def _read_number(question, answer):
 def judge(question, answer):
     """Grade one answer to an autograded question. A short answer is never judged here."""
     if not question.autograded:
-        raise ValueError(f"question {question.number} is graded by hand")
+        raise ValueError(
+            f"question {question.number} is a written answer, never judged here: discussed, or graded by hand"
+        )
     value, problem = read_answer(question, answer)
     if value is None:
         return Verdict("invalid", problem)
@@ -182,6 +213,27 @@ def grade_answer(part_name, question_id, namespace):
     if not points:
         return fail_cell(text)
     print(text)
+
+
+def discussed(question):
+    """What a discussion question's cell shows once the student has answered: the model answer and why, encoded so
+    that the release does not show them before (Base64 of the compressed text: not a secret, since they score
+    nothing, only out of sight)."""
+    text = f"Model answer: {question.model_answer}\n\nWhy: {question.explanation}"
+    return base64.encodebytes(zlib.compress(text.encode(), 9)).decode()
+
+
+def discuss(namespace, question_id, number, encoded):
+    """The cell after a discussion question's answer: the model answer, once the answer is written; else how to
+    write it. It fails nothing, since the question is worth no points."""
+    answer = namespace.get(question_id)
+    if not isinstance(answer, str) or not answer.strip():
+        print(
+            f'question {number}: write your answer in the cell above, as {question_id} = """your sentences""", '
+            "and run it; then run this cell to compare it with a model answer"
+        )
+        return
+    print(zlib.decompress(base64.b64decode(encoded)).decode())
 
 
 def cell_verdict(question, answer):

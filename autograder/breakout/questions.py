@@ -2,7 +2,8 @@
 checked field by field, each problem a BankError that says which file and question.
 
 Three kinds of question: `choice` (one correct option, or several), `numeric` (within a tolerance) and
-`short` (a model answer and a rubric, graded by hand).
+`short` (a model answer and a rubric). A short answer is for discussion, worth no points, unless the bank's
+settings grade short answers: then it is worth its points, graded by hand with the rubric.
 """
 
 import keyword
@@ -43,7 +44,7 @@ class Question:
     unit: str = ""
     verified_by: str = ""
     model_answer: str = ""
-    rubric: tuple = ()  # ((points, criterion), ...), for short
+    rubric: tuple = ()  # ((points, criterion), ...), for short: what it is worth when short answers are graded
 
     @property
     def several(self):
@@ -53,6 +54,11 @@ class Question:
     @property
     def autograded(self):
         return self.kind != "short"
+
+    @property
+    def discussion(self):
+        """A short answer worth no points (the default): written, then compared with the model answer."""
+        return self.kind == "short" and not self.points
 
     def instruction(self):
         """How to give the answer, in words."""
@@ -87,6 +93,7 @@ class Question:
 class Part:
     name: str  # 01_attention
     title: str
+    minutes: int  # how long the sheet takes a group, discussion included
     questions: tuple
 
     @property
@@ -98,23 +105,30 @@ class Part:
         return sum(q.points for q in self.questions)
 
 
-def read_part(name, data, where):
+def read_part(name, data, where, grade_short_answers=False):
+    """A part file's data as a Part; its short answers are worth their points only if grade_short_answers."""
     if not PART_NAME.match(name):
         raise BankError(f"{where}: name a part file NN_words.yaml, such as 01_attention.yaml")
     if not isinstance(data, dict) or not isinstance(data.get("questions"), list) or not data["questions"]:
         raise BankError(f"{where}: a part file holds a `title` and a non-empty list of `questions`")
-    extra = sorted(set(data) - {"title", "questions"})
+    extra = sorted(set(data) - {"title", "minutes", "questions"})
     if extra:
-        raise BankError(f"{where}: a part file has `title` and `questions` only, not {', '.join(map(str, extra))}")
+        raise BankError(
+            f"{where}: a part file has `title`, `minutes` and `questions` only, not {', '.join(map(str, extra))}"
+        )
     title = _text(data, "title", where)
+    minutes = data.get("minutes")
+    if not isinstance(minutes, int) or isinstance(minutes, bool) or minutes <= 0:
+        raise BankError(f"{where}: minutes, how long the sheet takes a group, must be a whole number above 0")
     number = int(name[:2])
     questions = tuple(
-        _question(name, f"{number}.{i}", q, f"{where}, question {i}") for i, q in enumerate(data["questions"], start=1)
+        _question(name, f"{number}.{i}", q, f"{where}, question {i}", grade_short_answers)
+        for i, q in enumerate(data["questions"], start=1)
     )
-    return Part(name, title, questions)
+    return Part(name, title, minutes, questions)
 
 
-def _question(part, number, data, where):
+def _question(part, number, data, where, grade_short_answers):
     if not isinstance(data, dict):
         raise BankError(f"{where}: a question is a mapping of fields (id, kind, question, ...)")
     kind = data.get("kind")
@@ -143,6 +157,8 @@ def _question(part, number, data, where):
         return Question(**common, **_choice(data, where))
     if kind == "numeric":
         return Question(**common, **_numeric(data, where))
+    if not grade_short_answers:
+        common["points"] = 0
     return Question(**common, **_short(data, points, where))
 
 

@@ -41,7 +41,7 @@ def run(parts, read=None, write=print, width=None):
     )
     try:
         for part in parts:
-            write(f"\n{RULE}\nBreakout {part.number}: {part.title}\n{RULE}")
+            write(f"\n{RULE}\nBreakout {part.number}: {part.title} (about {part.minutes} minutes)\n{RULE}")
             for question in part.questions:
                 # Counted once the question is shown: stopping at it leaves its points unscored, not unasked.
                 possible += question.points if question.autograded else 0
@@ -51,7 +51,7 @@ def run(parts, read=None, write=print, width=None):
     write(
         f"\n{'Stopped. ' if stopped else ''}Score: {scored:g} of {possible:g} points"
         f"{' on the questions you reached' if stopped else ''}. "
-        "Short answers are not scored here: compare yours with the model answer."
+        "Written answers are not scored here: compare yours with the model answer."
     )
     if interrupted:
         raise KeyboardInterrupt
@@ -80,7 +80,8 @@ def _wrapping(write, width):
 
 
 def _ask(question, read, write):
-    write(f"\nQuestion {question.number} ({question.kind}, {bank.points_text(question.points)})")
+    kind = "discussion, no points" if question.discussion else f"{question.kind}, {bank.points_text(question.points)}"
+    write(f"\nQuestion {question.number} ({kind})")
     write(question.text)
     for letter, text in question.options.items():
         write(f"  {letter}. {text}")
@@ -94,8 +95,11 @@ def _ask(question, read, write):
             if not answer:
                 write(f"Write a few sentences (or '{SKIP}').")
                 continue
-            rubric = "\n".join(f"  - {bank.points_text(points)}: {criterion}" for points, criterion in question.rubric)
-            write(f"Model answer: {question.model_answer}\nRubric:\n{rubric}\n{question.explanation}")
+            if question.discussion:
+                rubric = "A full answer:\n" + "\n".join(f"  - {criterion}" for _, criterion in question.rubric)
+            else:
+                rubric = "Rubric:\n" + "\n".join(f"  - {bank.points_text(p)}: {c}" for p, c in question.rubric)
+            write(f"Model answer: {question.model_answer}\n{rubric}\n{question.explanation}")
             return 0
         verdict = bank.judge(question, answer)
         if verdict.status == "invalid":

@@ -2,8 +2,10 @@
 
 A quiz notebook asks each question in a Markdown cell. A choice or numeric question is answered in a
 code cell (`question_id = "B"`) and graded by the cell after it: its visible half checks that the
-answer is there and of the right form, its hidden half grades it with the bank. A short answer is
-written in a Markdown cell that an instructor grades by hand, with the handout's rubric.
+answer is there and of the right form, its hidden half grades it with the bank. A short answer is, by
+default, for discussion: written in a code cell (a string, `question_id = "..."`), worth no points, and the
+cell after it shows the model answer once the answer is written. With the bank's settings grading short
+answers, it is written in a Markdown cell that an instructor grades by hand, with the handout's rubric.
 """
 
 from autograder.breakout import bank
@@ -21,11 +23,15 @@ Discuss each question in your group, then answer it in the cell below it.
 
 - **Choice questions**: set the variable to the letter of your option in quotes, such as `"B"`.
   Where several options are correct (the question says so), give a list, such as `["A", "C"]`.
-- **Numeric questions**: set the variable to a number, such as `1000` or `0.25`.
-- **Short answers**: write a few sentences in the text cell; your instructor grades them by hand.
+- **Numeric questions**: set the variable to a number, such as `1000` or `0.25`.{written}
 
-Run the cell after each answer: it tells you whether your answer can be graded (not whether it is right).
-Each question's explanation comes with your feedback after grading."""
+Run the cell after each choice or numeric answer: it tells you whether your answer can be graded (not
+whether it is right). Each question's explanation comes with your feedback after grading."""
+WRITTEN = {  # the line on written answers, for a sheet that has them
+    "discussion": "\n- **Discussion questions**: write a few sentences between the triple quotes and run the cell, then\n"
+    "  the cell after it: it shows a model answer to compare with yours. They carry no points.",
+    "graded": "\n- **Short answers**: write a few sentences in the text cell; your instructor grades them by hand.",
+}
 
 
 def notebook_name(part):
@@ -34,42 +40,20 @@ def notebook_name(part):
 
 def source_notebook(part):
     """The nbgrader source notebook of one part of the bank, as a dict."""
+    written = "".join(
+        {WRITTEN["discussion" if q.discussion else "graded"] for q in part.questions if q.kind == "short"}
+    )
     cells = [
         notebook_cell(
             "markdown",
             f"{part.name}-intro",
-            f"# Breakout {part.number}: {part.title}\n\n{INTRODUCTION}\n\n"
-            f"{len(part.questions)} questions, {part.points:g} points.\n\n{notebooks.KERNEL_NOTE}",
+            f"# Breakout {part.number}: {part.title}\n\n{INTRODUCTION.format(written=written)}\n\n"
+            f"{_size(part)}\n\n{notebooks.KERNEL_NOTE}",
         )
     ]
     for question in part.questions:
         cells.append(notebook_cell("markdown", f"{question.id}-question", _question_markdown(question)))
-        if question.autograded:
-            cells.append(
-                notebook_cell(
-                    "code",
-                    f"{question.id}-answer",
-                    _answer_source(question),
-                    nbgrader_metadata(f"answer-{question.id}", solution=True),
-                )
-            )
-            cells.append(
-                notebook_cell(
-                    "code",
-                    f"{question.id}-check",
-                    _check_source(question),
-                    nbgrader_metadata(f"check-{question.id}", locked=True, points=question.points),
-                )
-            )
-        else:
-            cells.append(
-                notebook_cell(
-                    "markdown",
-                    f"{question.id}-answer",
-                    question.model_answer,
-                    nbgrader_metadata(f"answer-{question.id}", solution=True, points=question.points),
-                )
-            )
+        cells += _answer_cells(question)
     return {
         "cells": cells,
         "metadata": {"kernelspec": notebooks.KERNELSPEC, "language_info": {"name": "python"}, QUIZ_METADATA: part.name},
@@ -78,7 +62,38 @@ def source_notebook(part):
     }
 
 
+def _answer_cells(question):
+    """The cells after a question's own: where it is answered, and what checks or shows it."""
+    answer = nbgrader_metadata(f"answer-{question.id}", solution=True)
+    if question.autograded:
+        check = nbgrader_metadata(f"check-{question.id}", locked=True, points=question.points)
+        return [
+            notebook_cell("code", f"{question.id}-answer", _answer_source(question), answer),
+            notebook_cell("code", f"{question.id}-check", _check_source(question), check),
+        ]
+    if question.discussion:
+        discuss = nbgrader_metadata(f"discuss-{question.id}", locked=True)
+        return [
+            notebook_cell("code", f"{question.id}-answer", _discussion_answer_source(question), answer),
+            notebook_cell("code", f"{question.id}-discuss", _discuss_source(question), discuss),
+        ]
+    by_hand = nbgrader_metadata(f"answer-{question.id}", solution=True, points=question.points)
+    return [notebook_cell("markdown", f"{question.id}-answer", question.model_answer, by_hand)]
+
+
+def _size(part):
+    """About 25 minutes. 8 questions (1 for discussion), 7 points."""
+    discussions = sum(q.discussion for q in part.questions)
+    return (
+        f"About {part.minutes} minutes. {len(part.questions)} questions"
+        + (f" ({discussions} for discussion)" if discussions else "")
+        + f", {part.points:g} points."
+    )
+
+
 def _heading(question):
+    if question.discussion:
+        return f"Question {question.number} (discussion, no points)"
     kind = {"choice": "choice", "numeric": "numeric", "short": "short answer, graded by hand"}[question.kind]
     return f"Question {question.number} ({kind}, {bank.points_text(question.points)})"
 
@@ -103,6 +118,24 @@ def _answer_source(question):
         "### BEGIN SOLUTION\n"
         f"{question.id} = {question.written_answer()!r}\n"
         "### END SOLUTION"
+    )
+
+
+def _discussion_answer_source(question):
+    if '"""' in question.model_answer or "\\" in question.model_answer:
+        raise bank.BankError(f"{question.part}, {question.id}: a model answer holds no triple quote and no backslash")
+    return (
+        f"# Question {question.number}: {question.id} = your answer, a few sentences between the triple quotes\n"
+        "### BEGIN SOLUTION\n"
+        f'{question.id} = """\n{question.model_answer}\n"""\n'
+        "### END SOLUTION"
+    )
+
+
+def _discuss_source(question):
+    return (
+        "from autograder.notebook import discuss\n\n"
+        f'discuss(globals(), {question.id!r}, {question.number!r}, """\n{bank.discussed(question)}""")'
     )
 
 
@@ -135,20 +168,18 @@ def handout(parts=None):
         "# Breakout questions: the instructors' handout",
         "",
         "Generated from `breakout_questions/*.yaml` by `python -m autograder generate`; edit those files, not this one.",
-        f"{total} questions in {len(parts)} parts.",
+        f"{total} questions in {len(parts)} parts, about {sum(p.minutes for p in parts)} minutes in all.",
         "",
     ]
     for part in parts:
-        lines += [
-            f"## Breakout {part.number}: {part.title}",
-            "",
-            f"After notebook `{part.name}`. {len(part.questions)} questions, {part.points:g} points.",
-            "",
-        ]
+        lines += [f"## Breakout {part.number}: {part.title}", "", f"After notebook `{part.name}`. {_size(part)}", ""]
         for question in part.questions:
             lines += [_question_markdown(question), ""]
             if question.kind == "short":
-                lines += ["**Model answer.** " + question.model_answer, "", "**Rubric.**", ""]
+                rubric = (
+                    "**Rubric.**" if question.points else f"**Rubric**, when `{bank.SETTINGS}` grades short answers:"
+                )
+                lines += ["**Model answer.** " + question.model_answer, "", rubric, ""]
                 lines += [f"- {bank.points_text(points)}: {criterion}" for points, criterion in question.rubric]
                 lines += [""]
             else:

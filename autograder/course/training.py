@@ -268,7 +268,7 @@ def check_learning_rate(learning_rate):
         ) from error
     if abs(without[0] - peak * (total - 1) / total) > 1e-12 or without[1] != 0:
         raise StudentError(f"with no warm-up, step 1 should be {peak * (total - 1) / total:.6g}: the decay from peak")
-    _passed("warmup_steps = 0 starts at the peak")
+    _passed("warmup_steps = 0: no warm-up, step 1 is the first of the line down from the peak")
     print("learning_rate: all checks passed")
 
 

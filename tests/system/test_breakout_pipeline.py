@@ -1,9 +1,13 @@
-"""The breakout quizzes through the real nbgrader, as the README's pipeline runs them.
+"""The breakout quizzes through the real nbgrader, as the README's pipeline runs them, in both settings of the bank:
+`breakout`, the committed sheets, whose short answers are for discussion (no points, the model answer shown once
+written), and `breakout_graded`, the sheet of one part (with a short answer and the question cy gets wrong)
+generated with grade_short_answers, whose short answers wait to be graded by hand.
 
-ada answers every question as the bank does; cy gets one choice question wrong. ada's short answers are then
-graded by hand through the gradebook, as formgrader would. di computes a numeric answer rather than typing it; ed
-hands in the release untouched but for a cell that replaces the hidden half's grading function (had it worked, he
-would score); flo's sheet for one part never stops. The sheets run in the jail, never in a kernel.
+ada answers every question as the bank does, in both; cy gets one choice question wrong, in both. ada's and cy's
+graded short answers are then graded by hand through the gradebook, as formgrader would. di computes a numeric
+answer rather than typing it; ed hands in the release untouched but for a cell that replaces the hidden half's
+grading function (had it worked, he would score); flo's sheet for one part never stops. The sheets run in the
+jail, never in a kernel; a kernel runs one of ada's sheets in each setting, as nbgrader validate does.
 """
 
 import csv
@@ -11,11 +15,11 @@ import json
 import shutil
 
 import pytest
-from support.course_helpers import completed, install_test_kernel, nbgrader, new_course
+from support.course_helpers import completed, execute, install_test_kernel, nbgrader, new_course, outputs
 
 from autograder.breakout import bank, quiz_notebooks
 
-ASSIGNMENT = quiz_notebooks.ASSIGNMENT
+ASSIGNMENT, GRADED = quiz_notebooks.ASSIGNMENT, f"{quiz_notebooks.ASSIGNMENT}_graded"
 PARTS = bank.load()
 QUESTIONS = [q for p in PARTS for q in p.questions]
 TOTAL = sum(q.points for q in QUESTIONS)
@@ -23,6 +27,12 @@ WRONG = next(q for q in QUESTIONS if q.kind == "choice" and not q.several)
 WRONG_LETTER = next(letter for letter in WRONG.options if letter not in WRONG.answer)
 NUMERIC = next(q for q in QUESTIONS if q.kind == "numeric")
 HANGING = next(q for q in QUESTIONS if q.autograded and q.part != WRONG.part and q.part != NUMERIC.part)
+# One sheet is enough to show the other setting: its notebook is generated as the whole bank's would be.
+GRADED_PARTS = [p for p in bank.load(grade_short_answers=True) if p.name == WRONG.part]
+GRADED_QUESTIONS = [q for p in GRADED_PARTS for q in p.questions]
+GRADED_TOTAL = sum(q.points for q in GRADED_QUESTIONS)
+SHORT = [q.id for q in GRADED_QUESTIONS if q.kind == "short"]
+DISCUSSED = next(q for q in QUESTIONS if q.discussion and q.id in SHORT)
 # flo's loop costs it once; the honest sheets need a small part of it (CPU seconds, which a busy machine does not
 # raise): this module passes with 1 s. Twice that, since a loop spends all of it.
 TIME_LIMIT = 2
@@ -59,18 +69,28 @@ def pipeline(tmp_path_factory):
         f"while True:\n    pass\n{HANGING.id} = {HANGING.written_answer()!r}",
     )
     completed(release, source, submitted / "flo" / ASSIGNMENT, [loop])
-    runs = [nbgrader(root, env, *step) for step in [("autograde", ASSIGNMENT), ("generate_feedback", ASSIGNMENT)]]
-    for run in runs:
+    # The same bank with its short answers graded, as an instructor who sets grade_short_answers generates it.
+    graded = root / "source" / GRADED
+    graded.mkdir()
+    for path, text in quiz_notebooks.expected_sources(GRADED_PARTS).items():
+        (graded / path.name).write_text(text)
+    for step in [("db", "assignment", "add", GRADED), ("generate_assignment", GRADED, "--force")]:
+        run = nbgrader(root, env, *step)
+        assert run.returncode == 0, run.stdout + run.stderr
+    completed(root / "release" / GRADED, graded, submitted / "ada" / GRADED)
+    completed(root / "release" / GRADED, graded, submitted / "cy" / GRADED, [edit])
+    for step in [("autograde", ASSIGNMENT), ("autograde", GRADED), ("generate_feedback", ASSIGNMENT)]:
+        run = nbgrader(root, env, *step)
         assert run.returncode == 0, run.stdout + run.stderr
     return root, env
 
 
-def grades(root, student):
+def grades(root, student, assignment=ASSIGNMENT):
     """{grade_id: (auto score, manual score, needs manual grade)} of a student's quiz."""
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
-        submission = gradebook.find_submission(ASSIGNMENT, student)
+        submission = gradebook.find_submission(assignment, student)
         return {
             g.name: (g.auto_score, g.manual_score, g.needs_manual_grade)
             for nb in submission.notebooks
@@ -82,36 +102,57 @@ def grade_by_hand(root, student, score):
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
-        for question in QUESTIONS:
+        for question in GRADED_QUESTIONS:
             if not question.autograded:
-                grade = gradebook.find_grade(f"answer-{question.id}", question.part, ASSIGNMENT, student)
+                grade = gradebook.find_grade(f"answer-{question.id}", question.part, GRADED, student)
                 grade.manual_score = score(question)
                 grade.needs_manual_grade = False  # as formgrader's save does once a score is entered
         gradebook.db.commit()
 
 
-def exported(root, env, *columns):
-    """{student: (their columns' values)} of a fresh nbgrader export."""
+def exported(root, env):
+    """{(assignment, student): (score, points awaiting manual grading)} of a fresh nbgrader export."""
     run = nbgrader(root, env, "export")
     assert run.returncode == 0, run.stdout + run.stderr
     with open(root / "grades.csv") as file:
-        return {row["student_id"]: tuple(float(row[c]) for c in columns) for row in csv.DictReader(file)}
+        return {
+            (row["assignment"], row["student_id"]): (float(row["score"]), float(row["awaiting_manual_grading"]))
+            for row in csv.DictReader(file)
+        }
 
 
 def test_every_question_has_one_grade_worth_its_points(pipeline):
+    """A discussion question has none: nothing of it waits for a person."""
     root, _ = pipeline
-    names = {f"check-{q.id}" if q.autograded else f"answer-{q.id}" for q in QUESTIONS}
-    assert set(grades(root, "ada")) == names
+    assert set(grades(root, "ada")) == {f"check-{q.id}" for q in QUESTIONS if q.autograded}
+    graded = {f"check-{q.id}" if q.autograded else f"answer-{q.id}" for q in GRADED_QUESTIONS}
+    assert set(grades(root, "ada", GRADED)) == graded and SHORT
 
 
-def test_full_answers_score_every_autograded_point_and_await_the_hand_graded_ones(pipeline):
+def test_full_answers_score_every_autograded_point_and_await_only_the_graded_short_ones(pipeline):
     root, _ = pipeline
-    ada = grades(root, "ada")
-    for question in QUESTIONS:
-        if question.autograded:
-            assert ada[f"check-{question.id}"][0] == question.points, question.id
-        else:
-            assert ada[f"answer-{question.id}"][2], f"{question.id} should wait for a grader"
+    for assignment, questions in ((ASSIGNMENT, QUESTIONS), (GRADED, GRADED_QUESTIONS)):
+        ada = grades(root, "ada", assignment)
+        for question in questions:
+            if question.autograded:
+                assert ada[f"check-{question.id}"][0] == question.points, question.id
+            elif not question.discussion:
+                assert ada[f"answer-{question.id}"][2], f"{question.id} should wait for a grader"
+        by_hand = [q.id for q in questions if q.kind == "short" and not q.discussion]
+        assert by_hand == ([] if assignment == ASSIGNMENT else SHORT), assignment
+
+
+def test_a_discussion_shows_its_model_answer_once_written_and_both_settings_validate(pipeline, tmp_path):
+    """In a kernel, as a student runs the sheet: the cell after a discussion answer shows the model answer and why
+    (ada's sheet holds the model answer as her own); and nbgrader validate passes on a complete sheet, whichever
+    the setting."""
+    root, env = pipeline
+    sheet = root / "submitted" / "ada" / ASSIGNMENT / f"{DISCUSSED.part}.ipynb"
+    shown = "".join(o.get("text", "") for _, o in outputs(execute(sheet, env), "stream"))
+    assert f"Model answer: {DISCUSSED.model_answer}" in shown and DISCUSSED.explanation in shown, shown
+    for assignment in (ASSIGNMENT, GRADED):
+        run = nbgrader(root, env, "validate", str(root / "submitted" / "ada" / assignment / f"{DISCUSSED.part}.ipynb"))
+        assert "Success! Your notebook passes all the tests." in run.stdout, run.stdout + run.stderr
 
 
 def test_blank_sheet_scores_zero_everywhere(pipeline):
@@ -151,17 +192,20 @@ def test_a_sheet_that_never_stops_scores_zero_in_its_part_with_the_reason(pipeli
     assert f"Your answer cells could not be run: your code ran past the time limit of {TIME_LIMIT:g} s" in html
 
 
-def test_export_after_hand_grading_gives_full_marks_zero_and_one_loss(pipeline):
+def test_export_gives_full_marks_zero_and_one_loss_and_what_waits_for_hand_grading(pipeline):
     root, env = pipeline
-    # Before: the short answers' points are said to wait for a person, not silently missing from the score.
-    short = sum(q.points for q in QUESTIONS if not q.autograded)
-    waiting = exported(root, env, "awaiting_manual_grading")
-    assert short > 0 and waiting["ada"] == (short,), waiting
+    scores = exported(root, env)
+    by_default = {k: scores[ASSIGNMENT, k] for k in ("ada", "ed", "cy")}
+    assert by_default == {"ada": (TOTAL, 0), "ed": (0, 0), "cy": (TOTAL - WRONG.points, 0)}, scores
+    # Graded short answers: their points are said to wait for a person, not silently missing from the score.
+    short = sum(q.points for q in GRADED_QUESTIONS if not q.autograded)
+    autograded = sum(q.points for q in GRADED_QUESTIONS if q.autograded)
+    assert short > 0 and autograded + short == GRADED_TOTAL
+    assert (scores[GRADED, "ada"], scores[GRADED, "cy"]) == ((autograded, short), (autograded - WRONG.points, short))
     grade_by_hand(root, "ada", lambda q: q.points)
     grade_by_hand(root, "cy", lambda q: q.points)
-    scores = exported(root, env, "score", "awaiting_manual_grading")
-    assert {k: scores[k][0] for k in ("ada", "ed", "cy")} == {"ada": TOTAL, "ed": 0, "cy": TOTAL - WRONG.points}
-    assert scores["ada"][1] == 0
+    scores = exported(root, env)
+    assert (scores[GRADED, "ada"], scores[GRADED, "cy"]) == ((GRADED_TOTAL, 0), (GRADED_TOTAL - WRONG.points, 0))
 
 
 def test_feedback_explains_without_showing_hidden_tests(pipeline):

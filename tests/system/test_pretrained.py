@@ -105,16 +105,22 @@ def test_mean_pooled_embeddings_match_sentence_transformers_and_rank_the_paraphr
     ids=["mask-ignored", "tanh-gelu", "eps-outside-the-root"],
 )
 def test_part_5_shows_a_broken_component_as_the_prose_says(tmp_path, capsys, edit, shows):
-    """Part 5's prose: padding attended to moves the hidden states by about 1, the tanh GELU by a few
-    thousandths, and eps outside the root shows nothing at eps 1e-12."""
-    yours, truth, _ = hidden_states(encoder_of(submission(tmp_path / "s", [edit])), notebook_sentences())
+    """Part 5's prose: padding attended to moves the real tokens' hidden states by the number it gives (the padding
+    rows' by about 1), the tanh GELU by a few thousandths, and eps outside the root shows nothing at eps 1e-12."""
+    yours, truth, batch = hidden_states(encoder_of(submission(tmp_path / "s", [edit])), notebook_sentences())
     minilm.compare(yours, truth, "Hugging Face's BertModel")
-    largest = (yours.double() - truth).abs().max().item()
+    difference = (yours.double() - truth).abs()  # (B, T, D)
+    largest = difference.max().item()
     said = capsys.readouterr().out
     if shows is None:
         assert "✓ equal" in said and "NOT" not in said
     else:
         assert "✗ NOT equal" in said and shows < largest < 10 * shows
+    if edit[0] == "encoder":
+        real = difference[batch["attention_mask"].bool()].max().item()
+        prose = " ".join(PART.read_text().split())
+        assert f"moves the real tokens' hidden states by up to {real:.2f} (" in prose, real
+        assert round(largest) == 1 and "padding positions', which nothing downstream reads, by about 1" in prose
 
 
 def test_an_unwritten_encoder_is_one_sentence_said_before_the_checkpoint_loads(tmp_path, monkeypatch):

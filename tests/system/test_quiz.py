@@ -44,6 +44,11 @@ def test_right_answers_score_every_point_and_show_explanations():
     assert run.stdout.count("Correct.") == len(autograded)
     short = next(q for q in MULTIHEAD.questions if not q.autograded)
     assert short.model_answer.splitlines()[0] in run.stdout and short.rubric[0][1] in run.stdout
+    # A discussion question, worth nothing: its model answer at once, its rubric as what a full answer says.
+    assert f"Question {short.number} (discussion, no points)" in run.stdout
+    assert (
+        f"A full answer:\n  - {short.rubric[0][1]}" in run.stdout and "point: " + short.rubric[0][1] not in run.stdout
+    )
 
 
 def test_bad_answers_are_explained_and_asked_again():

@@ -2,6 +2,7 @@
 every choice key graded, malformed files refused with a message, and answers read as students write them."""
 
 import itertools
+import json
 import math
 
 import pytest
@@ -10,6 +11,7 @@ from support.breakout_facts import FACTS, reference
 from autograder.breakout import bank
 from autograder.breakout.questions import KINDS
 from autograder.course import notebooks
+from autograder.engine.contract import spec
 
 PARTS = bank.load()
 QUESTIONS = [q for part in PARTS for q in part.questions]
@@ -69,11 +71,86 @@ def test_numeric_key_scores_and_a_value_outside_the_tolerance_does_not(question)
     assert bank.judge(question, off).status == "incorrect"
 
 
+GRADED = {q.id: q for part in bank.load(grade_short_answers=True) for q in part.questions}
+
+
 @pytest.mark.parametrize("question", by_kind("short"))
-def test_short_answers_carry_a_rubric_worth_their_points(question):
-    assert question.model_answer and math.isclose(sum(p for p, _ in question.rubric), question.points)
-    with pytest.raises(ValueError, match="graded by hand"):
-        bank.judge(question, "an answer")
+def test_short_answers_carry_a_rubric_worth_their_points_when_graded(question):
+    graded = GRADED[question.id]
+    assert question.model_answer and math.isclose(sum(p for p, _ in question.rubric), graded.points)
+    for asked in (question, graded):
+        with pytest.raises(ValueError, match="graded by hand"):
+            bank.judge(asked, "an answer")
+
+
+def test_written_answers_are_for_discussion_unless_the_settings_grade_them():
+    """No sheet waits for hand grading by default: a class of 300 once had 3,000 written answers to grade. With
+    grade_short_answers they carry their points, and the quiz notebooks mark them for hand grading, as before."""
+    from autograder.breakout import quiz_notebooks
+
+    short = [q for q in QUESTIONS if q.kind == "short"]
+    assert bank.settings() == {"grade_short_answers": False} and short
+    assert all(q.discussion and q.points == 0 for q in short)
+    assert sum(p.points for p in PARTS) == sum(q.points for q in QUESTIONS if q.autograded)
+    assert not any(GRADED[q.id].discussion for q in short) and sum(GRADED[q.id].points for q in short) > 0
+
+    def hand_graded(parts):
+        cells = [json.loads(text)["cells"] for text in quiz_notebooks.expected_sources(parts).values()]
+        meta = [c["metadata"].get("nbgrader", {}) for cs in cells for c in cs]
+        return {m["grade_id"]: m["points"] for m in meta if m.get("grade") and m["grade_id"].startswith("answer-")}
+
+    assert hand_graded(PARTS) == {}
+    said = " ".join((spec.KIT_ROOT / "docs" / "INSTRUCTORS.md").read_text().split())
+    assert f"{NUMBERS[len(short)]} such questions would otherwise be {300 * len(short):,} answers" in said
+    assert f"worth its points ({sum(GRADED[q.id].points for q in short):g} in all)" in said
+    assert hand_graded(bank.load(grade_short_answers=True)) == {f"answer-{q.id}": GRADED[q.id].points for q in short}
+
+
+@pytest.mark.parametrize("question", by_kind("short"))
+def test_a_discussion_shows_its_model_answer_once_answered_and_not_before(question, capsys):
+    """The cell after the answer, as the release holds it: it decodes the model answer and why, and says nothing of
+    them until the answer is written."""
+    from autograder.breakout import quiz_notebooks
+
+    release = json.loads((quiz_notebooks.RELEASE / quiz_notebooks.notebook_name(part_of(question))).read_text())
+    (cell,) = [
+        c for c in release["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == f"discuss-{question.id}"
+    ]
+    source = "".join(cell["source"])
+    assert question.model_answer.splitlines()[0] not in source and question.explanation.splitlines()[0] not in source
+    for answer in (None, "   ", "My answer."):
+        namespace = {} if answer is None else {question.id: answer}
+        exec(source, namespace)
+        shown = capsys.readouterr().out
+        if answer == "My answer.":
+            assert shown == f"Model answer: {question.model_answer}\n\nWhy: {question.explanation}\n"
+        else:
+            assert "write your answer in the cell above" in shown and question.model_answer[:40] not in shown
+
+
+NUMBERS = dict(enumerate(["None", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten"]))
+
+
+def part_of(question):
+    return next(part for part in PARTS if question in part.questions)
+
+
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ("grade_short_answers: yes please\n", "grade_short_answers is bool, such as False"),
+        ("grade_short_anwsers: true\n", "the settings are grade_short_answers"),
+        ("- grade_short_answers\n", "the settings are grade_short_answers"),
+    ],
+)
+def test_malformed_settings_are_refused_with_the_setting(tmp_path, settings, message):
+    (tmp_path / "01_part.yaml").write_text(GOOD)
+    (tmp_path / bank.SETTINGS).write_text(settings)
+    with pytest.raises(bank.BankError, match=message) as error:
+        bank.load(tmp_path)
+    assert str(error.value).startswith(bank.SETTINGS)
+    (tmp_path / bank.SETTINGS).write_text("grade_short_answers: true\n")
+    assert bank.load(tmp_path)[0].minutes == 10
 
 
 def test_the_material_s_false_claims_appear_only_as_claims_to_correct():
@@ -174,6 +251,7 @@ def test_find_part_says_what_exists(wanted, message):
 
 GOOD = """\
 title: A part
+minutes: 10
 questions:
   - id: first
     kind: choice
@@ -202,7 +280,9 @@ questions:
         ),
         (("      B: two", "      B: None: two"), "not valid YAML"),
         (("title: A part\n", ""), "title must be a non-empty text"),
-        (("title: A part\n", "title: A part\nauthor: me\n"), "`title` and `questions` only, not author"),
+        (("title: A part\n", "title: A part\nauthor: me\n"), "`title`, `minutes` and `questions` only, not author"),
+        (("minutes: 10\n", ""), "minutes, how long the sheet takes a group, must be a whole number above 0"),
+        (("minutes: 10\n", "minutes: half an hour\n"), "minutes, how long the sheet takes"),
     ],
     ids=lambda v: v if isinstance(v, str) else v[1][:30],
 )
@@ -231,7 +311,7 @@ def test_malformed_question_files_are_refused_with_the_place(tmp_path, edit, mes
 )
 def test_malformed_numeric_and_short_questions_are_refused(tmp_path, body, message):
     (tmp_path / "01_part.yaml").write_text(
-        f"title: T\nquestions:\n  - id: q\n    question: Q?\n    explanation: E.\n{body}"
+        f"title: T\nminutes: 5\nquestions:\n  - id: q\n    question: Q?\n    explanation: E.\n{body}"
     )
     with pytest.raises(bank.BankError, match=message):
         bank.load(tmp_path)

@@ -1,6 +1,9 @@
-"""The worked examples of parts 5, 6 and 7: the numbers their prose works out by hand are what their cells compute
-with the reference. The cells run in this process, without a kernel or a notebook (about a second; part 5's cells
-that load the pretrained model are left out)."""
+"""The worked examples of parts 1, 3, 5, 6 and 7: the numbers their prose works out by hand are what their cells
+compute with the reference. The cells run in this process, without a kernel or a notebook (about a second; the
+cells that draw, and part 5's that load the pretrained model, are left out)."""
+
+import math
+import re
 
 import pytest
 import torch
@@ -8,6 +11,7 @@ from torch.nn import functional as F
 
 from autograder.course import jupyter, notebooks
 from autograder.engine.contract import spec
+from autograder.engine.judge.tolerances import TOLERANCES
 
 
 @pytest.fixture
@@ -41,6 +45,46 @@ def written(values):
 
 def layer_norm(x):
     return F.layer_norm(x, x.shape[-1:], eps=1e-12)
+
+
+def test_part_1_worked_example_through_the_function_is_what_its_prose_works_out(run_examples):
+    names, text = run_examples("01_attention", leave_out=("plot_",)), prose("01_attention")
+    weights, output, blocked = names["weights"][0], names["output"][0], names["blocked_weights"][0]  # (S,), (Dv,), (S,)
+    assert blocked[2] == 0 and torch.allclose(blocked.sum(), torch.tensor(1.0))
+    assert (
+        f"the weights should be {', '.join(f'{w:.3f}' for w in weights)}, and the output "
+        f"({output[0]:.2f}, {output[1]:.2f}); with key 2 blocked, the weights {blocked[0]:.3f}, {blocked[1]:.3f} and 0."
+    ) in text
+    assert f"7.389 / 8.389 = {blocked[0]:.3f} and 1 / 8.389 = {blocked[1]:.3f}" in text
+
+
+def _gelu(x):
+    return 0.5 * x * (1 + math.erf(x / math.sqrt(2)))
+
+
+def _gelu_gap(x):
+    """|exact GELU - its tanh approximation| at x, in float64, without torch."""
+    return abs(_gelu(x) - 0.5 * x * (1 + math.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3))))
+
+
+def test_part_3_gelu_gap_printed_and_said_is_the_true_largest(run_examples, capsys):
+    """The cell once sampled the integers only and printed 4.1e-4 under prose that said 5e-4. The truth: the gap's
+    maximum by golden-section search on [2, 3], where it peaks (it is odd-symmetric: |gap(-x)| = |gap(x)|)."""
+    low, high, ratio = 2.0, 3.0, (math.sqrt(5) - 1) / 2
+    for _ in range(100):
+        a, b = high - ratio * (high - low), low + ratio * (high - low)
+        low, high = (a, high) if _gelu_gap(a) < _gelu_gap(b) else (low, b)
+    peak, truth = low, _gelu_gap(low)
+    run_examples("03_feedforward_layernorm")
+    found = re.search(r"largest difference ([\d.e+-]+), at x = (-?[\d.]+)", capsys.readouterr().out)
+    assert found, "the GELU cell prints its largest difference"
+    printed, where = float(found[1]), float(found[2])
+    assert abs(printed - truth) <= 0.02 * truth and abs(abs(where) - peak) < 0.01, (printed, where, truth, peak)
+    text = prose("03_feedforward_layernorm")
+    assert f"differs by up to {found[1]} (at x = ±{abs(where):.2f})" in text
+    times = [_gelu_gap(x) / TOLERANCES["float32"].slack(_gelu(x)) for x in (2.7, -2.7)]
+    assert f"at x = 2.7 the difference is about {times[0]:.1f} times it" in text, times
+    assert f"where GELU is nearly 0, about {times[1]:.0f} times" in text, times
 
 
 def test_part_5_add_and_norm_and_the_pooler_by_hand_are_what_torch_computes(run_examples):

@@ -50,7 +50,9 @@ def test_a_steps_block_becomes_each_step_numbered_its_helpers_exercise_cell_and_
     for number, step in enumerate(steps.of("attention"), 1):
         (index,) = [i for i, c in enumerate(cells) if c["source"].startswith(f"def {step.name}(")]
         heading, exercise, check = cells[index - 1], cells[index], cells[index + 1]
-        assert heading["cell_type"] == "markdown" and heading["source"].startswith(f"**Step {number}, {step.title}.**")
+        assert heading["cell_type"] == "markdown" and heading["source"].startswith(
+            f"**Step {number}, {step.title}** ({step.minutes} min, {step.difficulty})."
+        )
         assert exercise["metadata"]["nbgrader"]["solution"] and "### BEGIN SOLUTION" in exercise["source"]
         assert "def scaled_dot_product_attention" not in exercise["source"]
         assert check["source"].endswith(f"check_step({step.name!r}, {step.name})")

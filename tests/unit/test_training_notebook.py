@@ -3,16 +3,19 @@ sentence that says what to change, on the usual mistakes; the held-out sources a
 leaves its ungraded exercises out. (The notebook run in a kernel, learning or not:
 tests/system/test_training_notebook.py.)"""
 
+import re
+
 import pytest
 import torch
 from support.breakout_facts import training_reference
 from support.course_helpers import completed
 from torch.nn import functional as F
 
+from autograder.breakout import bank
 from autograder.course import notebooks
 from autograder.course import training as task
 from autograder.course.public import NotStarted
-from autograder.engine.contract import loader
+from autograder.engine.contract import loader, spec
 from autograder.engine.contract.errors import StudentError
 
 NOTEBOOK = "09_train.ipynb"
@@ -121,6 +124,11 @@ WRONG = {
         lambda s, peak, w, total: peak * min(s / w, (total - s) / (total - w)),
         "divides by zero",
     ),
+    "no warm-up starting at the peak": (
+        task.check_learning_rate,
+        lambda s, peak, w, total: peak * min(s / w, (total - s) / (total - w)) if w else peak * (total - s + 1) / total,
+        "with no warm-up, step 1 should be 0.0027",
+    ),
     "a new batch each step": (
         task.check_overfit_one_batch,
         lambda model, optimizer, batch, steps, **ids: [
@@ -136,6 +144,42 @@ def test_each_check_names_the_mistake(mistake):
     check, function, message = WRONG[mistake]
     with pytest.raises(StudentError, match=message):
         check(function)
+
+
+def test_no_warm_up_is_said_as_the_schedule_computes_it():
+    """Part 9's sentence and its run without warm-up, and breakout 9's explanation: with warmup_steps = 0, step 1 is
+    already on the line down (the check demands it: "no warm-up starting at the peak" above)."""
+    rate = training_reference().learning_rate
+    text = " ".join((notebooks.PARTS / "09_train.md").read_text().split())
+    steps, peak, _ = (float(x) for x in re.search(r"STEPS, PEAK, WARMUP = (\d+), ([\d.]+), (\d+)", text).groups())
+    assert f"peak · (T − 1) / T = {rate(1, 0.01, 0, 1000):.5f}, and step T is {rate(1000, 0.01, 0, 1000):g}" in text
+    assert f"{peak:g} · {steps - 1:g} / {steps:g} ≈ {rate(1, peak, 0, steps):.4f}, all but the peak" in text
+    (adam,) = [q for part in bank.load() for q in part.questions if q.id == "adam_first_step"]
+    assert f"{peak:g} · {steps - 1:g}/{steps:g} ≈ {rate(1, peak, 0, steps):.4f}" in " ".join(adam.explanation.split())
+
+
+def test_the_instructors_paragraph_describes_the_notebook_as_it_is():
+    """docs/INSTRUCTORS.md once described a notebook 9 that no longer existed (3 to 6 digits, 400 steps). What the
+    run shows is held to the paragraph by tests/system/test_training_notebook.py; what it is, here."""
+    text = (notebooks.PARTS / "09_train.md").read_text()
+    steps, peak, warmup = re.search(r"STEPS, PEAK, WARMUP = (\d+), ([\d.]+), (\d+)", text).groups()
+    (batch,) = set(re.findall(r"split\.training_batch\((\d+), generator\)", text))
+    width, layers = (re.search(rf"{name}=(\d+)", text)[1] for name in ("hidden_size", "num_hidden_layers"))
+    steps_named = re.findall(r"^```exercise (\w+)", text, re.M)
+    lengths = task.TRAIN_LENGTHS
+    assert list(lengths) == list(range(lengths[0], lengths[-1] + 1))
+    words = dict(enumerate(["one", "two", "three", "four", "five", "six"], start=1))
+    paragraph = " ".join((spec.KIT_ROOT / "docs" / "INSTRUCTORS.md").read_text().split())
+    for said in (
+        f"the training in {words[len(steps_named)]} steps, each checked at once "
+        f"({', '.join(f'`{s}`' for s in steps_named)};",
+        f"(D = {width}, {words[int(layers)]} layers each) to reverse {lengths[0]} to {lengths[-1]} digits: {steps} AdamW steps on "
+        f"batches of {batch}, warm-up over {warmup} steps to a peak of {peak}",
+        f"of each length, {task.HELD_OUT_PER_LENGTH} for validation and {task.HELD_OUT_PER_LENGTH} for the test",
+        f"the test sources and {task.HELD_OUT_PER_LENGTH} sources of {task.UNSEEN_LENGTH} digits, a length never "
+        "trained on",
+    ):
+        assert said in paragraph, said
 
 
 def test_an_unwritten_step_is_not_started_not_a_failure():

@@ -51,6 +51,8 @@ STEPS = of(
         "dimensions of key only (not .T, which reverses every dimension), and divide by the square root.",
         wrong=lambda query, key: query @ key.transpose(-2, -1) / query.size(-1),
         cases=_scores,
+        minutes=5,
+        difficulty="easy",
     ),
     Step(
         "masked_scores",
@@ -63,6 +65,8 @@ STEPS = of(
         "float('-inf'))), and return the scores as they are when mask is None; -inf, not 0 or a large negative number.",
         wrong=lambda scores, mask=None: scores if mask is None else scores.masked_fill(~mask, 0.0),
         cases=_masked,
+        minutes=10,
+        difficulty="medium",
     ),
     Step(
         "attention_weights",
@@ -72,5 +76,7 @@ STEPS = of(
         "torch.softmax, not log_softmax.",
         wrong=lambda scores: scores.softmax(dim=-2),
         cases=_weights,
+        minutes=5,
+        difficulty="easy",
     ),
 )

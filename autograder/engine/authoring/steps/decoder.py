@@ -58,6 +58,8 @@ STEPS = of(
             | (attention_mask is not None and attention_mask.bool()[:, None, None, :])
         ),
         cases=_self_mask,
+        minutes=10,
+        difficulty="medium",
     ),
     Step(
         "masked_self_attention_block",
@@ -72,6 +74,8 @@ STEPS = of(
             plain_attention(x, x, x, self_mask)[0], weight, bias, eps
         ),  # no residual
         cases=_masked_block,
+        minutes=10,
+        difficulty="medium",
     ),
     Step(
         "cross_attention_block",
@@ -85,5 +89,7 @@ STEPS = of(
             x + plain_attention(x, x, x)[0], weight, bias, eps
         ),  # keys and values from the target itself
         cases=_cross_block,
+        minutes=10,
+        difficulty="medium",
     ),
 )

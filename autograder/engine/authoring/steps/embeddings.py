@@ -52,6 +52,8 @@ STEPS = of(
             torch.arange(max_len)[:, None] / 10000 ** (torch.arange((d_model + 1) // 2) / d_model)  # i for 2i
         ),
         cases=_angles,
+        minutes=10,
+        difficulty="medium",
     ),
     Step(
         "interleave_sin_cos",
@@ -62,6 +64,8 @@ STEPS = of(
         "(table[:, 1::2]); for an odd d_model there is one odd column fewer: drop the cos of the last angle.",
         wrong=lambda angles, d_model: torch.cat([angles.sin(), angles.cos()], -1)[:, :d_model],
         cases=_interleave,
+        minutes=15,
+        difficulty="hard",
     ),
     Step(
         "embedding_sum",
@@ -74,5 +78,7 @@ STEPS = of(
             tokens[input_ids] + positions[1 : input_ids.size(1) + 1]
         ),
         cases=_sum,
+        minutes=10,
+        difficulty="easy",
     ),
 )

@@ -60,6 +60,8 @@ STEPS = of(
         "and eps (F.layer_norm(x + sublayer_output, (D,), weight, bias, eps)); not x + LN(sublayer_output).",
         wrong=lambda x, sublayer_output, weight, bias, eps: x + layer_norm(sublayer_output, weight, bias, eps),
         cases=_add_and_norm,
+        minutes=5,
+        difficulty="easy",
     ),
     Step(
         "self_attention_block",
@@ -71,6 +73,8 @@ STEPS = of(
         "residual is x, added before the norm.",
         wrong=lambda x, mask, weight, bias, eps: layer_norm(x + plain_attention(x, x, x)[0], weight, bias, eps),
         cases=_block,
+        minutes=10,
+        difficulty="medium",
     ),
     Step(
         "encoder_mask",
@@ -82,5 +86,7 @@ STEPS = of(
         "is None.",
         wrong=lambda attention_mask: (attention_mask == 0)[:, None, None, :],  # True at padding
         cases=_mask,
+        minutes=5,
+        difficulty="easy",
     ),
 )

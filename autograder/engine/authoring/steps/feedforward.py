@@ -22,5 +22,7 @@ STEPS = of(
         "not x * sigmoid(1.702 x).",
         wrong=lambda x: torch.nn.functional.gelu(x, approximate="tanh"),
         cases=_gelu,
+        minutes=10,
+        difficulty="medium",
     ),
 )

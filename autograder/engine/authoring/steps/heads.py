@@ -28,5 +28,7 @@ STEPS = of(
         "F.linear(..., weight, bias) and torch.tanh.",
         wrong=lambda hidden_states, weight, bias: torch.tanh(F.linear(hidden_states.mean(1), weight, bias)),
         cases=_pool,
+        minutes=5,
+        difficulty="easy",
     ),
 )

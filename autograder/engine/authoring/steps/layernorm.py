@@ -42,6 +42,8 @@ STEPS = of(
         "BIASED one, the mean of (x - mean) ** 2 (divide by D, not D - 1).",
         wrong=lambda x: (x.mean(-1, keepdim=True), x.var(-1, keepdim=True)),
         cases=_statistics,
+        minutes=5,
+        difficulty="easy",
     ),
     Step(
         "normalise",
@@ -50,6 +52,8 @@ STEPS = of(
         hint="(x - mean) / sqrt(variance + eps): eps inside the square root.",
         wrong=lambda x, mean, variance, eps: (x - mean) / (variance.sqrt() + eps),
         cases=_normalise,
+        minutes=5,
+        difficulty="easy",
     ),
     Step(
         "scale_and_shift",
@@ -58,5 +62,7 @@ STEPS = of(
         hint="weight * normalised + bias: weight and bias (D,) broadcast over the last dimension.",
         wrong=lambda normalised, weight, bias: normalised * weight,
         cases=_scale_and_shift,
+        minutes=5,
+        difficulty="easy",
     ),
 )

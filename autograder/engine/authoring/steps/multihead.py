@@ -44,6 +44,8 @@ STEPS = of(
         "together, and the transpose puts the head axis before the positions.",
         wrong=lambda x, num_heads: x.view(x.size(0), num_heads, x.size(1), -1),
         cases=_split,
+        minutes=10,
+        difficulty="medium",
     ),
     Step(
         "attend",
@@ -57,6 +59,8 @@ STEPS = of(
         "as the softmax gave them.",
         wrong=lambda q, k, v, mask=None, dropout=None: plain_attention(q, k, v),  # the mask not passed on
         cases=_attend,
+        minutes=10,
+        difficulty="medium",
     ),
     Step(
         "merge_heads",
@@ -66,5 +70,7 @@ STEPS = of(
         "transpose mixes positions into features.",
         wrong=lambda x: x.reshape(x.size(0), x.size(2), -1),
         cases=_merge,
+        minutes=5,
+        difficulty="easy",
     ),
 )

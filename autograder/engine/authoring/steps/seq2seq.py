@@ -71,6 +71,8 @@ STEPS = of(
         "arg-max over the vocabulary, the last dimension; a LongTensor (B,).",
         wrong=lambda logits: logits[:, 0].argmax(dim=-1),  # the first position's
         cases=_next_tokens,
+        minutes=5,
+        difficulty="easy",
     ),
     Step(
         "finish_rows",
@@ -87,6 +89,8 @@ STEPS = of(
             next_token, finished | (next_token == eos_token_id), pad_token_id
         ),
         cases=_finish_rows,
+        minutes=10,
+        difficulty="medium",
     ),
     Step(
         "decode_step",
@@ -103,5 +107,7 @@ STEPS = of(
             finished | (logits[:, -1].argmax(-1) == eos_token_id),
         ),
         cases=_decode_step,
+        minutes=10,
+        difficulty="medium",
     ),
 )

@@ -2,7 +2,7 @@
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import torch
 from torch.nn import functional as F
@@ -21,9 +21,13 @@ class Step:
     wrong: Callable  # a wrong version as students write it, whose check shows the hint (tests/test_steps.py)
     cases: Callable  # cases(c): adds its public cases through c, a Cases of this step
     component: str = ""  # whose file defines it: set from the module that declares it
+    minutes: int = field(
+        kw_only=True
+    )  # what it takes a student, as the notebook states it (tests/unit/test_workload.py)
+    difficulty: str = field(kw_only=True)  # easy, medium or hard
 
     def heading(self, number):
-        return f"**Step {number}, {self.title}.** {self.says}"
+        return f"**Step {number}, {self.title}** ({self.minutes} min, {self.difficulty}). {self.says}"
 
 
 def of(component, *steps):
