@@ -15,14 +15,17 @@ def contract_body():
     return text[text.index("-->\n") + 4 :]
 
 
-def table():
-    """{component id: [name, ...]} from the contract's Components table."""
-    rows = re.findall(r"^\| `(\w+)` \| (.+?) \|", contract_body(), re.M)
+def table(section):
+    """{component id: [name, ...]} from the table under the contract's heading `section`."""
+    body = contract_body()
+    start = body.index(f"\n## {section}")
+    end = body.find("\n## ", start + 1)
+    rows = re.findall(r"^\| `(\w+)` \| (.+?) \|", body[start:end], re.M)
     return {component: re.findall(r"`(\w+)\(", names) for component, names in rows}
 
 
 def test_the_contracts_components_and_names_are_the_kits():
-    assert table() == {c.id: list(c.names) for c in spec.COMPONENTS}
+    assert table("Components") == {c.id: list(c.names) for c in spec.COMPONENTS}
 
 
 @pytest.mark.skipif(not STAFF_COPY.exists(), reason="no staff copy of the contract beside this clone")
