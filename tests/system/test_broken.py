@@ -80,25 +80,29 @@ def test_a_shared_sandbox_grades_under_each_gradings_own_limits(tmp_path, sandbo
     assert sandbox.limits == sandbox.own_limits
 
 
-# Work that takes CPU time for certain: a component's time is read in clock ticks (10 ms), and a warm child can grade
-# masking inside one, leaving the submission's 0.01 s unspent (seen once in CI: attention was graded too).
-SPIN = (
-    "    ### BEGIN SOLUTION\n    return torch.ones(size",
-    "    ### BEGIN SOLUTION\n    sum(range(2_000_000))\n    return torch.ones(size",
+# attention that never returns from its first call.
+ATTENTION_SPINS = (
+    "    ### BEGIN SOLUTION\n    scores = query @ key",
+    "    ### BEGIN SOLUTION\n    while True:\n        pass\n    scores = query @ key",
 )
 
 
 def test_a_submission_that_used_up_its_time_scores_zero_in_the_parts_left(tmp_path, sandbox):
-    """The first part runs, whatever it takes; the next is never started once the submission's time is spent."""
+    """The parts share the submission's time: a part that spins spends what the parts before it left, and the
+    next is never started. An honest first part takes a small share of the total however loaded the machine (a
+    0.01 s total, once spent by a busy machine's loading alone, failed the honest part too)."""
     report = grade(
-        submission(tmp_path / "submission", [("masking", *SPIN)]),
-        limits=Limits(time=TIME_LIMIT, total=0.01),
-        components=["masking", "attention"],
+        submission(tmp_path / "submission", [("attention", *ATTENTION_SPINS)]),
+        limits=Limits(time=TIME_LIMIT, total=2),
+        components=["masking", "attention", "layernorm"],
         sandbox=sandbox,
     )
-    masking, attention = (next(c for c in report.components if c.id == i) for i in ("masking", "attention"))
-    assert masking.score == masking.points and attention.score == 0, report.table()
-    assert reasons_said(attention.feedback()) == {"zero.used up"}, attention.feedback()
+    masking, attention, layernorm = (
+        next(c for c in report.components if c.id == i) for i in ("masking", "attention", "layernorm")
+    )
+    assert masking.score == masking.points, report.table()
+    assert attention.score == 0 and "zero.time" in reasons_said(attention.feedback()), attention.feedback()
+    assert layernorm.score == 0 and reasons_said(layernorm.feedback()) == {"zero.used up"}, layernorm.feedback()
 
 
 def test_a_busy_machine_costs_an_honest_submission_nothing(tmp_path, sandbox):
