@@ -29,6 +29,11 @@ quiz.Quit and its Interrupted are no errors: they end the terminal quiz, and it 
 class StudentFault(Exception):
     """The submission's doing: a message the student reads."""
 
+    def _render_traceback_(self) -> list[str]:
+        """IPython's hook, which a notebook shows in place of the traceback: the message alone, since the frames
+        are the kit's (a check that raised it), where a student reads that the grader crashed. The cell fails."""
+        return [f"{type(self).__name__}: {self}"]
+
 
 class KitFault(Exception):
     """The kit's or its installation's doing: never recorded as a student's zero."""
