@@ -124,7 +124,7 @@ def students(filename):
 
 def _part(code):
     """A class's name for its method's code, a function's own name otherwise."""
-    qualified = code.co_qualname.split(".<locals>.")[0]
+    qualified = code.co_qualname.rsplit(".<locals>.", 1)[-1]
     return qualified.split(".")[0]
 
 

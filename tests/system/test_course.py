@@ -90,14 +90,23 @@ def test_source_notebook_runs_clean_and_scores_full_marks(kernel_env, path):
     assert scored == expected
 
 
+KIT_FILES = str(spec.KIT_ROOT / "autograder")
+
+
 def test_release_notebooks_fail_only_where_an_exercise_is_unwritten(kernel_env):
     """Every cell that is not an exercise is a source notebook's too, each of which runs in a fresh kernel above:
     what a release adds is how its stubs fail. So the releases share one kernel (ten fresh ones cost 33 s of CPU,
     one 15 s), each starting with none of the earlier ones' names."""
+    checks_told = 0
     for path, nb in execute_one_after_another(RELEASES, kernel_env).items():
         errors = {o["ename"] for _, o in outputs(nb, "error")}
         assert errors <= {"NotImplementedError", "NotStarted"}, f"{path.name}: {errors}"
+        # A check's error is its one line (errors.StudentFault's hook), no frame of the kit's files under it.
+        told = [o["traceback"] for _, o in outputs(nb, "error") if o["ename"] == "NotStarted"]
+        assert all(len(lines) == 1 and KIT_FILES not in lines[0] for lines in told), (path.name, told)
+        checks_told += len(told)
         assert not [o for _, o in outputs(nb, "stream") if o["name"] == "stderr"], path.name
+    assert checks_told >= len(spec.COMPONENTS)
 
 
 def test_nbgrader_validate_fails_on_the_untouched_release_and_passes_when_complete(kernel_env, tmp_path):
