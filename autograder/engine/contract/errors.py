@@ -22,7 +22,8 @@ where its callers catch it:
         jail.JailUnavailable                    judge/jail.py: no jail here, and what to install
         questions.BankError (ValueError)        breakout/questions.py: a question file, by file and question
 
-quiz.Quit and its Interrupted are no errors: they end the terminal quiz, and it tells them apart.
+A StudentFault shows in a notebook as its one line (IPython's _render_traceback_ hook), never the kit's frames that
+raised it. quiz.Quit and its Interrupted are no errors: they end the terminal quiz, and it tells them apart.
 """
 
 
