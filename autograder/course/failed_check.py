@@ -17,7 +17,7 @@ from pathlib import Path
 import torch
 
 from autograder.engine.child import runtime
-from autograder.engine.judge.hints import HINT
+from autograder.engine.judge.hints import HINT, HINTS
 
 # Where no student code lives: the kit's package, Python's own library and the installed packages (torch's).
 NOT_STUDENTS = tuple(
@@ -52,12 +52,13 @@ def hint_first(message):
     return hints[0], "\n".join(lines)
 
 
-def crash_lead(error, own, case, expected):
+def crash_lead(error, own, case, expected, kind=None):
     """What to change first when the student's code raised on a case: the wrong call between two of their parts
-    that led to it, or, for a shape error, the case with the shape its output must have; None otherwise.
+    that led to it, or, for a shape error, the case with the shape its output must have (after the hint to read
+    every size from the config, on the case of another config); None otherwise.
 
     own: the code objects of the part checked; case: the case described with its inputs; expected: {output name:
-    array} of the case."""
+    array} of the case; kind: the case's kind."""
     if error is None:
         return None
     call = wrong_call(error, own)
@@ -73,7 +74,8 @@ def crash_lead(error, own, case, expected):
     )
     outputs = [f"{name} {tuple(array.shape)}" for name, array in expected.items()]
     shapes = " and ".join(outputs) if len(outputs) > 1 else str(tuple(next(iter(expected.values())).shape))
-    return (
+    config = f"{HINT}{HINTS['any']['config']}\n" if kind == "config" else ""
+    return config + (
         f"Shapes do not fit on {case}, whose output{'s are' if len(outputs) > 1 else ' is'} {shapes}: "
         f"follow each tensor's shape{where} for these sizes."
     )

@@ -118,12 +118,12 @@ def told(checks, student, likely, earlier):
     counted = [(name, [test for test in tests if not test.passed], len(tests)) for name, tests in checks.items()]
     first_check, failed, total = next(check for check in counted if check[1])
     first = failed[0].message
-    crash, case, expected = _crash(student, first)
+    crash, case, expected, kind = _crash(student, first)
     if case is not None and not first.startswith(case):
         first = f"{case}: {first}"
     lead = likely or failed_check.earlier_line(earlier)
     lead = lead or failed_check.crash_lead(
-        crash, {c for obj in student.server.names.values() for c in codes(obj)}, case, expected
+        crash, {c for obj in student.server.names.values() for c in codes(obj)}, case, expected, kind
     )
     if not lead:
         lead, first = failed_check.hint_first(first)
@@ -133,18 +133,18 @@ def told(checks, student, likely, earlier):
 
 def _crash(student, message):
     """(the error the student's code raised that the message tells, the case it was raised on described with its
-    inputs, the case's expected outputs); Nones where the message tells no error the suites observed."""
+    inputs, the case's expected outputs, its kind); Nones where the message tells no error the suites observed."""
     error = next((e for said, e in (student.errors.items() if student else ()) if said in message), None)
     if error is None:
-        return None, None, {}
+        return None, None, {}, None
     said = next(said for said, e in student.errors.items() if e is error)
     seen = next((o for o in student.observations if o.failure == said), None)
     if seen is None:
-        return error, None, {}
+        return error, None, {}, None
     case_id, train = seen.key.removesuffix(trained("")), seen.key.endswith(trained(""))
     case = next(c for c in PUBLIC.cases(student.component_id) if c.id == case_id)
     outputs = {name: case.expected[name] for name in case.outputs}
-    return error, case.describe(seen.dtype) + (", train mode" if train else ""), outputs
+    return error, case.describe(seen.dtype) + (", train mode" if train else ""), outputs, case.kind
 
 
 def failing_earlier(component_id, names):
@@ -224,7 +224,9 @@ def check_step(name, function, quiet=False):
     case, first, described = failures[0]
     error = student.errors.get(first)
     first = first if first.startswith("case ") else f"{described}: {first}"
-    lead = failed_check.crash_lead(error, set(codes(function)), described, case.expected)
+    earlier = [] if quiet else failing_earlier(cases[0].meta["component"], {name: function})
+    lead = failed_check.earlier_line(earlier)
+    lead = lead or failed_check.crash_lead(error, set(codes(function)), described, case.expected, case.kind)
     if not lead:
         lead, first = failed_check.hint_first(first)
     told = failed_check.block(lead, name, first, len(failures), len(cases), [])

@@ -171,3 +171,14 @@ def test_a_wrong_call_names_the_caller_and_the_argument():
         attend(torch.ones(2, 3, 4), key_value_states=torch.ones(2, 1, 1, 4, dtype=torch.bool))
     except RuntimeError as error:
         assert failed_check.wrong_call(error, set(jupyter.codes(attend))) is None  # the error of the part checked
+
+
+def test_a_step_that_runs_a_failing_earlier_part_says_so_first(tmp_path, capsys):
+    """attend runs the student's scaled_dot_product_attention: with that one wrong, attend's values read as its own
+    mistake."""
+    names, _ = jupyter.load_names(submission(tmp_path / "s", catalog("attention/scores-not-scaled")))
+    attend = names["MultiHeadAttention"].forward.__globals__["attend"]
+    with pytest.raises(public.Failed):
+        public.check_step("attend", attend)
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("Your attention fails its own public checks (check_attention), and this part runs it")
