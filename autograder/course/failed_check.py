@@ -16,7 +16,7 @@ from pathlib import Path
 
 import torch
 
-from autograder.engine.child import runtime
+from autograder.engine.contract.protocol import REFERENCE_LABEL
 from autograder.engine.judge.hints import HINT, HINTS
 
 # Where no student code lives: the kit's package, Python's own library and the installed packages (torch's).
@@ -121,7 +121,10 @@ def wrong_call(error, own):
 def students(filename):
     """Whether code compiled from filename is the student's: a submission's label ("multihead.py"), a notebook's
     cell (ipykernel compiles each under a temporary path), a file of their own; not the kit's or a library's."""
-    return runtime.is_student(filename) or (Path(filename).is_absolute() and not filename.startswith(NOT_STUDENTS))
+    if Path(filename).is_absolute():
+        return not filename.startswith(NOT_STUDENTS)
+    # As child/runtime.py tells a label: the kit's code that a child loads, and frozen modules, have labels too.
+    return not filename.startswith((REFERENCE_LABEL, "<frozen "))
 
 
 def _part(code):

@@ -222,11 +222,13 @@ def check_step(name, function, quiet=False):
             print(f"{name}: all {len(cases)} public checks passed")
         return
     case, first, described = failures[0]
-    error = student.errors.get(first)
+    crash = student.errors.get(first)
     first = first if first.startswith("case ") else f"{described}: {first}"
     earlier = [] if quiet else failing_earlier(cases[0].meta["component"], {name: function})
     lead = failed_check.earlier_line(earlier)
-    lead = lead or failed_check.crash_lead(error, set(codes(function)), described, case.expected, case.kind)
+    lead = lead or failed_check.crash_lead(
+        crash, set(codes(function)), described, {n: case.expected[n] for n in case.outputs}, case.kind
+    )
     if not lead:
         lead, first = failed_check.hint_first(first)
     told = failed_check.block(lead, name, first, len(failures), len(cases), [])

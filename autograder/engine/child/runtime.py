@@ -179,7 +179,7 @@ def load_reference(submission_message: dict[str, Any], wanted: Iterable[str]) ->
     return collect(modules, submission_message["owners"], wanted)
 
 
-def is_student(filename: str) -> bool:
+def _is_student(filename: str) -> bool:
     # Student code is compiled under labels such as "multihead.py"; library and kit frames have absolute
     # paths, and the kit's code that a child loads has labels starting with REFERENCE_LABEL.
     # Frozen modules (`exit` is _sitebuiltins') have labels too, of their own form.
@@ -188,7 +188,7 @@ def is_student(filename: str) -> bool:
 
 def student_frame(error: BaseException) -> traceback.FrameSummary | None:
     """The innermost frame of student code in the error's traceback, or None."""
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if is_student(f.filename)]
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if _is_student(f.filename)]
     return frames[-1] if frames else None
 
 
@@ -204,7 +204,7 @@ def describe(error: BaseException) -> str:
         inner = [
             f.filename
             for f in traceback.extract_tb(error.__traceback__)
-            if is_student(f.filename) or f.filename.startswith(REFERENCE_LABEL)
+            if _is_student(f.filename) or f.filename.startswith(REFERENCE_LABEL)
         ][-1]
         called = ", inside another part, the kit's, that this line calls" if inner.startswith(REFERENCE_LABEL) else ""
         where = f" ({frame.filename}, line {frame.lineno}{quoted}{called})"
