@@ -43,13 +43,11 @@ def block(lead, first_check, first, failed, total, others):
 
 
 def hint_first(message):
-    """(the first hint of a failure, the failure without that line): the hint is what to change, said first."""
+    """(the first hint of a failure, the failure without it): the hint is what to change, said first, and once
+    (a step's one hint is under each of its outputs)."""
     lines = message.split("\n")
-    hints = [line for line in lines if line.startswith(HINT)]
-    if not hints:
-        return None, message
-    lines.remove(hints[0])
-    return hints[0], "\n".join(lines)
+    hint = next((line for line in lines if line.startswith(HINT)), None)
+    return hint, "\n".join(line for line in lines if line != hint)
 
 
 def crash_lead(error, own, case, expected, kind=None):
