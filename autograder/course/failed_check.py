@@ -24,9 +24,9 @@ NOT_STUDENTS = tuple(
     {str(Path(__file__).resolve().parents[1]), sys.prefix, sys.base_prefix, site.getusersitepackages()}
     | {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
 )
+FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 # Words of torch's messages where shapes do not fit: "The size of tensor a (4) must match ...", "mat1 and mat2
 # shapes cannot be multiplied", "shape '[2, 5]' is invalid for input of size 9", "Dimension out of range".
-FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 SHAPE_ERROR = re.compile(r"\b(sizes?|shapes?|dimension)\b", re.IGNORECASE)
 
 
@@ -64,12 +64,12 @@ def crash_lead(error, own, case, expected, kind=None):
         return call
     if not SHAPE_ERROR.search(str(error)):
         return None
-    frames = list(traceback.walk_tb(error.__traceback__))
-    inner = [(frame, line) for frame, line in frames if students(frame.f_code.co_filename)][-1:]
-    where = "".join(
-        f" through your line `{linecache.getline(frame.f_code.co_filename, line).strip()}` (line {line})"
-        for frame, line in inner
-    )
+    frames = [
+        (frame, line) for frame, line in traceback.walk_tb(error.__traceback__) if students(frame.f_code.co_filename)
+    ]
+    where = "".join(f" through {_line(*frames[-1])}" for _ in frames[-1:])
+    if not expected:
+        return f"Shapes do not fit: follow each tensor's shape{where}."
     outputs = [f"{name} {tuple(array.shape)}" for name, array in expected.items()]
     shapes = " and ".join(outputs) if len(outputs) > 1 else str(tuple(next(iter(expected.values())).shape))
     config = f"{HINT}{HINTS['any']['config']}\n" if kind == "config" else ""
@@ -111,8 +111,8 @@ def wrong_call(error, own):
         f"{p}: {_kind(v) if isinstance(v, torch.Tensor) else type(v).__name__}" for p, v in values.items()
     )
     return (
-        f"The error is raised inside your {callee_name}, called by your {caller_name} at {caller.f_code.co_filename}, "
-        f"line {line}, with {passed}: does each argument go where it is passed?"
+        f"The error is raised inside your {callee_name}, called by your {caller_name} at {_line(caller, line)}, with "
+        f"{passed}: does each argument go where it is passed?"
     )
 
 
@@ -123,6 +123,11 @@ def students(filename):
         return not filename.startswith(NOT_STUDENTS)
     # As child/runtime.py tells a label: the kit's code that a child loads, and frozen modules, have labels too.
     return not filename.startswith((REFERENCE_LABEL, "<frozen "))
+
+
+def _line(frame, line):
+    """The student's line as they wrote it (a notebook cell's file is a temporary path that says nothing)."""
+    return f"your line `{linecache.getline(frame.f_code.co_filename, line).strip()}` (line {line})"
 
 
 def _part(code):

@@ -104,7 +104,7 @@ def check(component_id, names, quiet=False):
     # progress report, which checks every part, says it on its own row.
     earlier = [] if likely or quiet else failing_earlier(component_id, names)
     failure = Failed(
-        component_id, len(checks) - len(failures), failures, likely, told(checks, student, likely, earlier)
+        component_id, len(checks) - len(failures), failures, likely, _told(checks, student, names, likely, earlier)
     )
     if not quiet:
         print(failure)
@@ -112,7 +112,7 @@ def check(component_id, names, quiet=False):
     raise failure
 
 
-def told(checks, student, likely, earlier):
+def _told(checks, student, names, likely, earlier):
     """What a failed component check prints: what to change, its first failing case with its inputs, the rest as
     counts (failed_check.py)."""
     counted = [(name, [test for test in tests if not test.passed], len(tests)) for name, tests in checks.items()]
@@ -123,7 +123,7 @@ def told(checks, student, likely, earlier):
         first = f"{case}: {first}"
     lead = likely or failed_check.earlier_line(earlier)
     lead = lead or failed_check.crash_lead(
-        crash, {c for obj in student.server.names.values() for c in codes(obj)}, case, expected, kind
+        crash, {code for obj in names.values() for code in codes(obj)}, case, expected, kind
     )
     if not lead:
         lead, first = failed_check.hint_first(first)

@@ -172,6 +172,20 @@ def test_a_wrong_call_names_the_caller_and_the_argument():
     except RuntimeError as error:
         assert failed_check.wrong_call(error, set(jupyter.codes(attend))) is None  # the error of the part checked
 
+    def project(x):
+        return attend(x, key_value_states=x[..., :3])  # no argument of the wrong kind: each is shown
+
+    try:
+        project(torch.ones(2, 3, 4))
+    except RuntimeError as error:
+        said = failed_check.wrong_call(error, set(jupyter.codes(project)))
+    assert re.fullmatch(
+        r"The error is raised inside your attend, called by your project at your line `return attend\(x, "
+        r"key_value_states=x\[\.\.\., :3\]\)  # .*` \(line \d+\), with hidden_states: float tensor \(2, 3, 4\), mask: "
+        r"NoneType, key_value_states: float tensor \(2, 3, 3\): does each argument go where it is passed\?",
+        said,
+    ), said
+
 
 def test_a_step_that_runs_a_failing_earlier_part_says_so_first(tmp_path, capsys):
     """attend runs the student's scaled_dot_product_attention: with that one wrong, attend's values read as its own
