@@ -1,7 +1,7 @@
 """The coding notebooks, and what they run.
 
 Built from the reference and course/parts/*.md: the notebooks, source and nbgrader release (notebooks),
-and the student stubs (stubs). Run by the notebooks and the student bundle: the public checks (public),
+and the student stubs (stubs). Run by the notebooks and the student bundle: the public checks (public; what a failed one prints first, failed_check),
 the pictures (pictures), part 5's pretrained BERT in the student's encoder (minilm) and the notebooks' helpers (jupyter: earlier parts, the hidden grading cell,
 the kernel). The public checks run the hidden suites on the public cases (generated/public_cases, built with
 the hidden ones by engine/authoring/case_files.py), and name a mistake from the evidence beside them; the notebooks' step checks

@@ -45,9 +45,15 @@ class Characters:
 
 
 def run_checks(name, checks):
-    """Run (label, check) pairs, each returning None or what is wrong; print a line for each."""
-    failures = []
-    for label, check in checks:
+    """Run (label, check) pairs, or (label, check, needed): each check returns None or what is wrong, and one with
+    needed runs only where the check of that label passed, since its failure would follow from that one's. Prints
+    the first failure first (what to change), then a line per check; raises Failed if any failed."""
+    failures, lines, passed = [], [], set()
+    for label, check, *needed in checks:
+        if needed and needed[0] not in passed:
+            lines.append(f'✗ {label}: not checked, as it follows from "{needed[0]}" failing: fix that first')
+            failures.append(f"{label}: follows from {needed[0]}")
+            continue
         try:
             problem = check()
         except NotImplementedError as error:
@@ -57,12 +63,19 @@ def run_checks(name, checks):
             ) from error
         except Exception as error:  # noqa: BLE001 - a student's exception is a failed check, told as such
             problem = f"raised {type(error).__name__}: {error}"
-        print(f"✗ {label}: {problem}" if problem else f"✓ {label}")
+        lines.append(f"✗ {label}: {problem}" if problem else f"✓ {label}")
         if problem:
             failures.append(f"{label}: {problem}")
+        else:
+            passed.add(label)
     if failures:
-        raise Failed(name, len(checks) - len(failures), failures)
-    print(f"{name}: all {len(checks)} checks passed")
+        first = next(line for line in lines if line.startswith("✗"))
+        told = "\n".join([first, *(line for line in lines if line is not first)])
+        failure = Failed(name, len(checks) - len(failures), failures, told=told)
+        print(failure)
+        failure.printed = True
+        raise failure
+    print("\n".join(lines) + f"\n{name}: all {len(checks)} checks passed")
 
 
 def _generator(seed=0):
@@ -143,6 +156,9 @@ def expected_probabilities(logits, temperature, top_k=None):
     return F.softmax(scaled, dim=-1)
 
 
+ONE_PER_ROW = "one token id per row"  # what the other sampling checks read their draws as
+
+
 def check_sampling(sample_next):
     """One LongTensor token per row; top_k=1 is the arg-max; frequencies follow softmax(logits / temperature)
     over the top k; the generator makes draws repeat."""
@@ -151,6 +167,8 @@ def check_sampling(sample_next):
 
     def shape():
         drawn = sample_next(logits, 1.0, None, _generator())
+        if drawn.shape == (50, 1):
+            return "returned (50, 1), a column: each row's draw is still in a dimension of its own; one token id per row is (50,)"
         if drawn.shape != (50,) or drawn.dtype != torch.long:
             return f"returned {tuple(drawn.shape)} {drawn.dtype}, expected (50,) torch.int64: one token id per row"
         return None
@@ -181,11 +199,11 @@ def check_sampling(sample_next):
     run_checks(
         "sample_next",
         [
-            ("one token id per row", shape),
-            ("top_k=1 is the arg-max", greedy),
-            ("frequencies at temperature 1", frequencies(1.0, None)),
-            ("frequencies at temperature 0.5 (sharper)", frequencies(0.5, None)),
-            ("frequencies at temperature 2 with top_k=3 (flatter, three tokens)", frequencies(2.0, 3)),
+            (ONE_PER_ROW, shape),
+            ("top_k=1 is the arg-max", greedy, ONE_PER_ROW),
+            ("frequencies at temperature 1", frequencies(1.0, None), ONE_PER_ROW),
+            ("frequencies at temperature 0.5 (sharper)", frequencies(0.5, None), ONE_PER_ROW),
+            ("frequencies at temperature 2 with top_k=3 (flatter, three tokens)", frequencies(2.0, 3), ONE_PER_ROW),
             ("the generator makes draws repeat", repeats),
         ],
     )

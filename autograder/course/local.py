@@ -12,6 +12,7 @@ from autograder.engine.contract.messages import Requests
 class LocalStudent(Requests):
     def __init__(self, component_id, names):
         component = spec.BY_ID[component_id]
+        self.component_id = component_id
         self.server = Server(
             None,
             {
@@ -26,6 +27,7 @@ class LocalStudent(Requests):
         self.observations = []  # as a child's: what the value checks returned (diagnosis.Observation)
         self.fatal = None
         self.not_started = None  # the NotImplementedError a stub raised, if one did
+        self.errors = {}  # {the message the suites read: the error itself}: what failed_check reads of a crash
 
     def request(self, message):
         if self.fatal:
@@ -38,7 +40,9 @@ class LocalStudent(Requests):
         except Exception as error:  # noqa: BLE001 - whatever the student's code raises is feedback
             if isinstance(error, NotImplementedError) and self.not_started is None:
                 self.not_started = error
-            raise StudentError(self.server._explain(error)) from None
+            message = self.server._explain(error)
+            self.errors.setdefault(message, error)
+            raise StudentError(message) from None
 
 
 class LocalGrading:

@@ -2,11 +2,8 @@
 (course/public.py) on a submission loaded in the student's own process, a line each, with where a failure may come
 from when it runs an earlier part that does not pass yet."""
 
-import inspect
-
 from autograder.course import jupyter
-from autograder.course.jupyter import codes
-from autograder.course.public import Failed, NotStarted, check, raised_in_own_code
+from autograder.course.public import Failed, NotStarted, check, names_read, raised_in_own_code
 from autograder.engine.contract import spec
 
 
@@ -18,7 +15,7 @@ def _through(component, names, passing):
     from what it calls itself: a part that fails through another names that one, which names the next."""
     used = set()
     for name in component.names:
-        used |= _names_read(names[name])
+        used |= names_read(names[name])
     earlier = [c.id for c in spec.COMPONENTS if c.id != component.id and c.id not in passing and used & set(c.names)]
     if not earlier:
         return ""
@@ -27,22 +24,6 @@ def _through(component, names, passing):
         f"  (it runs your {', '.join(earlier)}, which {'does not pass its' if one else 'do not pass their'} "
         f"own checks yet: fix {'it' if one else 'them'} first)"
     )
-
-
-def _names_read(obj, followed=None):
-    """The global names a function, or a class's methods, read (nested functions and lambdas included), and those
-    that the student's own helpers it calls read in turn (a step: attend calls scaled_dot_product_attention)."""
-    followed = set() if followed is None else followed
-    names = set().union(*(code.co_names for code in codes(obj)))
-    functions = [obj] if inspect.isfunction(obj) else []
-    if isinstance(obj, type):
-        functions = [f for f in vars(obj).values() if inspect.isfunction(f)]
-    namespace = functions[0].__globals__ if functions else {}
-    for name in sorted(names - followed - set(spec.OWNER)):
-        if inspect.isfunction(helper := namespace.get(name)):
-            followed.add(name)
-            names |= _names_read(helper, followed)
-    return names
 
 
 def progress(path):

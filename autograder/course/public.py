@@ -9,6 +9,7 @@ one of the notebooks' steps (a helper towards an exercise, never graded) with th
 step's public cases, against the reference's helper.
 """
 
+import inspect
 import warnings
 import zlib
 from types import SimpleNamespace
@@ -18,7 +19,7 @@ from torch import nn
 from torch.nn.modules.lazy import LazyModuleMixin
 from torch.nn.parameter import is_lazy
 
-from autograder.course import PUBLIC_CASES
+from autograder.course import PUBLIC_CASES, failed_check
 from autograder.course.jupyter import codes
 from autograder.course.local import LocalGrading, LocalStudent
 from autograder.engine.child import runtime
@@ -26,6 +27,7 @@ from autograder.engine.contract import spec
 from autograder.engine.contract.errors import KitFault, StudentError, StudentFault
 from autograder.engine.judge import fixtures
 from autograder.engine.judge import hints as sentences
+from autograder.engine.judge.diagnosis import trained
 from autograder.engine.judge.results import ComponentResult
 from autograder.engine.judge.run import run_suites
 from autograder.engine.judge.suites.checking import check_case
@@ -53,14 +55,20 @@ class NotStarted(StudentFault, NotImplementedError):
 
 
 class Failed(StudentFault, AssertionError):
-    """Some of a component's public checks failed; likely is the "Likely mistake: ..." line, if one is named."""
+    """Some of a component's public checks failed; likely is the "Likely mistake: ..." line, if one is named; told is
+    what the check prints, what to change first (failed_check.py), when it is more than the first failure."""
 
-    def __init__(self, component_id, passed, failures, likely=None):
+    def __init__(self, component_id, passed, failures, likely=None, told=None):
         self.passed, self.total, self.failures, self.likely = passed, passed + len(failures), failures, likely
-        super().__init__(
-            f"{component_id}: {passed} of {self.total} public checks passed; first failure: {failures[0]}"
-            + (f"\n{likely}" if likely else "")
-        )
+        self.summary = f"{component_id}: {passed} of {self.total} public checks passed"
+        self.printed = False  # whether told was printed above the error, as a notebook shows it
+        super().__init__(told or f"{self.summary}; first failure: {failures[0]}" + (f"\n{likely}" if likely else ""))
+
+    def _render_traceback_(self):
+        """In a notebook, the one line under what the check printed: nothing repeated, no frame of the kit."""
+        if not self.printed:
+            return super()._render_traceback_()
+        return [f"{type(self).__name__}: {self.summary}. What to change, then the first failing case: above."]
 
 
 def config(**overrides):
@@ -69,8 +77,8 @@ def config(**overrides):
 
 
 def check(component_id, names, quiet=False):
-    """Run one component's public checks on {SPEC name: the student's object}, printing one line per check;
-    returns how many passed, or raises NotStarted (a stub) or Failed (with the likely mistake, if named).
+    """Run one component's public checks on {SPEC name: the student's object}, printing what failed_check.py says
+    of them; returns how many passed, or raises NotStarted (a stub) or Failed (with the likely mistake, if named).
 
     A check is one test of the component's suite, over its public cases: it passes where every case passes."""
     grading = LocalGrading(names)
@@ -84,19 +92,99 @@ def check(component_id, names, quiet=False):
         where = f"{frame.filename}, line {frame.lineno}" if frame else "your code"
         raise NotStarted(f"{component_id} is not written yet: {where} raises NotImplementedError") from error
     component = ComponentResult(component_id, spec.BY_ID[component_id].points, results)
-    failures, checks_run = component.failing(), len(component.checks())
+    failures, checks = component.failing(), component.checks()
+    if not failures:
+        if not quiet:
+            print(
+                "\n".join(f"✓ {name}" for name in checks) + f"\n{component_id}: all {len(checks)} public checks passed"
+            )
+        return len(checks)
+    likely = PUBLIC.evidence(component_id).diagnose(component_id, student.observations) if student else None
+    # An earlier part that fails is what to change first; asked in a notebook alone, as each costs a check, and the
+    # progress report, which checks every part, says it on its own row.
+    earlier = [] if likely or quiet else failing_earlier(component_id, names)
+    failure = Failed(
+        component_id, len(checks) - len(failures), failures, likely, _told(checks, student, names, likely, earlier)
+    )
     if not quiet:
-        for name in component.checks():
-            failed = next((line for line in failures if line.startswith(f"{name}:")), None)
-            print("✗ " + failed.replace("\n", "\n    ") if failed else f"✓ {name}")
-    if failures:
-        likely = PUBLIC.evidence(component_id).diagnose(component_id, student.observations) if student else None
-        if likely and not quiet:
-            print(likely)
-        raise Failed(component_id, checks_run - len(failures), failures, likely)
-    if not quiet:
-        print(f"{component_id}: all {checks_run} public checks passed")
-    return checks_run
+        print(failure)
+        failure.printed = True
+    raise failure
+
+
+def _told(checks, student, names, likely, earlier):
+    """What a failed component check prints: what to change, its first failing case with its inputs, the rest as
+    counts (failed_check.py)."""
+    counted = [(name, [test for test in tests if not test.passed], len(tests)) for name, tests in checks.items()]
+    first_check, failed, total = next(check for check in counted if check[1])
+    first = failed[0].message
+    crash, case, expected, kind = _crash(student, first)
+    if case is not None and not first.startswith(case):
+        first = f"{case}: {first}"
+    lead = likely or failed_check.earlier_line(earlier)
+    lead = lead or failed_check.crash_lead(
+        crash, {code for obj in names.values() for code in codes(obj)}, case, expected, kind
+    )
+    if not lead:
+        lead, first = failed_check.hint_first(first)
+    others = [(name, len(fails), n) for name, fails, n in counted if name != first_check]
+    return failed_check.block(lead, first_check, first, len(failed), total, others)
+
+
+def _crash(student, message):
+    """(the error the student's code raised that the message tells, the case it was raised on described with its
+    inputs, the case's expected outputs, its kind); Nones where the message tells no error the suites observed."""
+    error = next((e for said, e in (student.errors.items() if student else ()) if said in message), None)
+    if error is None:
+        return None, None, {}, None
+    said = next(said for said, e in student.errors.items() if e is error)
+    seen = next((o for o in student.observations if o.failure == said), None)
+    if seen is None:
+        return error, None, {}, None
+    case_id, train = seen.key.removesuffix(trained("")), seen.key.endswith(trained(""))
+    case = next(c for c in PUBLIC.cases(student.component_id) if c.id == case_id)
+    outputs = {name: case.expected[name] for name in case.outputs}
+    return error, case.describe(seen.dtype) + (", train mode" if train else ""), outputs, case.kind
+
+
+def failing_earlier(component_id, names):
+    """The ids of the earlier parts this component's code calls that fail their own public checks (run quietly):
+    a failure here may follow from theirs."""
+    read = set().union(*(names_read(obj) for obj in names.values()))
+    namespace = {}
+    for obj in names.values():
+        namespace.update(_globals(obj))
+    failing = []
+    for component in spec.COMPONENTS:
+        if component.id == component_id or not read & set(component.names):
+            continue
+        if all(name in namespace for name in component.names):
+            try:
+                check(component.id, {name: namespace[name] for name in component.names}, quiet=True)
+            except (Failed, NotStarted):
+                failing.append(component.id)
+    return failing
+
+
+def names_read(obj, followed=None):
+    """The global names a function, or a class's methods, read (nested functions and lambdas included), and those
+    that the student's own helpers it calls read in turn (a step: attend calls scaled_dot_product_attention)."""
+    followed = set() if followed is None else followed
+    names = set().union(*(code.co_names for code in codes(obj)))
+    namespace = _globals(obj)
+    for name in sorted(names - followed - set(spec.OWNER)):
+        if inspect.isfunction(helper := namespace.get(name)):
+            followed.add(name)
+            names |= names_read(helper, followed)
+    return names
+
+
+def _globals(obj):
+    """The namespace a function, or a class's methods, read their global names from."""
+    functions = [obj] if inspect.isfunction(obj) else []
+    if isinstance(obj, type):
+        functions = [f for f in vars(obj).values() if inspect.isfunction(f)]
+    return functions[0].__globals__ if functions else {}
 
 
 PUBLIC = fixtures.case_set(PUBLIC_CASES)
@@ -119,7 +207,7 @@ def check_step(name, function, quiet=False):
             try:
                 check_case(student, case, dtype, hints)
             except StudentError as error:
-                failed = failed or str(error)
+                failed = failed or (str(error), case.describe(dtype))
             if student.not_started is not None:
                 frame = runtime.student_frame(student.not_started)
                 where = f"{frame.filename}, line {frame.lineno}" if frame else "your code"
@@ -127,13 +215,28 @@ def check_step(name, function, quiet=False):
                 own = raised_in_own_code(student.not_started, [function])
                 said = "is not written yet" if own else "calls code that is not written yet"
                 raise NotStarted(f"{name} {said}: {where} raises NotImplementedError") from student.not_started
+        failures += [(case, *failed)] if failed else []
+    if not failures:
         if not quiet:
-            print("✗ " + failed.replace("\n", "\n    ") if failed else f"✓ {name}: {case.about}")
-        failures += [failed] if failed else []
-    if failures:
-        raise Failed(name, len(cases) - len(failures), failures)
+            print("\n".join(f"✓ {name}: {case.about}" for case in cases))
+            print(f"{name}: all {len(cases)} public checks passed")
+        return
+    case, first, described = failures[0]
+    crash = student.errors.get(first)
+    first = first if first.startswith("case ") else f"{described}: {first}"
+    earlier = [] if quiet else failing_earlier(cases[0].meta["component"], {name: function})
+    lead = failed_check.earlier_line(earlier)
+    lead = lead or failed_check.crash_lead(
+        crash, set(codes(function)), described, {n: case.expected[n] for n in case.outputs}, case.kind
+    )
+    if not lead:
+        lead, first = failed_check.hint_first(first)
+    told = failed_check.block(lead, name, first, len(failures), len(cases), [])
+    failure = Failed(name, len(cases) - len(failures), [message for _, message, _ in failures], told=told)
     if not quiet:
-        print(f"{name}: all {len(cases)} public checks passed")
+        print(failure)
+        failure.printed = True
+    raise failure
 
 
 def _checker(component):

@@ -3,6 +3,7 @@ every notebook runs top to bottom, and the release holds no solution and no hidd
 
 import json
 
+import nbformat
 import pytest
 from support.course_helpers import completed, execute, execute_one_after_another, install_test_kernel, nbgrader, outputs
 
@@ -90,14 +91,44 @@ def test_source_notebook_runs_clean_and_scores_full_marks(kernel_env, path):
     assert scored == expected
 
 
-def test_release_notebooks_fail_only_where_an_exercise_is_unwritten(kernel_env):
+KIT_FILES = str(spec.KIT_ROOT / "autograder")
+# A step written wrong (its odd width's shapes do not fit), and its check, as a student runs them.
+WRONG_STEP = [
+    "import torch\nfrom autograder.notebook import check_step",
+    "def interleave_sin_cos(angles, d_model):\n"
+    "    table = torch.zeros(angles.shape[0], d_model, dtype=angles.dtype)\n"
+    "    table[:, 0::2] = angles.sin()\n"
+    "    table[:, 1::2] = angles.cos()\n"
+    "    return table",
+    'check_step("interleave_sin_cos", interleave_sin_cos)',
+]
+
+
+def test_release_notebooks_fail_only_where_an_exercise_is_unwritten(kernel_env, tmp_path):
     """Every cell that is not an exercise is a source notebook's too, each of which runs in a fresh kernel above:
     what a release adds is how its stubs fail. So the releases share one kernel (ten fresh ones cost 33 s of CPU,
-    one 15 s), each starting with none of the earlier ones' names."""
-    for path, nb in execute_one_after_another(RELEASES, kernel_env).items():
+    one 15 s), each starting with none of the earlier ones' names; and after them, a step written wrong, whose
+    check leads with what to change and fails its cell in one line, as nbconvert --execute and JupyterLab show it."""
+    wrong = tmp_path / "wrong_step.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in WRONG_STEP]), wrong)
+    ran = execute_one_after_another([*RELEASES, wrong], kernel_env)
+    checked = ran.pop(wrong)
+    checks_told = 0
+    for path, nb in ran.items():
         errors = {o["ename"] for _, o in outputs(nb, "error")}
         assert errors <= {"NotImplementedError", "NotStarted"}, f"{path.name}: {errors}"
+        # A check's error is its one line (errors.StudentFault's hook), no frame of the kit's files under it.
+        told = [o["traceback"] for _, o in outputs(nb, "error") if o["ename"] == "NotStarted"]
+        assert all(len(lines) == 1 and KIT_FILES not in lines[0] for lines in told), (path.name, told)
+        checks_told += len(told)
         assert not [o for _, o in outputs(nb, "stream") if o["name"] == "stderr"], path.name
+    assert checks_told >= len(spec.COMPONENTS)
+    printed = "".join(o["text"] for _, o in outputs(checked, "stream")).splitlines()
+    (error,) = [o for _, o in outputs(checked, "error")]
+    assert printed[0].startswith("Shapes do not fit on case interleave_sin_cos-odd"), printed
+    assert printed[0].endswith("through your line `table[:, 1::2] = angles.cos()` (line 4) for these sizes."), printed
+    assert error["ename"] == "Failed" and len(error["traceback"]) == 1, error["traceback"]
+    assert KIT_FILES not in error["traceback"][0] and "public checks passed" in error["traceback"][0]
 
 
 def test_nbgrader_validate_fails_on_the_untouched_release_and_passes_when_complete(kernel_env, tmp_path):

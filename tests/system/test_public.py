@@ -25,6 +25,7 @@ from autograder.engine.contract import spec
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 from autograder.engine.judge.hints import HINTS
 
+KIT_FILES = str(spec.KIT_ROOT / "autograder")
 CORRECT = [spec.SOLUTIONS, *(SUBMISSIONS / name for name in STYLES)]
 
 
@@ -69,6 +70,12 @@ def test_public_checks_catch_the_mistake_and_name_it(tmp_path, mistake):
     failure = failed(tmp_path, mistake.component, mutations.edits(mistake))
     assert failure.likely == (LIKELY_MISTAKE + mistake.says if publicly_named(mistake) else None)
     assert (failure.likely or "") in str(failure)
+    # What the student reads first is what to change: the mistake, or else a hint (a shape error on the case of
+    # another config is told to read every size from the config first);
+    # and nothing of the check's output, the error's line included, is a frame of the kit's files.
+    first = str(failure).splitlines()[0]
+    assert first == failure.likely if failure.likely else first.startswith("Hint: "), first
+    assert not any(KIT_FILES in line or 'File "' in line for line in [str(failure), *failure._render_traceback_()])
     unsupported = {name for name, (_, wrong) in EVIDENCE.items() if wrong == mistake.id}
     said = shown("\n".join(failure.failures))
     assert not said & unsupported, failure.failures
@@ -186,3 +193,33 @@ def test_an_untouched_stub_is_reported_where_the_student_writes_it():
         number = next(i for i, c in enumerate(cells, start=1) if "".join(c["source"]).startswith(first))
         assert f"not started: write {spec.BY_ID[component].names[0]}" in rows[component], rows[component]
         assert f'in {notebook}, code cell {number} ("{first}")' in rows[component], rows[component]
+
+
+def test_a_wrong_call_between_two_of_the_students_parts_names_the_caller_and_the_argument(tmp_path, capsys):
+    """A decoder layer that passed its memory where the mask goes was told TypeError: ~ (operator.invert) ... in
+    01_attention's masked_scores, a part that passes its checks (issue 46)."""
+    swap = (
+        "decoder",
+        "self.cross_attention(hidden_states, cross_mask, key_value_states=encoder_hidden_states)",
+        "self.cross_attention(hidden_states, encoder_hidden_states, key_value_states=cross_mask)",
+    )
+    names, _ = jupyter.load_names(submission(tmp_path / "s", [swap]))
+    with pytest.raises(public.Failed):
+        check("decoder", names, quiet=False)
+    first = capsys.readouterr().out.splitlines()[0]
+    assert re.fullmatch(
+        r"Your TransformerDecoderLayer passed a float tensor \(\d+, \d+, \d+\), its encoder_hidden_states, as mask of "
+        r"your MultiHeadAttention, where it fails: a mask is bool: is another argument in its place\?",
+        first,
+    ), first
+
+
+def test_a_failure_that_follows_from_an_earlier_part_says_so_first(tmp_path, capsys):
+    """In a notebook, multi-head attention run on a wrong attention read as a mistake of its own."""
+    path = submission(tmp_path / "s", catalog("attention/scaled-by-dh-instead-of-sqrt-dh"))
+    names, _ = jupyter.load_names(path)
+    with pytest.raises(public.Failed) as failure:
+        check("multihead", names, quiet=False)
+    first = capsys.readouterr().out.splitlines()[0]
+    assert failure.value.likely is None
+    assert first.startswith("Your attention fails its own public checks (check_attention), and this part runs it")

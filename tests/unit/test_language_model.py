@@ -113,3 +113,15 @@ def test_top_k_one_is_greedy_with_or_without_the_cache():
 def test_generate_refuses_more_tokens_than_positions():
     with pytest.raises(ValueError, match="more than the model's 20 positions"):
         language_model()["generate"](_model(), torch.zeros(1, 5, dtype=torch.long), 16)
+
+
+def test_a_draw_shaped_b_by_1_is_named_and_the_checks_it_breaks_say_they_follow(capsys):
+    """One shape bug in sample_next made five checks fail, two of them about code that was right (issue 46)."""
+    names = language_model_with(("generator=generator).squeeze(-1)", "generator=generator)"))
+    with pytest.raises(Failed) as failure:
+        helpers.check_sampling(names["sample_next"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"✗ {helpers.ONE_PER_ROW}: returned (50, 1), a column"), lines
+    own = [line for line in lines[1:] if line.startswith("✗ ") and "follows from" not in line]
+    follow = [line for line in lines if f'follows from "{helpers.ONE_PER_ROW}" failing' in line]
+    assert own == [] and len(follow) == 4 and failure.value.passed == 1, lines

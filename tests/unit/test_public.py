@@ -5,14 +5,17 @@ progress report on them, and the catalog's mistakes checked one by one: tests/sy
 diagnosis names each from its numbers on the public cases: tests/unit/test_mutations.py.)"""
 
 import json
+import re
 import sys
 
 import pytest
 import torch
-from support.helpers import submission, tiny_checkpoint
+from support.helpers import catalog, submission, tiny_checkpoint
 
-from autograder.course import jupyter, pictures, public
+from autograder.course import failed_check, jupyter, pictures, public
+from autograder.engine.authoring import mistakes
 from autograder.engine.contract import spec
+from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 
 
 def check(component_id, names, quiet=True):
@@ -103,3 +106,93 @@ def test_use_notebooks_says_which_names_are_still_stubs(capsys):
     jupyter.use_notebooks({}, str(notebooks.RELEASE / "02_multihead.ipynb"))
     said = capsys.readouterr().out
     assert "using your" not in said and "not written yet: MultiHeadAttention" in said, said
+
+
+KIT_FILES = str(spec.KIT_ROOT / "autograder")
+
+
+def test_a_failed_check_says_what_to_change_then_its_first_case_then_counts(tmp_path, capsys):
+    """The likely mistake came last, after up to 11 long lines, and the error repeated the first failure under a
+    traceback into the kit's files (issue 46)."""
+    mistake = mistakes.BY_ID["attention/scores-not-scaled"]
+    names, _ = jupyter.load_names(submission(tmp_path / "s", catalog(mistake.id)))
+    with pytest.raises(public.Failed) as failure:
+        check("attention", names, quiet=False)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == LIKELY_MISTAKE + mistake.says
+    assert lines[1].startswith("✗ test_attention_matches_reference: case ") and "(" in lines[1]
+    (more,) = [i for i, line in enumerate(lines) if re.fullmatch(r"    and \d+ more of its \d+ cases", line)]
+    # The first failing case's lines, then a count, then a line per other check, none of them repeated.
+    assert all(line.startswith("    ") for line in lines[2:more])
+    assert all(re.fullmatch(r"✗ \w+: \d+ of \d+ cases fail|✓ \w+", line) for line in lines[more + 1 :]), lines
+    assert sum(mistake.says in line for line in lines) == 1
+    (error,) = failure.value._render_traceback_()
+    assert (
+        error == "Failed: attention: 0 of 3 public checks passed. What to change, then the first failing case: above."
+    )
+    assert not any(KIT_FILES in line or 'File "' in line for line in lines)
+
+
+def test_a_shape_error_names_its_case_and_the_shape_expected(tmp_path, capsys):
+    """The odd-width sinusoidal table got the bare RuntimeError, no hint, and no case (issue 46)."""
+    edit = ("embeddings", "table[:, 1::2] = torch.cos(angles[:, : d_model // 2])", "table[:, 1::2] = torch.cos(angles)")
+    names, _ = jupyter.load_names(submission(tmp_path / "s", [edit]))
+    with pytest.raises(public.Failed):
+        check("embeddings", names, quiet=False)
+    lines = capsys.readouterr().out.splitlines()
+    odd = re.fullmatch(
+        r"Shapes do not fit on case (sinusoidal-(\d+)x(\d+)) \(sinusoidal_positional_encoding\(\2, \3\)\), whose "
+        r"output is \((\d+), (\d+)\): follow each tensor's shape through your line "
+        r"`table\[:, 1::2\] = torch.cos\(angles\)` \(line \d+\) for these sizes.",
+        lines[0],
+    )
+    assert odd and odd.groups()[1:3] == odd.groups()[3:5] and int(odd[3]) % 2 == 1, lines[0]
+    assert lines[1].startswith(f"✗ test_sinusoidal_table_matches_paper: case {odd[1]} (") and "RuntimeError" in lines[1]
+
+
+def test_a_wrong_call_names_the_caller_and_the_argument():
+    """A bool tensor where no mask goes, or a float one where the mask goes, raised inside the part called."""
+
+    def attend(hidden_states, mask=None, key_value_states=None):
+        return hidden_states @ key_value_states.transpose(-2, -1)
+
+    def layer(hidden_states, cross_mask):
+        return attend(hidden_states, key_value_states=cross_mask)
+
+    try:
+        layer(torch.ones(2, 3, 4), torch.ones(2, 1, 1, 4, dtype=torch.bool))
+    except RuntimeError as error:
+        said = failed_check.wrong_call(error, set(jupyter.codes(layer)))
+    assert said == (
+        "Your layer passed a bool tensor (2, 1, 1, 4), its cross_mask, as key_value_states of your attend, where it "
+        "fails: is it your mask?"
+    )
+    try:
+        attend(torch.ones(2, 3, 4), key_value_states=torch.ones(2, 1, 1, 4, dtype=torch.bool))
+    except RuntimeError as error:
+        assert failed_check.wrong_call(error, set(jupyter.codes(attend))) is None  # the error of the part checked
+
+    def project(x):
+        return attend(x, key_value_states=x[..., :3])  # no argument of the wrong kind: each is shown
+
+    try:
+        project(torch.ones(2, 3, 4))
+    except RuntimeError as error:
+        said = failed_check.wrong_call(error, set(jupyter.codes(project)))
+    assert re.fullmatch(
+        r"The error is raised inside your attend, called by your project at your line `return attend\(x, "
+        r"key_value_states=x\[\.\.\., :3\]\)  # .*` \(line \d+\), with hidden_states: float tensor \(2, 3, 4\), mask: "
+        r"NoneType, key_value_states: float tensor \(2, 3, 3\): does each argument go where it is passed\?",
+        said,
+    ), said
+
+
+def test_a_step_that_runs_a_failing_earlier_part_says_so_first(tmp_path, capsys):
+    """attend runs the student's scaled_dot_product_attention: with that one wrong, attend's values read as its own
+    mistake."""
+    names, _ = jupyter.load_names(submission(tmp_path / "s", catalog("attention/scores-not-scaled")))
+    attend = names["MultiHeadAttention"].forward.__globals__["attend"]
+    with pytest.raises(public.Failed):
+        public.check_step("attend", attend)
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("Your attention fails its own public checks (check_attention), and this part runs it")

@@ -22,12 +22,18 @@ where its callers catch it:
         jail.JailUnavailable                    judge/jail.py: no jail here, and what to install
         questions.BankError (ValueError)        breakout/questions.py: a question file, by file and question
 
-quiz.Quit and its Interrupted are no errors: they end the terminal quiz, and it tells them apart.
+A StudentFault shows in a notebook as its one line (IPython's _render_traceback_ hook), never the kit's frames that
+raised it. quiz.Quit and its Interrupted are no errors: they end the terminal quiz, and it tells them apart.
 """
 
 
 class StudentFault(Exception):
     """The submission's doing: a message the student reads."""
+
+    def _render_traceback_(self) -> list[str]:
+        """IPython's hook, which a notebook shows in place of the traceback: the message alone, since the frames
+        are the kit's (a check that raised it), where a student reads that the grader crashed. The cell fails."""
+        return [f"{type(self).__name__}: {self}"]
 
 
 class KitFault(Exception):
