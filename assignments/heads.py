@@ -17,7 +17,7 @@ def pool(hidden_states, weight, bias):
     Returns:
         (B, D) = tanh(hidden_states[:, 0] @ weight.T + bias): position 0 only, not a mean or the last position.
     """
-    raise NotImplementedError('hidden_states[:, 0] is (B, D); F.linear(that, weight, bias), then torch.tanh.')
+    raise NotImplementedError()
 
 
 class LanguageModelHead(nn.Module):
@@ -39,7 +39,7 @@ class LanguageModelHead(nn.Module):
 
     def forward(self, hidden_states):
         """hidden_states (B, T, D) -> logits (B, T, V), unnormalised scores (no softmax)."""
-        raise NotImplementedError('dense, exact GELU, layer norm, then the projection to the vocabulary; no softmax.')
+        raise NotImplementedError()
 
 
 class SequenceClassificationHead(nn.Module):
@@ -60,7 +60,7 @@ class SequenceClassificationHead(nn.Module):
 
     def forward(self, hidden_states):
         """hidden_states (B, T, D) -> logits (B, num_labels), read from the first ([CLS]) position."""
-        raise NotImplementedError("your pool (position 0, pooler, tanh) with self.pooler's weight and bias, then dropout, classifier.")
+        raise NotImplementedError()
 
 
 class TransformerForSequenceClassification(nn.Module):
@@ -80,4 +80,4 @@ class TransformerForSequenceClassification(nn.Module):
 
         Both attention_mask and token_type_ids are passed on to the encoder.
         """
-        raise NotImplementedError('encode, then classify.')
+        raise NotImplementedError()

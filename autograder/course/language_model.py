@@ -12,7 +12,7 @@ from typing import Any
 import torch
 from torch.nn import functional as F
 
-from autograder.course import CORPUS_FOLDER
+from autograder.course import CORPUS_FOLDER, ladder
 from autograder.course.public import Failed, NotStarted, config, seeded
 
 # Four plays of Shakespeare; course/corpus/README.md says where they come from and under what terms.
@@ -61,6 +61,9 @@ def run_checks(name, checks):
         if problem:
             failures.append(f"{label}: {problem}")
     if failures:
+        offered = ladder.offer((name,))
+        if offered:
+            print(offered)
         raise Failed(name, len(checks) - len(failures), failures)
     print(f"{name}: all {len(checks)} checks passed")
 

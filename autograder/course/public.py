@@ -18,13 +18,13 @@ from torch import nn
 from torch.nn.modules.lazy import LazyModuleMixin
 from torch.nn.parameter import is_lazy
 
-from autograder.course import PUBLIC_CASES
+from autograder.course import PUBLIC_CASES, ladder
 from autograder.course.jupyter import codes
 from autograder.course.local import LocalGrading, LocalStudent
 from autograder.engine.child import runtime
 from autograder.engine.contract import spec
 from autograder.engine.contract.errors import KitFault, StudentError, StudentFault
-from autograder.engine.judge import fixtures
+from autograder.engine.judge import diagnosis, fixtures
 from autograder.engine.judge import hints as sentences
 from autograder.engine.judge.results import ComponentResult
 from autograder.engine.judge.run import run_suites
@@ -90,9 +90,14 @@ def check(component_id, names, quiet=False):
             failed = next((line for line in failures if line.startswith(f"{name}:")), None)
             print("✗ " + failed.replace("\n", "\n    ") if failed else f"✓ {name}")
     if failures:
-        likely = PUBLIC.evidence(component_id).diagnose(component_id, student.observations) if student else None
+        evidence = PUBLIC.evidence(component_id)
+        likely = evidence.diagnose(component_id, student.observations) if student else None
         if likely and not quiet:
             print(likely)
+        named = _named_mistakes(evidence, likely)
+        offered = ladder.offer(spec.BY_ID[component_id].names, _failed_targets(component_id, student), named)
+        if offered and not quiet:
+            print(offered)
         raise Failed(component_id, checks_run - len(failures), failures, likely)
     if not quiet:
         print(f"{component_id}: all {checks_run} public checks passed")
@@ -131,9 +136,30 @@ def check_step(name, function, quiet=False):
             print("✗ " + failed.replace("\n", "\n    ") if failed else f"✓ {name}: {case.about}")
         failures += [failed] if failed else []
     if failures:
+        offered = ladder.offer((name,))
+        if offered and not quiet:
+            print(offered)
         raise Failed(name, len(cases) - len(failures), failures)
     if not quiet:
         print(f"{name}: all {len(cases)} public checks passed")
+
+
+def _named_mistakes(evidence, likely):
+    """The catalog's ids of the mistakes a "Likely mistake" line names, one or two at once, read back from it."""
+    if not likely:
+        return []
+    said = likely.removeprefix(diagnosis.LIKELY_MISTAKE)
+    ids = dict.fromkeys(part for entry in evidence.entries.values() for part in entry["parts"])
+    return [i for i in ids if said == sentences.likely(i) or f") {sentences.likely(i)}" in said]
+
+
+def _failed_targets(component_id, student):
+    """The names whose public cases failed, in the cases' order."""
+    if student is None:
+        return []
+    failed = {o.key for o in student.observations if not o.passed}
+    cases = PUBLIC.cases(component_id)
+    return list(dict.fromkeys(c.target for c in cases if c.id in failed or diagnosis.trained(c.id) in failed))
 
 
 def _checker(component):
