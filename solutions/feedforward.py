@@ -25,8 +25,9 @@ def gelu(x):
 
 
 class FeedForward(nn.Module):
-    """linear1 (D -> F), the exact (erf) GELU, linear2 (F -> D), then dropout (self.dropout, p =
-    hidden_dropout_prob) on linear2's output and nowhere else. No residual: the layer that uses it adds that."""
+    """linear1 (D -> F), the exact GELU x·Φ(x) (not its tanh approximation), linear2 (F -> D), then dropout
+    (self.dropout, p = hidden_dropout_prob) on linear2's output and nowhere else. No residual: the layer that
+    uses it adds that."""
 
     def __init__(self, config):
         super().__init__()

@@ -28,7 +28,8 @@ def pool(hidden_states, weight, bias):
 class LanguageModelHead(nn.Module):
     """BERT's prediction head: logits = decoder(layer_norm(gelu(dense(h)))).
 
-    dense (D -> D), the exact (erf) GELU, layer norm (eps = config.layer_norm_eps), decoder (D -> V, with bias).
+    dense (D -> D), the exact GELU x·Φ(x) (not its tanh approximation), layer norm (eps =
+    config.layer_norm_eps), decoder (D -> V, with bias).
     No dropout and no softmax: in train mode it computes what it computes in eval mode, and the logits are
     unnormalised scores. The decoder's weight (V, D) is this head's own: BERT ties it to the token embedding
     table (one matrix, "weight tying"); the kit does not, so its models hold two matrices where BERT holds one

@@ -45,22 +45,37 @@ def hint(name):
 
 
 def offer(component, failed=(), mistakes=()):
-    """The hint line a failed check prints, or None: the exercise it is about is the first that the named
-    mistakes' edits change (mistakes: their catalog ids), or else the first of the names whose cases failed
-    (failed), or else the component's first that has hints (component: its SPEC names, or a step's name); its
-    level is the one this kernel has reached (the first, if none). Opens that exercise's hints (after-failure)."""
+    """The hint line a failed check prints, or None: the exercise choose() finds, at the level this kernel has
+    reached (the first, if none). Opens the hints of every name the failure is about (after-failure)."""
+    chosen = choose(component, failed, mistakes)
+    if chosen is None:
+        return None
+    name, ladder = chosen
+    _opened.update(n for n in (*failed, *component) if n in _table()["ladders"])
+    _opened.add(name)
+    _shown[name] = max(_shown.get(name, 0), 1)
+    return _line(name, ladder, _shown[name])
+
+
+def choose(component, failed=(), mistakes=()):
+    """(the exercise a failure is about, its ladder), or None where the course gives no hints: the first that the
+    named mistakes' edits change (mistakes: their catalog ids), or else the first of the names whose cases
+    failed (failed), or else the component's first that has hints (component: its SPEC names, or a step's)."""
     table = _table()
     if table["mode"] == "none":
         return None
-    ladders = table["ladders"]
     candidates = [name for mistake in mistakes for name in table["mistakes"].get(mistake, [])]
-    candidates += [*failed, *component]
-    name = next((name for name in candidates if name in ladders), None)
-    if name is None:
-        return None
-    _opened.update(n for n in candidates if n in ladders)
-    _shown[name] = max(_shown.get(name, 0), 1)
-    return _line(name, ladders[name], _shown[name])
+    name = next((n for n in (*candidates, *failed, *component) if n in table["ladders"]), None)
+    return None if name is None else (name, table["ladders"][name])
+
+
+def mistakes_named(text):
+    """The catalog's ids of the mistakes that the "Likely mistake" lines of text name, one or two at once."""
+    from autograder.engine.judge import hints
+    from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
+
+    said = [line.removeprefix(LIKELY_MISTAKE) for line in text.splitlines() if line.startswith(LIKELY_MISTAKE)]
+    return [i for i in _table()["mistakes"] if any(s == hints.likely(i) or f") {hints.likely(i)}" in s for s in said)]
 
 
 def _line(name, ladder, level):

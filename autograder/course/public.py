@@ -94,7 +94,7 @@ def check(component_id, names, quiet=False):
         likely = evidence.diagnose(component_id, student.observations) if student else None
         if likely and not quiet:
             print(likely)
-        named = _named_mistakes(evidence, likely)
+        named = ladder.mistakes_named(likely or "")
         offered = ladder.offer(spec.BY_ID[component_id].names, _failed_targets(component_id, student), named)
         if offered and not quiet:
             print(offered)
@@ -142,15 +142,6 @@ def check_step(name, function, quiet=False):
         raise Failed(name, len(cases) - len(failures), failures)
     if not quiet:
         print(f"{name}: all {len(cases)} public checks passed")
-
-
-def _named_mistakes(evidence, likely):
-    """The catalog's ids of the mistakes a "Likely mistake" line names, one or two at once, read back from it."""
-    if not likely:
-        return []
-    said = likely.removeprefix(diagnosis.LIKELY_MISTAKE)
-    ids = dict.fromkeys(part for entry in evidence.entries.values() for part in entry["parts"])
-    return [i for i in ids if said == sentences.likely(i) or f") {sentences.likely(i)}" in said]
 
 
 def _failed_targets(component_id, student):

@@ -7,7 +7,7 @@ import pytest
 from support.course_helpers import install_test_kernel, outputs, run_cells
 
 from autograder import generated
-from autograder.course import HINTS, notebooks, release, stubs
+from autograder.course import HINTS, ladder, notebooks, release, stubs
 from autograder.engine.authoring import steps
 
 
@@ -54,3 +54,26 @@ def test_with_hints_set_to_none_the_built_release_and_its_data_hold_no_hint(tmp_
     for name, text in texts.items():
         found = [s for s in said if s in text or json.dumps(s, ensure_ascii=False)[1:-1] in text]
         assert found == [] and "# Hint" not in text and "import hint" not in text, (name, found)
+
+
+def test_the_feedback_page_holds_the_ladder_of_the_likely_mistakes_exercise_one_click_per_level(monkeypatch):
+    """A system test for nbgrader's import alone (seconds); the page is built in process."""
+    from nbformat.v4 import new_output
+
+    from autograder.engine.judge import hints
+    from autograder.nbgrader import feedback
+
+    def page(text):
+        return feedback._as_html(new_output("stream", name="stdout", text=text), "grade-attention").data["text/html"]
+
+    likely = f"Likely mistake: {hints.likely('attention/mask-inverted')}"
+    shown = page(f"attention: 2 of 5 points.\n{likely}\n")
+    levels = json.loads(HINTS.read_text())["ladders"]["scaled_dot_product_attention"]
+    opened = [
+        shown.index(f"<summary>Hint {n} of {len(levels)} for scaled_dot_product_attention</summary>") for n in (1, 2, 3)
+    ]
+    assert opened == sorted(opened) and shown.count("<details") == shown.count("</details>") == len(levels)
+    assert ladder.mistakes_named(likely) == ["attention/mask-inverted"]
+    assert "<details" not in page(f"attention: 5 of 5 points.\n{likely}\n")
+    monkeypatch.setattr(ladder, "_table", lambda: {"mode": "none", "ladders": {}, "mistakes": {}})
+    assert "<details" not in page(f"attention: 2 of 5 points.\n{likely}\n")

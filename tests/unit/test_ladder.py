@@ -8,6 +8,7 @@ tests/system/test_ladder.py.)
 """
 
 import ast
+import functools
 import json
 import re
 import textwrap
@@ -15,7 +16,7 @@ import textwrap
 import pytest
 
 from autograder import generated
-from autograder.course import HINTS, ladder, notebooks, stubs
+from autograder.course import ladder, notebooks, stubs
 from autograder.engine.authoring import mistakes, steps
 from autograder.engine.contract.errors import KitFault
 
@@ -24,6 +25,12 @@ from autograder.engine.contract.errors import KitFault
 ENGLISH = {"to", "all", "size", "step", "item"}
 # At most this share of the library calls the solutions make may be named by their stub cells (issue 46).
 NAMED_AT_MOST = 0.20
+
+
+@functools.cache
+def on_request():
+    """generated/hints.json's table as hints set to on-request give it, whatever the course's setting."""
+    return json.loads(stubs.hints_table("on-request"))
 
 
 def code_cells(folder, name):
@@ -99,7 +106,7 @@ def test_the_stubs_name_at_most_a_fifth_of_the_library_calls_their_solutions_mak
 
 
 def test_every_exercise_and_step_has_a_ladder_of_two_levels_or_more():
-    table = json.loads(stubs.hints_table("on-request"))["ladders"]
+    table = on_request()["ladders"]
     exercises = {
         name
         for path in notebooks.parts()
@@ -117,20 +124,16 @@ def test_no_stub_and_no_cell_of_the_release_holds_a_hint():
     texts |= {path.name: path.read_text() for path in stubs.expected_stubs()}
     for path in notebooks.SOURCE.glob("*.ipynb"):  # which hold the solutions, so their last levels too
         assert "# Hint" not in path.read_text(), path.name
-    levels = [level for ladder_ in json.loads(stubs.hints_table("on-request"))["ladders"].values() for level in ladder_]
+    levels = [level for ladder_ in on_request()["ladders"].values() for level in ladder_]
     for name, text in texts.items():
         assert "# Hint" not in text, name
         assert [level for level in levels if json.dumps(level)[1:-1] in text] == [], name
 
 
-def test_the_committed_table_is_the_one_the_setting_gives():
-    assert HINTS.read_text() == stubs.hints_table() == generated.sentences()[HINTS]
-
-
 def test_with_hints_set_to_none_nothing_shipped_holds_a_hint():
     """The data shipped hold no level and no step's hint; the notebooks say nothing of hints and import no hint()
     (the release nbgrader makes of them is grepped whole in tests/system/test_ladder.py)."""
-    ladders = json.loads(stubs.hints_table("on-request"))["ladders"]
+    ladders = on_request()["ladders"]
     said = [*(level for levels in ladders.values() for level in levels), *(step.hint for step in steps.STEPS)]
     for text in generated.sentences("none").values():
         assert [s for s in said if json.dumps(s, ensure_ascii=False)[1:-1] in text] == []
@@ -144,7 +147,7 @@ def test_with_hints_set_to_none_nothing_shipped_holds_a_hint():
 
 
 def test_every_mistake_points_to_the_exercise_its_edits_change():
-    table = json.loads(stubs.hints_table("on-request"))
+    table = on_request()
     assert set(table["mistakes"]) == set(mistakes.BY_ID)
     assert table["mistakes"]["attention/mask-inverted"] == ["scaled_dot_product_attention"]
     assert table["mistakes"]["layernorm/eps-outside-the-square-root"] == ["LayerNorm"]
