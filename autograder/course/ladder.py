@@ -27,16 +27,17 @@ def _table():
 
 
 def hint(name):
-    """Print the next level of the hints of the exercise or step name (its function's or class's name)."""
+    """Print the next level of the hints of the exercise or step name (its function's or class's name, or the
+    function or class itself)."""
     table = _table()
     if table["mode"] == "none":
         print("This course gives no hints: the docstring of each exercise says what it takes and what it returns.")
         return
-    ladder = table["ladders"].get(getattr(name, "__name__", name))
+    name = getattr(name, "__name__", name)
+    ladder = table["ladders"].get(name)
     if ladder is None:
         print(f"No exercise or step is called {name!r}; those with hints: {', '.join(table['ladders'])}.")
         return
-    name = getattr(name, "__name__", name)
     if table["mode"] == "after-failure" and name not in _opened:
         print(f"The hints of {name} open once one of its checks fails: write it, then run its check.")
         return

@@ -174,8 +174,12 @@ def table(monkeypatch):
 
 def test_hint_gives_each_level_in_turn_and_then_the_last_again(table, capsys):
     table("on-request")
-    for _ in range(4):
-        ladder.hint("masked_scores")
+
+    def masked_scores(scores, mask=None):  # the student's own, asked about by itself
+        return scores
+
+    for asked in ("masked_scores", masked_scores, "masked_scores", "masked_scores"):
+        ladder.hint(asked)
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(": ", 1)[1] for line in lines] == [
         'ask? hint("masked_scores") for the next.',
