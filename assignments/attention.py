@@ -15,7 +15,7 @@ def attention_scores(query, key):
     Returns:
         (..., T, S): entry [t, s] is query[t] · key[s] / sqrt(Dh).
     """
-    raise NotImplementedError("a matrix product with the key's last two dimensions swapped (transpose(-2, -1)), divided by sqrt(Dh).")
+    raise NotImplementedError()
 
 
 def masked_scores(scores, mask=None):
@@ -28,7 +28,7 @@ def masked_scores(scores, mask=None):
     Returns:
         (..., T, S), a new tensor: the scores unchanged where the mask is True, -inf where it is False.
     """
-    raise NotImplementedError('masked_fill fills where its mask is True, so give it the blocked positions: mask.logical_not() (or ~mask).')
+    raise NotImplementedError()
 
 
 def attention_weights(scores):
@@ -40,7 +40,7 @@ def attention_weights(scores):
     Returns:
         (..., T, S): the softmax over the LAST dimension, S (over the keys, not the queries).
     """
-    raise NotImplementedError("torch.softmax(scores, dim=...) with the keys' dimension; probabilities, not log-probabilities.")
+    raise NotImplementedError()
 
 
 def scaled_dot_product_attention(query, key, value, mask=None):
@@ -59,4 +59,4 @@ def scaled_dot_product_attention(query, key, value, mask=None):
     Rows in which the mask blocks every key are never graded: their softmax is 0/0 (NaN here), and what they
     hold is left to you.
     """
-    raise NotImplementedError('your three steps in turn: attention_weights(masked_scores(attention_scores(query, key), mask)) @ value.')
+    raise NotImplementedError()

@@ -21,7 +21,7 @@ def self_attention_mask(length, attention_mask=None):
         bool, True where query i may attend to key j: causal_mask(T), (T, T), when attention_mask is None; else
         causal_mask(T) & padding_mask(attention_mask), (B, 1, T, T): j <= i and j a real token, both at once.
     """
-    raise NotImplementedError('causal_mask(length) alone without a mask; with one, & (and, not |) padding_mask: (T, T) & (B, 1, 1, T).')
+    raise NotImplementedError()
 
 
 def masked_self_attention_block(x, self_mask, weight, bias, eps):
@@ -36,7 +36,7 @@ def masked_self_attention_block(x, self_mask, weight, bias, eps):
     Returns:
         (B, T, D) = LN(x + softmax(x xᵀ / sqrt(D), blocked keys removed) x), the residual added before the norm.
     """
-    raise NotImplementedError('x.unsqueeze(1) as query, key and value of scaled_dot_product_attention with self_mask; F.layer_norm(x + it).')
+    raise NotImplementedError()
 
 
 def cross_attention_block(x, memory, cross_mask, weight, bias, eps):
@@ -52,7 +52,7 @@ def cross_attention_block(x, memory, cross_mask, weight, bias, eps):
         (B, T, D) = LN(x + softmax(x memoryᵀ / sqrt(D), blocked keys removed) memory): T rows, each a mixture of
         the S source positions, added to x (not to the memory) before the norm.
     """
-    raise NotImplementedError('query x.unsqueeze(1), keys and values memory.unsqueeze(1), with cross_mask; then F.layer_norm(x + context).')
+    raise NotImplementedError()
 
 
 class TransformerDecoderLayer(nn.Module):
@@ -96,7 +96,7 @@ class TransformerDecoderLayer(nn.Module):
         Returns:
             (B, T, D)
         """
-        raise NotImplementedError('three post-LN sub-blocks: masked self-attention, cross-attention (keys and values from the encoder), feed-forward.')
+        raise NotImplementedError()
 
 
 class TransformerDecoder(nn.Module):
@@ -130,4 +130,4 @@ class TransformerDecoder(nn.Module):
         Returns:
             (B, T, D)
         """
-        raise NotImplementedError('self mask = your self_attention_mask(T, attention_mask); cross mask = padding_mask(encoder_attention_mask) or None; embeddings(input_ids) without token types.')
+        raise NotImplementedError()

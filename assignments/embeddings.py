@@ -18,7 +18,7 @@ def sinusoid_angles(max_len, d_model):
         (max_len, ceil(d_model / 2)) float: angle[p, i] = p / 10000^(2i / d_model), one column per pair of
         columns 2i, 2i + 1 of the table (an odd width has a last pair with one column).
     """
-    raise NotImplementedError('torch.arange(max_len) as a column times 10000 ** (-torch.arange(0, d_model, 2) / d_model) as a row.')
+    raise NotImplementedError()
 
 
 def interleave_sin_cos(angles, d_model):
@@ -32,7 +32,7 @@ def interleave_sin_cos(angles, d_model):
         (max_len, d_model), in the angles' dtype: column 2i = sin(angles[:, i]), column 2i + 1 = cos(angles[:, i]);
         for an odd d_model the last angle has no cos column.
     """
-    raise NotImplementedError('an empty (max_len, d_model) table; fill columns 0::2 with the sines and 1::2 with the cosines.')
+    raise NotImplementedError()
 
 
 def embedding_sum(input_ids, token_table, position_table, type_table, token_type_ids=None):
@@ -45,7 +45,7 @@ def embedding_sum(input_ids, token_table, position_table, type_table, token_type
     Returns:
         (B, T, D) = token_table[input_ids] + position_table[p] at positions p = 0 .. T-1 + type_table[type].
     """
-    raise NotImplementedError("index each table with a tensor of ids; the positions are torch.arange(T) on input_ids' device.")
+    raise NotImplementedError()
 
 
 class Embeddings(nn.Module):
@@ -72,7 +72,7 @@ class Embeddings(nn.Module):
         Returns:
             (B, T, D)
         """
-        raise NotImplementedError("embedding_sum of the three tables' .weight (or the modules themselves), then layer_norm, then dropout.")
+        raise NotImplementedError()
 
 
 def sinusoidal_positional_encoding(max_len, d_model):
@@ -85,4 +85,4 @@ def sinusoidal_positional_encoding(max_len, d_model):
     Returns:
         (max_len, d_model) float tensor, in the default dtype.
     """
-    raise NotImplementedError('your steps: interleave_sin_cos(sinusoid_angles(max_len, d_model), d_model).')
+    raise NotImplementedError()

@@ -23,7 +23,7 @@ def add_and_norm(x, sublayer_output, weight, bias, eps):
         (B, T, D) = LN(x + sublayer_output): the mean and biased variance of the sum over its last dimension, eps
         inside the square root, then weight and bias. Not x + LN(sublayer_output), and not LN(x) + sublayer_output.
     """
-    raise NotImplementedError('add first, then normalise the sum: F.layer_norm(x + sublayer_output, (D,), weight, bias, eps).')
+    raise NotImplementedError()
 
 
 def self_attention_block(x, mask, weight, bias, eps):
@@ -40,7 +40,7 @@ def self_attention_block(x, mask, weight, bias, eps):
         (B, T, D) = LN(x + softmax(x xᵀ / sqrt(D), blocked keys removed) x): your add_and_norm of x and what
         scaled_dot_product_attention(x, x, x, mask) gives, on a head axis of size 1.
     """
-    raise NotImplementedError('x.unsqueeze(1), (B, 1, T, D), is query, key and value (one head); pass the mask; squeeze(1) the context.')
+    raise NotImplementedError()
 
 
 def encoder_mask(attention_mask):
@@ -54,7 +54,7 @@ def encoder_mask(attention_mask):
         queries, so that every query (a padded one too) attends to the real tokens only. None when attention_mask
         is None.
     """
-    raise NotImplementedError('padding_mask from part 1 gives (B, 1, 1, T); None stays None.')
+    raise NotImplementedError()
 
 
 class TransformerEncoderLayer(nn.Module):
@@ -91,7 +91,7 @@ class TransformerEncoderLayer(nn.Module):
         Returns:
             (B, T, D)
         """
-        raise NotImplementedError("post-LN, as BERT: add_and_norm after each sub-block; self.dropout on the attention's output only.")
+        raise NotImplementedError()
 
 
 class TransformerEncoder(nn.Module):
@@ -119,4 +119,4 @@ class TransformerEncoder(nn.Module):
         Returns:
             (B, T, D) the last hidden state.
         """
-        raise NotImplementedError('embed (token types too), encoder_mask(attention_mask) once, then every layer in order with that mask.')
+        raise NotImplementedError()

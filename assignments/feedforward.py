@@ -14,14 +14,15 @@ def gelu(x):
         x: any shape.
 
     Returns:
-        the same shape: 0.5 * x * (1 + erf(x / sqrt(2))).
+        the same shape: x·Φ(x) itself, not the tanh approximation of it.
     """
-    raise NotImplementedError("torch.erf, and math.sqrt(2) (a Python float keeps the input's dtype).")
+    raise NotImplementedError()
 
 
 class FeedForward(nn.Module):
-    """linear1 (D -> F), the exact (erf) GELU, linear2 (F -> D), then dropout (self.dropout, p =
-    hidden_dropout_prob) on linear2's output and nowhere else. No residual: the layer that uses it adds that."""
+    """linear1 (D -> F), the exact GELU x·Φ(x) (not its tanh approximation), linear2 (F -> D), then dropout
+    (self.dropout, p = hidden_dropout_prob) on linear2's output and nowhere else. No residual: the layer that
+    uses it adds that."""
 
     def __init__(self, config):
         super().__init__()
@@ -31,4 +32,4 @@ class FeedForward(nn.Module):
 
     def forward(self, x):
         """x: (B, T, D) -> (B, T, D)."""
-        raise NotImplementedError("dropout(linear2(gelu(linear1(x)))) with the exact GELU: your gelu step, or F.gelu (not tanh's).")
+        raise NotImplementedError()

@@ -17,13 +17,14 @@ def pool(hidden_states, weight, bias):
     Returns:
         (B, D) = tanh(hidden_states[:, 0] @ weight.T + bias): position 0 only, not a mean or the last position.
     """
-    raise NotImplementedError('hidden_states[:, 0] is (B, D); F.linear(that, weight, bias), then torch.tanh.')
+    raise NotImplementedError()
 
 
 class LanguageModelHead(nn.Module):
     """BERT's prediction head: logits = decoder(layer_norm(gelu(dense(h)))).
 
-    dense (D -> D), the exact (erf) GELU, layer norm (eps = config.layer_norm_eps), decoder (D -> V, with bias).
+    dense (D -> D), the exact GELU x·Φ(x) (not its tanh approximation), layer norm (eps =
+    config.layer_norm_eps), decoder (D -> V, with bias).
     No dropout and no softmax: in train mode it computes what it computes in eval mode, and the logits are
     unnormalised scores. The decoder's weight (V, D) is this head's own: BERT ties it to the token embedding
     table (one matrix, "weight tying"); the kit does not, so its models hold two matrices where BERT holds one
@@ -39,7 +40,7 @@ class LanguageModelHead(nn.Module):
 
     def forward(self, hidden_states):
         """hidden_states (B, T, D) -> logits (B, T, V), unnormalised scores (no softmax)."""
-        raise NotImplementedError('dense, exact GELU, layer norm, then the projection to the vocabulary; no softmax.')
+        raise NotImplementedError()
 
 
 class SequenceClassificationHead(nn.Module):
@@ -60,7 +61,7 @@ class SequenceClassificationHead(nn.Module):
 
     def forward(self, hidden_states):
         """hidden_states (B, T, D) -> logits (B, num_labels), read from the first ([CLS]) position."""
-        raise NotImplementedError("your pool (position 0, pooler, tanh) with self.pooler's weight and bias, then dropout, classifier.")
+        raise NotImplementedError()
 
 
 class TransformerForSequenceClassification(nn.Module):
@@ -80,4 +81,4 @@ class TransformerForSequenceClassification(nn.Module):
 
         Both attention_mask and token_type_ids are passed on to the encoder.
         """
-        raise NotImplementedError('encode, then classify.')
+        raise NotImplementedError()

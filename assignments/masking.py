@@ -13,7 +13,7 @@ def causal_mask(size, device=None):
     Returns:
         bool (T, T), True at [i, j] where j <= i.
     """
-    raise NotImplementedError('a lower-triangular (T, T) boolean matrix, diagonal included (torch.tril).')
+    raise NotImplementedError()
 
 
 def padding_mask(attention_mask):
@@ -25,4 +25,4 @@ def padding_mask(attention_mask):
     Returns:
         bool (B, 1, 1, S), True at real tokens.
     """
-    raise NotImplementedError('compare with 1 (or cast to bool), then add the head and query dimensions: (B, S) -> (B, 1, 1, S).')
+    raise NotImplementedError()

@@ -14,7 +14,7 @@ def split_heads(x, num_heads):
     Returns:
         (B, H, T, Dh): [b, h, t] holds features h*Dh to (h+1)*Dh of x[b, t].
     """
-    raise NotImplementedError('view the last dimension as (H, Dh), then swap the position and head axes with transpose(1, 2).')
+    raise NotImplementedError()
 
 
 def attend(q, k, v, mask=None, dropout=None):
@@ -29,7 +29,7 @@ def attend(q, k, v, mask=None, dropout=None):
         context (B, H, T, Dh) = dropout(weights) @ v, and weights (B, H, T, S) as the softmax gave them, before
         dropout. scaled_dot_product_attention takes no dropout, so its weights are used and its output is not.
     """
-    raise NotImplementedError('weights from scaled_dot_product_attention(q, k, v, mask); context from the weights after dropout, @ v.')
+    raise NotImplementedError()
 
 
 def merge_heads(x):
@@ -41,7 +41,7 @@ def merge_heads(x):
     Returns:
         (B, T, H*Dh): [b, t] holds head 0's Dh features, then head 1's, and so on.
     """
-    raise NotImplementedError('transpose(1, 2) back to (B, T, H, Dh), then reshape (not view: the transpose left it non-contiguous).')
+    raise NotImplementedError()
 
 
 class MultiHeadAttention(nn.Module):
@@ -78,4 +78,4 @@ class MultiHeadAttention(nn.Module):
         Returns:
             output (B, T, D) and weights (B, H, T, S).
         """
-        raise NotImplementedError('project with query, key, value; split_heads; attend(q, k, v, mask, self.dropout); merge_heads; output.')
+        raise NotImplementedError()

@@ -34,7 +34,7 @@ class Seq2SeqTransformer(nn.Module):
             logits (B, T, V), V = decoder_config.vocab_size: encoder, decoder, then lm_head on every position.
             Causal in the target: changing a target token never changes the logits at an earlier position.
         """
-        raise NotImplementedError('encode the source once, decode with both masks, then the LM head.')
+        raise NotImplementedError()
 
 
 def next_tokens(logits):
@@ -47,7 +47,7 @@ def next_tokens(logits):
     Returns:
         LongTensor (B,): the arg-max over the vocabulary V of the last position's logits.
     """
-    raise NotImplementedError('the last position is logits[:, -1], (B, V); then argmax over the vocabulary, the last dimension.')
+    raise NotImplementedError()
 
 
 def finish_rows(next_token, finished, eos_token_id, pad_token_id):
@@ -62,7 +62,7 @@ def finish_rows(next_token, finished, eos_token_id, pad_token_id):
         (next_token, finished): LongTensor (B,), the proposals with pad_token_id in every row finished before
         this step; BoolTensor (B,), the rows finished after it (those finished before, and those that emit EOS).
     """
-    raise NotImplementedError('masked_fill with the rows finished BEFORE this step; then those rows or (|) the rows whose token is EOS.')
+    raise NotImplementedError()
 
 
 def decode_step(tokens, logits, finished, eos_token_id, pad_token_id):
@@ -77,7 +77,7 @@ def decode_step(tokens, logits, finished, eos_token_id, pad_token_id):
         (tokens, finished): LongTensor (B, L + 1), each row with its next token appended (PAD in a row finished
         before this step), and BoolTensor (B,), the rows finished after this step.
     """
-    raise NotImplementedError('your steps: next_tokens(logits), finish_rows; then the new tokens as a column (B, 1) after the old ones.')
+    raise NotImplementedError()
 
 
 @torch.no_grad()
@@ -107,4 +107,4 @@ def greedy_decode(model, input_ids, attention_mask=None, *, bos_token_id, eos_to
         Graded token for token against generate() on padded sources, with rows that finish at different steps
         and a row that never finishes.
     """
-    raise NotImplementedError("encode once; loop: the LM head's logits on the decoder's output for the tokens so far (source mask for cross-attention every step), your decode_step; stop once all have finished.")
+    raise NotImplementedError()

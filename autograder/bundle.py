@@ -15,7 +15,7 @@ from pathlib import Path
 
 from autograder import notebook
 from autograder.breakout import bank, quiz_notebooks
-from autograder.course import CORPUS_FOLDER, PUBLIC_CASES, notebooks
+from autograder.course import CORPUS_FOLDER, HINTS, PUBLIC_CASES, notebooks
 from autograder.engine.contract import spec
 from autograder.engine.judge import hints
 from autograder.engine.judge.run import SUITES
@@ -82,13 +82,14 @@ def _file_of(name):
 # The package's files in the bundle: the student's modules, and the suites' pytest settings.
 STUDENT_MODULES = (*student_modules(), str((SUITES / "pytest.ini").relative_to(PACKAGE)))
 # The data the notebooks read, by their paths in the kit: the public cases, with each mistake's evidence on them;
-# of the catalog, which quotes the reference, the sentences alone; part 10's corpus.
+# of the catalog, which quotes the reference, the sentences alone; the hints under the course's setting; part 10's corpus.
 STUDENT_DATA = tuple(
     str(path.relative_to(spec.KIT_ROOT))
     for path in (
         *sorted(PUBLIC_CASES.glob("*.*")),
         hints.MISTAKE_SENTENCES,
         hints.STEP_HINTS,
+        HINTS,
         *sorted(CORPUS_FOLDER.glob("*.*")),
     )
 )

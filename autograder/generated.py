@@ -3,7 +3,8 @@
 The parts (PARTS), each built on its own:
 - stubs: the student stubs (assignments/), from the reference;
 - sentences: the "Likely mistake" sentences by the mistake's id (generated/mistake_sentences.json), from the catalog,
-  and the hints of the notebooks' steps (generated/step_hints.json), from their entries;
+  the hints of the notebooks' steps (generated/step_hints.json), from their entries, and the hint ladders of every
+  exercise and step under the course's hints setting (generated/hints.json), from the reference (course/stubs.py);
 - fixtures:ID: a component's hidden cases, with each cataloged mistake's evidence on them (generated/fixtures/);
 - public:ID: the public checks' cases of a component, with the evidence on them, which ship (generated/public_cases/);
 - steps: the public cases of the notebooks' steps (generated/public_cases/steps.*);
@@ -116,9 +117,7 @@ def _run(part, check):
     if part in STAMPED:
         return _run_built(part, check)
     if part == "sentences":
-        from autograder.engine.authoring import mistakes, steps
-
-        tables = {hints.MISTAKE_SENTENCES: mistakes.sentences(), hints.STEP_HINTS: steps.hints()}
+        tables = sentences()
         differ = [path for path, text in tables.items() if _read(path) != text]
         if not check:
             for path in differ:
@@ -129,6 +128,20 @@ def _run(part, check):
     if differ and not check:
         module.write()
     return differ
+
+
+def sentences(setting=None):
+    """{path: text} of the sentences part's files, under the course's hints setting unless given: with none, no
+    step's hint and no ladder."""
+    from autograder.course import HINTS, stubs
+    from autograder.engine.authoring import mistakes, steps
+
+    setting = setting or stubs.hints_setting()
+    return {
+        hints.MISTAKE_SENTENCES: mistakes.sentences(),
+        hints.STEP_HINTS: steps.hints() if setting != "none" else "{}\n",
+        HINTS: stubs.hints_table(setting),
+    }
 
 
 def _read(path):

@@ -18,6 +18,7 @@ HOMES = {
         "config",
         "seeded",
     ),
+    "autograder.course.ladder": ("hint",),
     "autograder.course.minilm": ("compare", "pretrained"),
     "autograder.course.jupyter": ("grade_here", "use_notebooks"),
     "autograder.course.pictures": (

@@ -15,7 +15,9 @@ def attention_scores(query, key):
     Returns:
         (..., T, S): entry [t, s] is query[t] · key[s] / sqrt(Dh).
     """
-    # Hint: a matrix product with the key's last two dimensions swapped (transpose(-2, -1)), divided by sqrt(Dh).
+    # Hint 1: entry [t, s] is a dot product of query t and key s: which matrix product gives every pair at once, and which dimensions of the key must trade places for it?
+    # Hint 2: a matrix product with the key's last two dimensions swapped (transpose(-2, -1)), divided by sqrt(Dh).
+    # Hint 3: Dh = query.size(-1); return query @ key.transpose(-2, -1) / math.sqrt(Dh)
     ### BEGIN SOLUTION
     head_dim = query.shape[-1]
     return query @ key.transpose(-2, -1) / math.sqrt(head_dim)  # (..., T, S)
@@ -32,7 +34,9 @@ def masked_scores(scores, mask=None):
     Returns:
         (..., T, S), a new tensor: the scores unchanged where the mask is True, -inf where it is False.
     """
-    # Hint: masked_fill fills where its mask is True, so give it the blocked positions: mask.logical_not() (or ~mask).
+    # Hint 1: which positions must change, those where the mask is True or those where it is False, and to what value, so that e^score is exactly 0?
+    # Hint 2: masked_fill fills where its mask is True, so give it the blocked positions: mask.logical_not() (or ~mask), and -inf.
+    # Hint 3: return scores when mask is None; else blocked = ~mask and return scores.masked_fill(blocked, float('-inf'))
     ### BEGIN SOLUTION
     if mask is None:
         return scores
@@ -49,7 +53,9 @@ def attention_weights(scores):
     Returns:
         (..., T, S): the softmax over the LAST dimension, S (over the keys, not the queries).
     """
-    # Hint: torch.softmax(scores, dim=...) with the keys' dimension; probabilities, not log-probabilities.
+    # Hint 1: each query's weights sum to 1 over what: the keys or the queries? Which dimension of (..., T, S) is that?
+    # Hint 2: torch.softmax(scores, dim=...) with the keys' dimension; probabilities, not log-probabilities.
+    # Hint 3: return scores.softmax(dim=-1)
     ### BEGIN SOLUTION
     return scores.softmax(dim=-1)  # (..., T, S), each row sums to 1
     ### END SOLUTION
@@ -71,7 +77,9 @@ def scaled_dot_product_attention(query, key, value, mask=None):
     Rows in which the mask blocks every key are never graded: their softmax is 0/0 (NaN here), and what they
     hold is left to you.
     """
-    # Hint: your three steps in turn: attention_weights(masked_scores(attention_scores(query, key), mask)) @ value.
+    # Hint 1: you have written the scores, the mask and the weights as steps: in which order do they compose, and what do the weights multiply?
+    # Hint 2: your three steps in turn, then a matrix product of the weights with the values.
+    # Hint 3: weights = attention_weights(masked_scores(attention_scores(query, key), mask)); return the pair (weights @ value, weights)
     ### BEGIN SOLUTION
     scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))  # (..., T, S)
     if mask is not None:

@@ -21,7 +21,9 @@ def self_attention_mask(length, attention_mask=None):
         bool, True where query i may attend to key j: causal_mask(T), (T, T), when attention_mask is None; else
         causal_mask(T) & padding_mask(attention_mask), (B, 1, T, T): j <= i and j a real token, both at once.
     """
-    # Hint: causal_mask(length) alone without a mask; with one, & (and, not |) padding_mask: (T, T) & (B, 1, 1, T).
+    # Hint 1: a position must be both earlier-or-same AND a real token to be attended: which two masks of part 1 say each, and how do two boolean masks combine into 'both'?
+    # Hint 2: causal_mask(length) alone without a mask; with one, & (and, not |) padding_mask: (T, T) & (B, 1, 1, T).
+    # Hint 3: causal = causal_mask(length); return causal if attention_mask is None else causal.to(attention_mask.device) & padding_mask(attention_mask)
     ### BEGIN SOLUTION
     causal = causal_mask(length)  # (T, T)
     if attention_mask is None:
@@ -42,7 +44,9 @@ def masked_self_attention_block(x, self_mask, weight, bias, eps):
     Returns:
         (B, T, D) = LN(x + softmax(x xᵀ / sqrt(D), blocked keys removed) x), the residual added before the norm.
     """
-    # Hint: x.unsqueeze(1) as query, key and value of scaled_dot_product_attention with self_mask; F.layer_norm(x + it).
+    # Hint 1: the same sequence asks and answers: what are the query, key and value, how do you give them a head dimension, and where does the residual join before the norm?
+    # Hint 2: x.unsqueeze(1) as query, key and value of scaled_dot_product_attention with self_mask; F.layer_norm(x + it).
+    # Hint 3: head = x.unsqueeze(1); context, _ = scaled_dot_product_attention(head, head, head, self_mask); return F.layer_norm(x + context.squeeze(1), x.shape[-1:], weight, bias, eps)
     ### BEGIN SOLUTION
     head = x.unsqueeze(1)  # (B, 1, T, D): one head
     context, _ = scaled_dot_product_attention(head, head, head, self_mask)  # (B, 1, T, D)
@@ -63,7 +67,9 @@ def cross_attention_block(x, memory, cross_mask, weight, bias, eps):
         (B, T, D) = LN(x + softmax(x memoryᵀ / sqrt(D), blocked keys removed) memory): T rows, each a mixture of
         the S source positions, added to x (not to the memory) before the norm.
     """
-    # Hint: query x.unsqueeze(1), keys and values memory.unsqueeze(1), with cross_mask; then F.layer_norm(x + context).
+    # Hint 1: in cross-attention, which sequence asks (the queries) and which answers (the keys and values)? Which mask blocks the source's padding?
+    # Hint 2: query x.unsqueeze(1), keys and values memory.unsqueeze(1), with cross_mask; then F.layer_norm(x + context).
+    # Hint 3: source = memory.unsqueeze(1); context, _ = scaled_dot_product_attention(x.unsqueeze(1), source, source, cross_mask); return F.layer_norm(x + context.squeeze(1), x.shape[-1:], weight, bias, eps)
     ### BEGIN SOLUTION
     source = memory.unsqueeze(1)  # (B, 1, S, D): one head
     context, _ = scaled_dot_product_attention(x.unsqueeze(1), source, source, cross_mask)  # (B, 1, T, D)
@@ -112,7 +118,9 @@ class TransformerDecoderLayer(nn.Module):
         Returns:
             (B, T, D)
         """
-        # Hint: three post-LN sub-blocks: masked self-attention, cross-attention (keys and values from the encoder), feed-forward.
+        # Hint 1: which three sub-blocks does a decoder layer have, in which order, where do the keys and values of the second come from, and where does each residual join its norm?
+        # Hint 2: three post-LN sub-blocks: masked self-attention, cross-attention (keys and values from the encoder), feed-forward; dropout on each attention's output before its residual.
+        # Hint 3: h = self_attention_norm(h + dropout(self_attention(h, self_mask)[0])); h = cross_attention_norm(h + dropout(cross_attention(h, cross_mask, key_value_states=memory)[0])); return output_norm(h + feed_forward(h))
         ### BEGIN SOLUTION
         attended, _ = self.self_attention(hidden_states, self_mask)
         hidden_states = self.self_attention_norm(hidden_states + self.dropout(attended))
@@ -153,7 +161,9 @@ class TransformerDecoder(nn.Module):
         Returns:
             (B, T, D)
         """
-        # Hint: self mask = your self_attention_mask(T, attention_mask); cross mask = padding_mask(encoder_attention_mask) or None; embeddings(input_ids) without token types.
+        # Hint 1: two masks are needed here, one for the decoder's own tokens and one for the source's: which of your functions builds each, and what is each when its padding mask is None?
+        # Hint 2: self mask = your self_attention_mask(T, attention_mask); cross mask = padding_mask(encoder_attention_mask) or None; embeddings(input_ids) without token types.
+        # Hint 3: self_mask = self_attention_mask(T, attention_mask); cross_mask = None or padding_mask(encoder_attention_mask); h = self.embeddings(input_ids); for layer in self.layers: h = layer(h, encoder_hidden_states, self_mask, cross_mask)
         ### BEGIN SOLUTION
         self_mask = causal_mask(input_ids.size(1), device=input_ids.device)  # (T, T)
         if attention_mask is not None:

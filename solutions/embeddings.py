@@ -18,7 +18,9 @@ def sinusoid_angles(max_len, d_model):
         (max_len, ceil(d_model / 2)) float: angle[p, i] = p / 10000^(2i / d_model), one column per pair of
         columns 2i, 2i + 1 of the table (an odd width has a last pair with one column).
     """
-    # Hint: torch.arange(max_len) as a column times 10000 ** (-torch.arange(0, d_model, 2) / d_model) as a row.
+    # Hint 1: angle[pos, i] = pos / 10000^(2i / d_model): which two ranges of numbers make it, and how do a column and a row combine into the whole table at once?
+    # Hint 2: torch.arange(max_len) as a column times 10000 ** (-torch.arange(0, d_model, 2) / d_model) as a row, computed in float64.
+    # Hint 3: positions = torch.arange(max_len, dtype=torch.float64).unsqueeze(1); evens = torch.arange(0, d_model, 2, dtype=torch.float64); return (positions / 10000.0 ** (evens / d_model)).to(torch.get_default_dtype())
     ### BEGIN SOLUTION
     positions = torch.arange(max_len, dtype=torch.float64).unsqueeze(1)  # (max_len, 1)
     evens = torch.arange(0, d_model, 2, dtype=torch.float64)  # 2i, (ceil(d_model/2),)
@@ -37,7 +39,9 @@ def interleave_sin_cos(angles, d_model):
         (max_len, d_model), in the angles' dtype: column 2i = sin(angles[:, i]), column 2i + 1 = cos(angles[:, i]);
         for an odd d_model the last angle has no cos column.
     """
-    # Hint: an empty (max_len, d_model) table; fill columns 0::2 with the sines and 1::2 with the cosines.
+    # Hint 1: which columns hold the sines and which the cosines? With an odd d_model, how many cosine columns are there?
+    # Hint 2: an empty (max_len, d_model) table; fill columns 0::2 with the sines and 1::2 with the cosines (d_model // 2 of them).
+    # Hint 3: out = angles.new_zeros(angles.shape[0], d_model); out[:, ::2] = angles.sin(); out[:, 1::2] = angles[:, : d_model // 2].cos(); return out
     ### BEGIN SOLUTION
     out = angles.new_zeros(angles.shape[0], d_model)  # (max_len, d_model)
     out[:, ::2] = angles.sin()
@@ -56,7 +60,9 @@ def embedding_sum(input_ids, token_table, position_table, type_table, token_type
     Returns:
         (B, T, D) = token_table[input_ids] + position_table[p] at positions p = 0 .. T-1 + type_table[type].
     """
-    # Hint: index each table with a tensor of ids; the positions are torch.arange(T) on input_ids' device.
+    # Hint 1: a table's row i is the vector of id i: which ids pick the rows of each table, and what are the positions' ids when none are given?
+    # Hint 2: index each table with a tensor of ids; the positions are torch.arange(T) on input_ids' device; no token types means type 0 everywhere.
+    # Hint 3: types = torch.zeros_like(input_ids) if token_type_ids is None else token_type_ids; return token_table[input_ids] + position_table[torch.arange(T, device=input_ids.device)] + type_table[types]
     ### BEGIN SOLUTION
     length = input_ids.shape[1]
     types = torch.zeros_like(input_ids) if token_type_ids is None else token_type_ids
@@ -89,7 +95,9 @@ class Embeddings(nn.Module):
         Returns:
             (B, T, D)
         """
-        # Hint: embedding_sum of the three tables' .weight (or the modules themselves), then layer_norm, then dropout.
+        # Hint 1: which three vectors add up for each token, and what happens to their sum afterwards, in which order?
+        # Hint 2: embedding_sum of the three tables' .weight (or the modules themselves), then layer_norm, then dropout.
+        # Hint 3: return self.dropout(self.layer_norm(embedding_sum(input_ids, self.token_embeddings.weight, self.position_embeddings.weight, self.token_type_embeddings.weight, token_type_ids)))
         ### BEGIN SOLUTION
         positions = torch.arange(input_ids.size(1), device=input_ids.device)  # (T,)
         if token_type_ids is None:
@@ -113,7 +121,9 @@ def sinusoidal_positional_encoding(max_len, d_model):
     Returns:
         (max_len, d_model) float tensor, in the default dtype.
     """
-    # Hint: your steps: interleave_sin_cos(sinusoid_angles(max_len, d_model), d_model).
+    # Hint 1: you have written the angles and the interleaving as steps: how do they compose?
+    # Hint 2: your steps: interleave_sin_cos(sinusoid_angles(max_len, d_model), d_model).
+    # Hint 3: return interleave_sin_cos(sinusoid_angles(max_len, d_model), d_model)
     ### BEGIN SOLUTION
     position = torch.arange(max_len, dtype=torch.float64)[:, None]  # (max_len, 1)
     two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # (ceil(d_model/2),)

@@ -23,7 +23,9 @@ def add_and_norm(x, sublayer_output, weight, bias, eps):
         (B, T, D) = LN(x + sublayer_output): the mean and biased variance of the sum over its last dimension, eps
         inside the square root, then weight and bias. Not x + LN(sublayer_output), and not LN(x) + sublayer_output.
     """
-    # Hint: add first, then normalise the sum: F.layer_norm(x + sublayer_output, (D,), weight, bias, eps).
+    # Hint 1: post-LN: what is normalised, the sublayer's output alone or its sum with the input? Over which dimension?
+    # Hint 2: add first, then normalise the sum over D with the given weight, bias and eps (F.layer_norm).
+    # Hint 3: return F.layer_norm(x + sublayer_output, x.shape[-1:], weight, bias, eps)
     ### BEGIN SOLUTION
     return F.layer_norm(x + sublayer_output, x.shape[-1:], weight, bias, eps)  # (B, T, D)
     ### END SOLUTION
@@ -43,7 +45,9 @@ def self_attention_block(x, mask, weight, bias, eps):
         (B, T, D) = LN(x + softmax(x xᵀ / sqrt(D), blocked keys removed) x): your add_and_norm of x and what
         scaled_dot_product_attention(x, x, x, mask) gives, on a head axis of size 1.
     """
-    # Hint: x.unsqueeze(1), (B, 1, T, D), is query, key and value (one head); pass the mask; squeeze(1) the context.
+    # Hint 1: in self-attention the same sequence asks and answers: what are the query, key and value, and which of your steps closes the block?
+    # Hint 2: x.unsqueeze(1), (B, 1, T, D), is query, key and value (one head); pass the mask; squeeze(1) the context; then add_and_norm.
+    # Hint 3: head = x.unsqueeze(1); context, _ = scaled_dot_product_attention(head, head, head, mask); return add_and_norm(x, context.squeeze(1), weight, bias, eps)
     ### BEGIN SOLUTION
     head = x.unsqueeze(1)  # (B, 1, T, D)
     context, _ = scaled_dot_product_attention(head, head, head, mask)  # (B, 1, T, D)
@@ -62,7 +66,9 @@ def encoder_mask(attention_mask):
         queries, so that every query (a padded one too) attends to the real tokens only. None when attention_mask
         is None.
     """
-    # Hint: padding_mask from part 1 gives (B, 1, 1, T); None stays None.
+    # Hint 1: which function of part 1 turns a (B, T) attention mask into one that broadcasts over heads and queries? What does no mask mean?
+    # Hint 2: padding_mask from part 1 gives (B, 1, 1, T); None stays None.
+    # Hint 3: return None if attention_mask is None else padding_mask(attention_mask)
     ### BEGIN SOLUTION
     return None if attention_mask is None else padding_mask(attention_mask)  # (B, 1, 1, T)
     ### END SOLUTION
@@ -102,7 +108,9 @@ class TransformerEncoderLayer(nn.Module):
         Returns:
             (B, T, D)
         """
-        # Hint: post-LN, as BERT: add_and_norm after each sub-block; self.dropout on the attention's output only.
+        # Hint 1: BERT is post-LN: where does each residual join, where is each norm, and which output is dropped out before its residual (the feed-forward drops out its own)?
+        # Hint 2: post-LN, as BERT: add_and_norm after each sub-block; self.dropout on the attention's output only.
+        # Hint 3: attended, _ = self.attention(h, mask); h = self.attention_norm(h + self.dropout(attended)); return self.output_norm(h + self.feed_forward(h))
         ### BEGIN SOLUTION
         attended, _ = self.attention(hidden_states, mask)  # (B, T, D)
         hidden_states = self.attention_norm(hidden_states + self.dropout(attended))
@@ -136,7 +144,9 @@ class TransformerEncoder(nn.Module):
         Returns:
             (B, T, D) the last hidden state.
         """
-        # Hint: embed (token types too), encoder_mask(attention_mask) once, then every layer in order with that mask.
+        # Hint 1: what goes into the first layer, and is the mask the same for every layer?
+        # Hint 2: embed (token types too), encoder_mask(attention_mask) once, then every layer in order with that mask.
+        # Hint 3: mask = encoder_mask(attention_mask); h = self.embeddings(input_ids, token_type_ids=token_type_ids); for layer in self.layers: h = layer(h, mask); return h
         ### BEGIN SOLUTION
         mask = None if attention_mask is None else padding_mask(attention_mask)  # (B, 1, 1, T)
         hidden_states = self.embeddings(input_ids, token_type_ids)  # (B, T, D)

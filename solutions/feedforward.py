@@ -14,17 +14,20 @@ def gelu(x):
         x: any shape.
 
     Returns:
-        the same shape: 0.5 * x * (1 + erf(x / sqrt(2))).
+        the same shape: x·Φ(x) itself, not the tanh approximation of it.
     """
-    # Hint: torch.erf, and math.sqrt(2) (a Python float keeps the input's dtype).
+    # Hint 1: the exact GELU is x·Φ(x), Φ the normal distribution's CDF: which special function gives Φ, and how do you keep the input's dtype?
+    # Hint 2: Φ(x) = (1 + erf(x / √2)) / 2: torch.erf, and math.sqrt(2) (a Python float keeps the input's dtype).
+    # Hint 3: return 0.5 * x * (1 + torch.erf(x / math.sqrt(2)))
     ### BEGIN SOLUTION
     return 0.5 * x * (1 + torch.erf(x / math.sqrt(2)))
     ### END SOLUTION
 
 
 class FeedForward(nn.Module):
-    """linear1 (D -> F), the exact (erf) GELU, linear2 (F -> D), then dropout (self.dropout, p =
-    hidden_dropout_prob) on linear2's output and nowhere else. No residual: the layer that uses it adds that."""
+    """linear1 (D -> F), the exact GELU x·Φ(x) (not its tanh approximation), linear2 (F -> D), then dropout
+    (self.dropout, p = hidden_dropout_prob) on linear2's output and nowhere else. No residual: the layer that
+    uses it adds that."""
 
     def __init__(self, config):
         super().__init__()
@@ -34,7 +37,9 @@ class FeedForward(nn.Module):
 
     def forward(self, x):
         """x: (B, T, D) -> (B, T, D)."""
-        # Hint: dropout(linear2(gelu(linear1(x)))) with the exact GELU: your gelu step, or F.gelu (not tanh's).
+        # Hint 1: in which order do the two linear layers, the activation and dropout come, and which GELU is graded?
+        # Hint 2: dropout(linear2(gelu(linear1(x)))) with the exact GELU: your gelu step, or the library's default one (not the tanh approximation).
+        # Hint 3: return self.dropout(self.linear2(gelu(self.linear1(x))))
         ### BEGIN SOLUTION
         return self.dropout(self.linear2(F.gelu(self.linear1(x))))  # F.gelu is the exact (erf) GELU
         ### END SOLUTION

@@ -17,7 +17,9 @@ def pool(hidden_states, weight, bias):
     Returns:
         (B, D) = tanh(hidden_states[:, 0] @ weight.T + bias): position 0 only, not a mean or the last position.
     """
-    # Hint: hidden_states[:, 0] is (B, D); F.linear(that, weight, bias), then torch.tanh.
+    # Hint 1: which position stands for the whole sequence, and what happens to its vector: a linear map, then which squashing?
+    # Hint 2: hidden_states[:, 0] is (B, D); a linear map with weight and bias (F.linear), then tanh.
+    # Hint 3: return torch.tanh(F.linear(hidden_states[:, 0], weight, bias))
     ### BEGIN SOLUTION
     return torch.tanh(F.linear(hidden_states[:, 0], weight, bias))  # (B, D)
     ### END SOLUTION
@@ -26,7 +28,8 @@ def pool(hidden_states, weight, bias):
 class LanguageModelHead(nn.Module):
     """BERT's prediction head: logits = decoder(layer_norm(gelu(dense(h)))).
 
-    dense (D -> D), the exact (erf) GELU, layer norm (eps = config.layer_norm_eps), decoder (D -> V, with bias).
+    dense (D -> D), the exact GELU x·Φ(x) (not its tanh approximation), layer norm (eps =
+    config.layer_norm_eps), decoder (D -> V, with bias).
     No dropout and no softmax: in train mode it computes what it computes in eval mode, and the logits are
     unnormalised scores. The decoder's weight (V, D) is this head's own: BERT ties it to the token embedding
     table (one matrix, "weight tying"); the kit does not, so its models hold two matrices where BERT holds one
@@ -42,7 +45,9 @@ class LanguageModelHead(nn.Module):
 
     def forward(self, hidden_states):
         """hidden_states (B, T, D) -> logits (B, T, V), unnormalised scores (no softmax)."""
-        # Hint: dense, exact GELU, layer norm, then the projection to the vocabulary; no softmax.
+        # Hint 1: what stands between the encoder's output and the vocabulary's logits, in which order, and does the head return probabilities?
+        # Hint 2: dense, exact GELU, layer norm, then the projection to the vocabulary; no softmax.
+        # Hint 3: x = F.gelu(self.dense(hidden_states)); return self.decoder(self.layer_norm(x))
         ### BEGIN SOLUTION
         return self.decoder(self.layer_norm(F.gelu(self.dense(hidden_states))))
         ### END SOLUTION
@@ -66,7 +71,9 @@ class SequenceClassificationHead(nn.Module):
 
     def forward(self, hidden_states):
         """hidden_states (B, T, D) -> logits (B, num_labels), read from the first ([CLS]) position."""
-        # Hint: your pool (position 0, pooler, tanh) with self.pooler's weight and bias, then dropout, classifier.
+        # Hint 1: which position and which layers make the pooled vector, and where is dropout?
+        # Hint 2: your pool (position 0, pooler, tanh) with self.pooler's weight and bias, then dropout, classifier.
+        # Hint 3: return self.classifier(self.dropout(pool(hidden_states, self.pooler.weight, self.pooler.bias)))
         ### BEGIN SOLUTION
         pooled = torch.tanh(self.pooler(hidden_states[:, 0]))  # (B, D)
         return self.classifier(self.dropout(pooled))  # (B, num_labels)
@@ -90,7 +97,9 @@ class TransformerForSequenceClassification(nn.Module):
 
         Both attention_mask and token_type_ids are passed on to the encoder.
         """
-        # Hint: encode, then classify.
+        # Hint 1: which two modules does the model hold, and which arguments does the encoder need?
+        # Hint 2: encode (with the attention mask and token types), then classify.
+        # Hint 3: return self.head(self.encoder(input_ids, attention_mask, token_type_ids))
         ### BEGIN SOLUTION
         return self.head(self.encoder(input_ids, attention_mask, token_type_ids))
         ### END SOLUTION

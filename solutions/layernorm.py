@@ -13,7 +13,9 @@ def mean_and_variance(x):
     Returns:
         mean (..., 1) and the biased variance (..., 1): the mean of (x - mean)², dividing by D (not D - 1).
     """
-    # Hint: .mean(dim=-1, keepdim=True) of x, then of the squared deviations (or var(unbiased=False)).
+    # Hint 1: over which dimension are the statistics taken, and how do you keep it so that they broadcast back? Is the variance biased or not?
+    # Hint 2: .mean(dim=-1, keepdim=True) of x, then of the squared deviations (or var(unbiased=False)).
+    # Hint 3: mean = x.mean(-1, keepdim=True); return mean, ((x - mean) ** 2).mean(-1, keepdim=True)
     ### BEGIN SOLUTION
     average = x.mean(-1, keepdim=True)  # (..., 1)
     return average, ((x - average) ** 2).mean(-1, keepdim=True)  # (..., 1), (..., 1)
@@ -29,7 +31,9 @@ def normalise(x, mean, variance, eps):
     Returns:
         (..., D) = (x - mean) / sqrt(variance + eps): eps inside the square root.
     """
-    # Hint: torch.sqrt (or torch.rsqrt) of variance + eps; mean and variance broadcast over the last dimension.
+    # Hint 1: where does eps go: inside the square root, or added to it?
+    # Hint 2: torch.sqrt (or torch.rsqrt) of variance + eps; mean and variance broadcast over the last dimension.
+    # Hint 3: return (x - mean) / torch.sqrt(variance + eps)
     ### BEGIN SOLUTION
     return (x - mean) * torch.rsqrt(variance + eps)  # (..., D)
     ### END SOLUTION
@@ -44,7 +48,9 @@ def scale_and_shift(normalised, weight, bias):
     Returns:
         (..., D) = weight * normalised + bias.
     """
-    # Hint: elementwise; (D,) broadcasts over the leading dimensions by itself.
+    # Hint 1: is this a matrix product, or one number per feature?
+    # Hint 2: elementwise; (D,) broadcasts over the leading dimensions by itself.
+    # Hint 3: return normalised * weight + bias
     ### BEGIN SOLUTION
     return normalised * weight + bias  # (..., D)
     ### END SOLUTION
@@ -69,7 +75,9 @@ class LayerNorm(nn.Module):
 
     def forward(self, x):
         """x: (..., D) -> (..., D)."""
-        # Hint: your steps: mean_and_variance, normalise with self.eps (inside the sqrt), scale_and_shift.
+        # Hint 1: you have written the three steps: which of the module's attributes does each take?
+        # Hint 2: your steps: mean_and_variance, normalise with self.eps (inside the sqrt), scale_and_shift.
+        # Hint 3: mean, variance = mean_and_variance(x); return scale_and_shift(normalise(x, mean, variance, self.eps), self.weight, self.bias)
         ### BEGIN SOLUTION
         mean = x.mean(dim=-1, keepdim=True)  # (..., 1)
         var = (x - mean).pow(2).mean(dim=-1, keepdim=True)  # (..., 1), biased

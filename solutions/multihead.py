@@ -14,7 +14,9 @@ def split_heads(x, num_heads):
     Returns:
         (B, H, T, Dh): [b, h, t] holds features h*Dh to (h+1)*Dh of x[b, t].
     """
-    # Hint: view the last dimension as (H, Dh), then swap the position and head axes with transpose(1, 2).
+    # Hint 1: D = H · Dh: how do you split the last dimension into two, and which two dimensions must then trade places to give (B, H, T, Dh)?
+    # Hint 2: view the last dimension as (H, Dh), then swap the position and head axes with transpose(1, 2).
+    # Hint 3: B, T, D = x.shape; return x.view(B, T, num_heads, D // num_heads).transpose(1, 2)
     ### BEGIN SOLUTION
     batch, length, width = x.shape
     return x.view(batch, length, num_heads, width // num_heads).transpose(1, 2)  # (B, H, T, Dh)
@@ -33,7 +35,9 @@ def attend(q, k, v, mask=None, dropout=None):
         context (B, H, T, Dh) = dropout(weights) @ v, and weights (B, H, T, S) as the softmax gave them, before
         dropout. scaled_dot_product_attention takes no dropout, so its weights are used and its output is not.
     """
-    # Hint: weights from scaled_dot_product_attention(q, k, v, mask); context from the weights after dropout, @ v.
+    # Hint 1: BERT drops out the attention weights: which weights does the caller get back, those before dropout or after, and which ones average the values?
+    # Hint 2: weights from scaled_dot_product_attention(q, k, v, mask); context from the weights after dropout, @ v.
+    # Hint 3: weights = scaled_dot_product_attention(q, k, v, mask)[1]; dropped = weights if dropout is None else dropout(weights); return dropped @ v, weights
     ### BEGIN SOLUTION
     _, probabilities = scaled_dot_product_attention(q, k, v, mask)  # (B, H, T, S)
     dropped = probabilities if dropout is None else dropout(probabilities)
@@ -50,7 +54,9 @@ def merge_heads(x):
     Returns:
         (B, T, H*Dh): [b, t] holds head 0's Dh features, then head 1's, and so on.
     """
-    # Hint: transpose(1, 2) back to (B, T, H, Dh), then reshape (not view: the transpose left it non-contiguous).
+    # Hint 1: the inverse of split_heads: which dimensions trade places again, and why might the flattening refuse a view?
+    # Hint 2: transpose(1, 2) back to (B, T, H, Dh), then reshape (not view: the transpose left it non-contiguous).
+    # Hint 3: B, H, T, Dh = x.shape; return x.transpose(1, 2).reshape(B, T, H * Dh)
     ### BEGIN SOLUTION
     batch, heads, length, head_dim = x.shape
     return x.transpose(1, 2).reshape(batch, length, heads * head_dim)  # (B, T, D)
@@ -91,7 +97,9 @@ class MultiHeadAttention(nn.Module):
         Returns:
             output (B, T, D) and weights (B, H, T, S).
         """
-        # Hint: project with query, key, value; split_heads; attend(q, k, v, mask, self.dropout); merge_heads; output.
+        # Hint 1: where do the keys and values come from when key_value_states is given, and in which order do your steps run?
+        # Hint 2: project with query, key, value (keys and values from key_value_states when given); split_heads; attend(q, k, v, mask, self.dropout); merge_heads; output.
+        # Hint 3: kv = key_value_states if key_value_states is not None else hidden_states; context, weights = attend(split_heads(self.query(hidden_states), self.num_heads), split_heads(self.key(kv), self.num_heads), split_heads(self.value(kv), self.num_heads), mask, self.dropout); return self.output(merge_heads(context)), weights
         ### BEGIN SOLUTION
         source = hidden_states if key_value_states is None else key_value_states
         B, T, D = hidden_states.shape

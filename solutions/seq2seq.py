@@ -34,7 +34,9 @@ class Seq2SeqTransformer(nn.Module):
             logits (B, T, V), V = decoder_config.vocab_size: encoder, decoder, then lm_head on every position.
             Causal in the target: changing a target token never changes the logits at an earlier position.
         """
-        # Hint: encode the source once, decode with both masks, then the LM head.
+        # Hint 1: which mask goes to the encoder, and which two masks to the decoder?
+        # Hint 2: encode the source once, decode with both masks (the target's own, and the source's for cross-attention), then the LM head.
+        # Hint 3: memory = self.encoder(input_ids, attention_mask); return self.lm_head(self.decoder(decoder_input_ids, memory, attention_mask=decoder_attention_mask, encoder_attention_mask=attention_mask))
         ### BEGIN SOLUTION
         memory = self.encoder(input_ids, attention_mask)  # (B, S, D)
         hidden_states = self.decoder(decoder_input_ids, memory, decoder_attention_mask, attention_mask)  # (B, T, D)
@@ -52,7 +54,9 @@ def next_tokens(logits):
     Returns:
         LongTensor (B,): the arg-max over the vocabulary V of the last position's logits.
     """
-    # Hint: the last position is logits[:, -1], (B, V); then argmax over the vocabulary, the last dimension.
+    # Hint 1: which position's logits predict the next token, and over which dimension is the best one chosen?
+    # Hint 2: the last position is logits[:, -1], (B, V); then argmax over the vocabulary, the last dimension.
+    # Hint 3: return logits[:, -1].argmax(dim=-1)
     ### BEGIN SOLUTION
     last = logits[:, -1]  # (B, V)
     return last.argmax(dim=-1)  # (B,)
@@ -71,7 +75,9 @@ def finish_rows(next_token, finished, eos_token_id, pad_token_id):
         (next_token, finished): LongTensor (B,), the proposals with pad_token_id in every row finished before
         this step; BoolTensor (B,), the rows finished after it (those finished before, and those that emit EOS).
     """
-    # Hint: masked_fill with the rows finished BEFORE this step; then those rows or (|) the rows whose token is EOS.
+    # Hint 1: a row that had finished before this step gets which token? And which rows are finished after it?
+    # Hint 2: masked_fill with the rows finished BEFORE this step; then those rows or (|) the rows whose token is EOS.
+    # Hint 3: appended = next_token.masked_fill(finished, pad_token_id); return appended, finished | (appended == eos_token_id)
     ### BEGIN SOLUTION
     appended = next_token.masked_fill(finished, pad_token_id)  # (B,)
     return appended, finished | (appended == eos_token_id)
@@ -90,7 +96,9 @@ def decode_step(tokens, logits, finished, eos_token_id, pad_token_id):
         (tokens, finished): LongTensor (B, L + 1), each row with its next token appended (PAD in a row finished
         before this step), and BoolTensor (B,), the rows finished after this step.
     """
-    # Hint: your steps: next_tokens(logits), finish_rows; then the new tokens as a column (B, 1) after the old ones.
+    # Hint 1: you have the next token and the finishing rule as steps: how do they compose, and how does a (B,) token join (B, L) tokens?
+    # Hint 2: your steps: next_tokens(logits), finish_rows; then the new tokens as a column (B, 1) after the old ones.
+    # Hint 3: appended, finished = finish_rows(next_tokens(logits), finished, eos_token_id, pad_token_id); return torch.cat([tokens, appended.unsqueeze(1)], dim=1), finished
     ### BEGIN SOLUTION
     appended, finished = finish_rows(next_tokens(logits), finished, eos_token_id, pad_token_id)  # (B,), (B,)
     return torch.cat([tokens, appended.unsqueeze(1)], dim=1), finished  # (B, L + 1), (B,)
@@ -124,7 +132,9 @@ def greedy_decode(model, input_ids, attention_mask=None, *, bos_token_id, eos_to
         Graded token for token against generate() on padded sources, with rows that finish at different steps
         and a row that never finishes.
     """
-    # Hint: encode once; loop: the LM head's logits on the decoder's output for the tokens so far (source mask for cross-attention every step), your decode_step; stop once all have finished.
+    # Hint 1: what is computed once and what every step? What does the decoder start from, and when may the loop stop early?
+    # Hint 2: encode once; loop: the LM head's logits on the decoder's output for the tokens so far (source mask for cross-attention every step), your decode_step; stop once all have finished.
+    # Hint 3: memory = model.encoder(input_ids, attention_mask); tokens = a (B, 1) column of bos_token_id; finished = all False; each step: logits = model.lm_head(model.decoder(tokens, memory, encoder_attention_mask=attention_mask)); tokens, finished = decode_step(tokens, logits, finished, eos_token_id, pad_token_id); break once finished.all()
     ### BEGIN SOLUTION
     memory = model.encoder(input_ids, attention_mask)  # (B, S, D), computed once
     batch_size = input_ids.size(0)

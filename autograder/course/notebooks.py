@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.course import release
+from autograder.course import release, stubs
 from autograder.course.jupyter import KERNEL_DISPLAY_NAME, KERNEL_NAME
 from autograder.course.release import COURSE
 from autograder.engine.contract import spec
@@ -41,7 +41,7 @@ from autograder.engine.contract.loader import DEMO_TAG
 
 PARTS = COURSE / "parts"
 # The reference of the ungraded exercises, whose names are outside the SPEC: copied as the reference's are.
-EXERCISES = COURSE / "exercises"
+EXERCISES = stubs.EXERCISES
 ASSIGNMENT = "transformer"
 SOURCE = COURSE / "source" / ASSIGNMENT
 RELEASE = COURSE / "release" / ASSIGNMENT
@@ -54,6 +54,21 @@ KERNEL_NOTE = (
     "Kernel… to switch). In another kernel, the cells that check your work stop at `ModuleNotFoundError: No module "
     "named 'autograder'`.*"
 )
+
+# Said under the kernel's note of every notebook with exercises, by the course's hints setting (course/settings.yaml).
+HINTS_NOTES = {
+    "on-request": (
+        "*Each exercise and step has hints in levels: the question to ask yourself, then the operation, then the "
+        'line. Try first; when you are stuck, `hint("NAME")` prints the next level for the exercise or step NAME '
+        "(its function's or class's name), and a failed check shows the level that matches what failed.*"
+    ),
+    "after-failure": (
+        "*Each exercise and step has hints in levels: the question to ask yourself, then the operation, then the "
+        "line. They open once a check of that exercise or step fails: the failed check shows the level that "
+        'matches what failed, and `hint("NAME")` then prints the next.*'
+    ),
+    "none": "",
+}
 
 # What worked examples use besides the exercises' own imports.
 STANDARD_IMPORTS = ("import math", "import torch", "from torch import nn", "from torch.nn import functional as F")
@@ -113,8 +128,8 @@ def _flush_prose(cells, prose):
     prose.clear()
 
 
-def source_notebook(part):
-    """The nbgrader source notebook of a part, as a dict."""
+def source_notebook(part, hints=None):
+    """The nbgrader source notebook of a part, as a dict, under the course's hints setting unless given."""
     name = notebook_name(part)
     cells = parse(part.read_text(), part.name)
     owned = [c.args for c in cells if c.kind == "exercise"]
@@ -127,6 +142,7 @@ def source_notebook(part):
             cells_out.append(notebook_cell("markdown", cell_id, cell.text))
             if index == 0:
                 cells_out.append(notebook_cell("markdown", f"{Path(name).stem}-kernel", KERNEL_NOTE))
+                cells_out += _hints_cells(Path(name).stem, part, hints or stubs.hints_setting())
         elif cell.kind == "python":
             cells_out.append(notebook_cell("code", cell_id, cell.text, tags=[DEMO_TAG]))
         elif cell.kind == "setup":
@@ -151,6 +167,18 @@ def source_notebook(part):
         "nbformat": 4,
         "nbformat_minor": 5,
     }
+
+
+def _hints_cells(stem, part, setting):
+    """How to ask for hints, and the cell that imports hint(), under the course's setting: nothing with none, nor in
+    a notebook without exercises. A worked example's tag, so that grading skips the import."""
+    note = HINTS_NOTES[setting]
+    if not note or not _has_exercises(part):
+        return []
+    return [
+        notebook_cell("markdown", f"{stem}-hints", note),
+        notebook_cell("code", f"{stem}-hint", "from autograder.notebook import hint", tags=[DEMO_TAG]),
+    ]
 
 
 def notebook_cell(kind, cell_id, text, nbgrader=None, tags=()):
@@ -269,7 +297,7 @@ def _definitions(names, where, reference=None):
         # Up to the next top-level statement: a trailing `### END SOLUTION` is a comment, outside the node.
         lines = source.splitlines()
         end = _first_line(body[index + 1]) - 1 if index + 1 < len(body) else len(lines)
-        chunks.append("\n".join(lines[_first_line(body[index]) - 1 : end]).rstrip())
+        chunks.append(stubs.without_ladders("\n".join(lines[_first_line(body[index]) - 1 : end]).rstrip(), path.name))
     return "\n\n\n".join(chunks)
 
 
@@ -325,9 +353,9 @@ def dumps(notebook):
     return json.dumps(notebook, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
 
 
-def expected_sources():
-    """{path under course/source: text} of every source notebook."""
-    return {SOURCE / notebook_name(part): dumps(source_notebook(part)) for part in parts()}
+def expected_sources(hints=None):
+    """{path under course/source: text} of every source notebook, under the course's hints setting unless given."""
+    return {SOURCE / notebook_name(part): dumps(source_notebook(part, hints)) for part in parts()}
 
 
 def write():

@@ -19,13 +19,13 @@ from torch import nn
 from torch.nn.modules.lazy import LazyModuleMixin
 from torch.nn.parameter import is_lazy
 
-from autograder.course import PUBLIC_CASES, failed_check
+from autograder.course import PUBLIC_CASES, failed_check, ladder
 from autograder.course.jupyter import codes
 from autograder.course.local import LocalGrading, LocalStudent
 from autograder.engine.child import runtime
 from autograder.engine.contract import spec
 from autograder.engine.contract.errors import KitFault, StudentError, StudentFault
-from autograder.engine.judge import fixtures
+from autograder.engine.judge import diagnosis, fixtures
 from autograder.engine.judge import hints as sentences
 from autograder.engine.judge.diagnosis import trained
 from autograder.engine.judge.results import ComponentResult
@@ -103,16 +103,20 @@ def check(component_id, names, quiet=False):
     # An earlier part that fails is what to change first; asked in a notebook alone, as each costs a check, and the
     # progress report, which checks every part, says it on its own row.
     earlier = [] if likely or quiet else failing_earlier(component_id, names)
-    failure = Failed(
-        component_id, len(checks) - len(failures), failures, likely, _told(checks, student, names, likely, earlier)
-    )
+    # The ladder's level for what failed, offered in a notebook (asking for it opens the exercise's hints there).
+    offered = None
+    if not quiet:
+        named = ladder.mistakes_named(likely or "")
+        offered = ladder.offer(spec.BY_ID[component_id].names, _failed_targets(component_id, student), named)
+    told = _told(checks, student, names, likely, earlier, offered)
+    failure = Failed(component_id, len(checks) - len(failures), failures, likely, told)
     if not quiet:
         print(failure)
         failure.printed = True
     raise failure
 
 
-def _told(checks, student, names, likely, earlier):
+def _told(checks, student, names, likely, earlier, offered):
     """What a failed component check prints: what to change, its first failing case with its inputs, the rest as
     counts (failed_check.py)."""
     counted = [(name, [test for test in tests if not test.passed], len(tests)) for name, tests in checks.items()]
@@ -128,7 +132,12 @@ def _told(checks, student, names, likely, earlier):
     if not lead:
         lead, first = failed_check.hint_first(first)
     others = [(name, len(fails), n) for name, fails, n in counted if name != first_check]
-    return failed_check.block(lead, first_check, first, len(failed), total, others)
+    return failed_check.block(_with(lead, offered), first_check, first, len(failed), total, others)
+
+
+def _with(lead, offered):
+    """The lead, then the hint the ladder offers for what failed."""
+    return "\n".join(line for line in (lead, offered) if line) or None
 
 
 def _crash(student, message):
@@ -231,12 +240,22 @@ def check_step(name, function, quiet=False):
     )
     if not lead:
         lead, first = failed_check.hint_first(first)
-    told = failed_check.block(lead, name, first, len(failures), len(cases), [])
+    offered = None if quiet else ladder.offer((name,))
+    told = failed_check.block(_with(lead, offered), name, first, len(failures), len(cases), [])
     failure = Failed(name, len(cases) - len(failures), [message for _, message, _ in failures], told=told)
     if not quiet:
         print(failure)
         failure.printed = True
     raise failure
+
+
+def _failed_targets(component_id, student):
+    """The names whose public cases failed, in the cases' order."""
+    if student is None:
+        return []
+    failed = {o.key for o in student.observations if not o.passed}
+    cases = PUBLIC.cases(component_id)
+    return list(dict.fromkeys(c.target for c in cases if c.id in failed or diagnosis.trained(c.id) in failed))
 
 
 def _checker(component):

@@ -7,12 +7,14 @@ first mistake with a sentence that says what is wrong and what to do (StudentErr
 raises NotImplementedError stops with NotStarted. Nothing here is graded.
 """
 
+import functools
 from dataclasses import dataclass
 
 import torch
 from torch import nn
 from torch.nn import functional as F
 
+from autograder.course import ladder
 from autograder.course.public import NotStarted
 from autograder.engine.contract.errors import StudentError
 
@@ -103,6 +105,22 @@ def _call(function, *args, **kwargs):
         raise NotStarted(f"{function.__name__} is not written yet: it still raises NotImplementedError") from error
 
 
+def _offering(check):
+    """The check, which prints the hint that matches (ladder.offer) where it finds a mistake, before its error."""
+
+    @functools.wraps(check)
+    def checked(function, *args, **kwargs):
+        try:
+            return check(function, *args, **kwargs)
+        except StudentError:
+            offered = ladder.offer((check.__name__.removeprefix("check_"),))
+            if offered:
+                print(offered)
+            raise
+
+    return checked
+
+
 def _passed(what):
     print(f"  ok: {what}")
 
@@ -111,6 +129,7 @@ def _passed(what):
 EXAMPLE_TARGET = torch.tensor([[8, 10, 12, EOS, PAD], [7, EOS, PAD, PAD, PAD]])
 
 
+@_offering
 def check_shift_right(shift_right):
     target = EXAMPLE_TARGET.clone()
     expected = torch.tensor([[BOS, 8, 10, 12, EOS], [BOS, 7, EOS, PAD, PAD]])
@@ -141,6 +160,7 @@ def check_shift_right(shift_right):
     print("shift_right: all checks passed")
 
 
+@_offering
 def check_sequence_loss(sequence_loss):
     logits = torch.randn(2, 5, VOCAB_SIZE, generator=torch.Generator().manual_seed(0), requires_grad=True)
     target = EXAMPLE_TARGET
@@ -200,6 +220,7 @@ def _spy_step(training_step, lr=0.5):
     return model, before, batch, result
 
 
+@_offering
 def check_training_step(training_step):
     lr = 0.5
     model, before, batch, result = _spy_step(training_step, lr)
@@ -247,6 +268,7 @@ def check_training_step(training_step):
     print("training_step: all checks passed")
 
 
+@_offering
 def check_learning_rate(learning_rate):
     peak, warmup, total = 3e-3, 4, 10
     expected = [peak * min(s / warmup, (total - s) / (total - warmup)) for s in range(1, total + 1)]
@@ -272,6 +294,7 @@ def check_learning_rate(learning_rate):
     print("learning_rate: all checks passed")
 
 
+@_offering
 def check_overfit_one_batch(overfit_one_batch, steps=30):
     model = _Spy()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.5)

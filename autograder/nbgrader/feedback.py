@@ -1,13 +1,19 @@
 """Last of generate_feedback's steps: a test cell shows the kit's feedback as readable HTML."""
 
 import html
+import re
 
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from autograder.course import ladder
+from autograder.engine.contract import spec
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 from autograder.engine.judge.hints import HINT
-from autograder.nbgrader.cells import DISPLAY_DATA_PRIORITY, is_test_cell
+from autograder.nbgrader.cells import DISPLAY_DATA_PRIORITY, grade_id, is_test_cell
+
+# The first line of a component's grade cell (course/jupyter.py's cell_text): "attention: 3 of 5 points."
+SCORE = re.compile(r"^(\S+): ([\d.]+) of ([\d.]+) points\.")
 
 
 class KitFeedback(NbGraderPreprocessor):
@@ -21,14 +27,15 @@ class KitFeedback(NbGraderPreprocessor):
         "div.output_subarea pre.kit-feedback { white-space: pre-wrap; word-break: normal; overflow-wrap: normal; }\n"
         "div.output_subarea pre.kit-feedback .kit-likely { display: block; font-weight: bold; background: #fff3cd;"
         " border-left: 4px solid #d39e00; padding: 2px 6px; margin: 4px 0; }\n"
-        "div.output_subarea pre.kit-feedback .kit-hint { display: block; color: #0b5394; margin: 2px 0; }"
+        "div.output_subarea pre.kit-feedback .kit-hint { display: block; color: #0b5394; margin: 2px 0; }\n"
+        "details.kit-ladder { margin: 4px 0 4px 12px; } details.kit-ladder summary { cursor: pointer; color: #0b5394; }"
     )
     display_data_priority = DISPLAY_DATA_PRIORITY
 
     def preprocess(self, nb, resources):
         for cell in filter(is_test_cell, nb.cells):
             cell.outputs = [
-                _as_html(output) if output.output_type == "stream" else output
+                _as_html(output, grade_id(cell)) if output.output_type == "stream" else output
                 for output in cell.outputs
                 if output.output_type != "execute_result"
             ]
@@ -36,8 +43,9 @@ class KitFeedback(NbGraderPreprocessor):
         return nb, resources
 
 
-def _as_html(output):
-    """A test cell's feedback text as escaped HTML, its likely-mistake and hint lines marked; the text kept."""
+def _as_html(output, cell_id=None):
+    """A test cell's feedback text as escaped HTML, its likely-mistake and hint lines marked, and below a component
+    that lost points its hint ladder (_ladder); the text kept."""
     lines = []
     for line in output.text.rstrip("\n").split("\n"):
         escaped = html.escape(line, quote=False)
@@ -50,6 +58,26 @@ def _as_html(output):
         )
         lines.append(f'<span class="{kind}">{escaped}</span>' if kind else escaped)
     body = "\n".join(lines)
-    return new_output(
-        "display_data", data={"text/html": f'<pre class="kit-feedback">{body}</pre>', "text/plain": output.text}
-    )
+    page = f'<pre class="kit-feedback">{body}</pre>{_ladder(output.text, cell_id)}'
+    return new_output("display_data", data={"text/html": page, "text/plain": output.text})
+
+
+def _ladder(text, cell_id):
+    """The hint ladder of the exercise a component's lost points are about (ladder.choose: the likely mistake's
+    exercise first), as nested <details>: each level opens with a click, on the offline page as in a browser.
+    Nothing where the component has all its points, or the course gives no hints."""
+    score = SCORE.match(text)
+    component = (cell_id or "").removeprefix("grade-")
+    if not score or component not in spec.BY_ID or float(score.group(2)) >= float(score.group(3)):
+        return ""
+    chosen = ladder.choose(spec.BY_ID[component].names, (), ladder.mistakes_named(text))
+    if chosen is None:
+        return ""
+    name, levels = chosen
+    page = ""
+    for level in reversed(range(1, len(levels) + 1)):
+        summary = html.escape(f"Hint {level} of {len(levels)} for {name}", quote=False)
+        page = (
+            f'<details class="kit-ladder"><summary>{summary}</summary>{html.escape(levels[level - 1])}{page}</details>'
+        )
+    return page

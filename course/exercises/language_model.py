@@ -35,7 +35,9 @@ class CharLM(nn.Module):
         Returns:
             logits (B, T, V): row t scores the token after input_ids[:, t], computed from tokens 0..t alone.
         """
-        # Hint: your embeddings, then every layer with causal_mask(T) as its mask, then the LM head.
+        # Hint 1: a language model must not see the future: which mask does every layer get, and what turns the last hidden states into logits?
+        # Hint 2: your embeddings, then every layer with causal_mask(T) as its mask, then the LM head.
+        # Hint 3: mask = causal_mask(T, device=input_ids.device); h = self.embeddings(input_ids); for layer in self.layers: h = layer(h, mask); return self.lm_head(h)
         ### BEGIN SOLUTION
         mask = causal_mask(input_ids.size(1), device=input_ids.device)  # (T, T), True at j <= i
         hidden_states = self.embeddings(input_ids)  # (B, T, D)
@@ -57,7 +59,9 @@ def sample_next(logits, temperature=1.0, top_k=None, generator=None):
     Returns:
         LongTensor (B,) of token ids.
     """
-    # Hint: divide by the temperature; logits below the k-th largest become -inf; softmax; torch.multinomial.
+    # Hint 1: in which order: temperature, top-k, probabilities, a draw? What does a logit outside the top k become so that it is never drawn, and what shape is one draw per row?
+    # Hint 2: divide by the temperature; logits below the k-th largest become -inf; softmax; torch.multinomial, one draw per row, squeezed to (B,).
+    # Hint 3: scaled = logits / temperature; kth = scaled.topk(top_k, dim=-1).values[:, [-1]]; scaled = scaled.masked_fill(scaled < kth, float('-inf')); return torch.multinomial(F.softmax(scaled, dim=-1), generator=generator, num_samples=1).squeeze(-1)
     ### BEGIN SOLUTION
     logits = logits / temperature
     if top_k is not None:
@@ -107,7 +111,9 @@ def attend_with_cache(attention, hidden_states, cache):
     def split(x):  # (B, N, D) -> (B, H, N, Dh)
         return x.view(B, N, H, D // H).transpose(1, 2)
 
-    # Hint: append the new keys and values to the cache's (dim 2); new position i sees cached ones and new ones <= i.
+    # Hint 1: the cache holds the keys and values of the positions already seen: where do the new ones go, and which keys may new position i see?
+    # Hint 2: append the new keys and values to the cache's (dim 2); new position i sees cached ones and new ones <= i.
+    # Hint 3: keys = torch.cat([cache['key'], keys], dim=2) (and values); mask = torch.tril(torch.ones(N, S + N, dtype=torch.bool), diagonal=S), S the cached length
     ### BEGIN SOLUTION
     keys, values = split(attention.key(hidden_states)), split(attention.value(hidden_states))
     if cache:

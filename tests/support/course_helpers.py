@@ -40,6 +40,13 @@ def _run(nb, folder, env):
     return nb
 
 
+def run_cells(cells, folder, env):
+    """Run these code cells in a fresh kernel of the kit's (folder as cwd); returns the executed notebook."""
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell) for cell in cells])
+    nb.metadata["kernelspec"] = notebooks.KERNELSPEC
+    return _run(nb, folder, env)
+
+
 # Between two notebooks run in one kernel: the names of the one before are gone, as in a fresh kernel.
 RESET = "%reset -f"
 

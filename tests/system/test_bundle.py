@@ -13,7 +13,7 @@ from support.course_helpers import completed, execute, outputs
 
 from autograder import bundle
 from autograder.breakout import bank, quiz_notebooks
-from autograder.course import PUBLIC_CASES, jupyter, notebooks
+from autograder.course import HINTS, PUBLIC_CASES, jupyter, notebooks, stubs
 from autograder.engine.contract import spec
 from autograder.engine.judge import diagnosis, fixtures, hints
 
@@ -74,6 +74,9 @@ SHIPPED_CASES = {str(path.relative_to(spec.KIT_ROOT)) for path in PUBLIC_CASES.g
 # Of the catalog, whose edits quote the reference, the sentences alone, and of the steps' entries the hints alone
 # (their texts are searched below as any other).
 SHIPPED_SENTENCES = {str(path.relative_to(spec.KIT_ROOT)) for path in (hints.MISTAKE_SENTENCES, hints.STEP_HINTS)}
+# The hint ladders under the course's setting: their last level is the line itself, given to a student who asks for
+# it (course/settings.yaml's none ships none: tests/system/test_ladder.py); searched for every other secret.
+SHIPPED_HINTS = str(HINTS.relative_to(spec.KIT_ROOT))
 
 
 def test_bundle_holds_no_solution_no_hidden_test_and_no_reference_data(built):
@@ -81,10 +84,16 @@ def test_bundle_holds_no_solution_no_hidden_test_and_no_reference_data(built):
     for name, text in texts.items():
         for secret in ("BEGIN SOLUTION", "BEGIN HIDDEN TESTS"):
             assert secret not in text, f"{secret} in {name}"
-    leaked = [(c, line, name) for c, line in solution_lines() for name, text in texts.items() if line in text]
+    leaked = [
+        (c, line, name)
+        for c, line in solution_lines()
+        for name, text in texts.items()
+        if line in text and name != SHIPPED_HINTS
+    ]
     assert leaked == [], leaked
+    assert texts[SHIPPED_HINTS] == stubs.hints_table()
     data = {str(p.relative_to(built)) for p in built.rglob("*") if p.suffix in (".npz", ".json", ".yaml")}
-    assert data == SHIPPED_CASES | SHIPPED_SENTENCES and SHIPPED_CASES
+    assert data == SHIPPED_CASES | SHIPPED_SENTENCES | {SHIPPED_HINTS} and SHIPPED_CASES
 
 
 def _distinctive(arrays):

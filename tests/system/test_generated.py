@@ -99,7 +99,7 @@ def _reword_a_likely_mistake(kit):
 
 
 def _reword_a_hint_of_the_reference(kit):
-    (hint,) = [line for line in (kit / "solutions/layernorm.py").read_text().splitlines() if "# Hint:" in line][:1]
+    (hint,) = [line for line in (kit / "solutions/layernorm.py").read_text().splitlines() if "# Hint 1:" in line][:1]
     _edit(kit / "solutions/layernorm.py", hint, hint + " Mind the dtype.")
 
 

@@ -120,10 +120,12 @@ def test_a_failed_check_says_what_to_change_then_its_first_case_then_counts(tmp_
         check("attention", names, quiet=False)
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == LIKELY_MISTAKE + mistake.says
-    assert lines[1].startswith("✗ test_attention_matches_reference: case ") and "(" in lines[1]
+    # What to change is the likely mistake, then the level of the hint ladder that the mistake's edits point at.
+    assert lines[1].startswith("Hint 1 of 3 for scaled_dot_product_attention: ")
+    assert lines[2].startswith("✗ test_attention_matches_reference: case ") and "(" in lines[2]
     (more,) = [i for i, line in enumerate(lines) if re.fullmatch(r"    and \d+ more of its \d+ cases", line)]
     # The first failing case's lines, then a count, then a line per other check, none of them repeated.
-    assert all(line.startswith("    ") for line in lines[2:more])
+    assert all(line.startswith("    ") for line in lines[3:more])
     assert all(re.fullmatch(r"✗ \w+: \d+ of \d+ cases fail|✓ \w+", line) for line in lines[more + 1 :]), lines
     assert sum(mistake.says in line for line in lines) == 1
     (error,) = failure.value._render_traceback_()
@@ -147,7 +149,8 @@ def test_a_shape_error_names_its_case_and_the_shape_expected(tmp_path, capsys):
         lines[0],
     )
     assert odd and odd.groups()[1:3] == odd.groups()[3:5] and int(odd[3]) % 2 == 1, lines[0]
-    assert lines[1].startswith(f"✗ test_sinusoidal_table_matches_paper: case {odd[1]} (") and "RuntimeError" in lines[1]
+    assert lines[1].startswith("Hint 1 of 3 for sinusoidal_positional_encoding: "), lines[1]
+    assert lines[2].startswith(f"✗ test_sinusoidal_table_matches_paper: case {odd[1]} (") and "RuntimeError" in lines[2]
 
 
 def test_a_wrong_call_names_the_caller_and_the_argument():

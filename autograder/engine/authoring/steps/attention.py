@@ -45,8 +45,8 @@ STEPS = of(
         "attention_scores",
         "scores and scale",
         "Every query against every key at once: query (..., T, Dh) times key transposed, (..., Dh, S), is "
-        "(..., T, S), and entry [t, s] is query t · key s. Swap only the last two dimensions of the key "
-        "(`transpose(-2, -1)`), so that the batch dimensions stay where they are.",
+        "(..., T, S), and entry [t, s] is query t · key s. Only the key's last two dimensions trade places, "
+        "so that the batch dimensions stay where they are.",
         hint="scores = query @ key.transpose(-2, -1) / sqrt(Dh), with Dh = query.size(-1): swap the last two "
         "dimensions of key only (not .T, which reverses every dimension), and divide by the square root.",
         wrong=lambda query, key: query @ key.transpose(-2, -1) / query.size(-1),

@@ -64,9 +64,9 @@ STEPS = of(
     Step(
         "masked_self_attention_block",
         "the masked self-attention sub-block, with the plainest attention",
-        "One head, no projections: x.unsqueeze(1), (B, 1, T, D), is the query, the key and the value of your "
-        "`scaled_dot_product_attention`, with the self mask; then add & norm, LN(x + context), with the weight, "
-        "bias and eps given (`F.layer_norm`).",
+        "One head, no projections: x on a head axis of size 1, (B, 1, T, D), is the query, the key and the value "
+        "of your `scaled_dot_product_attention`, with the self mask; then add & norm, LN(x + context), with the "
+        "weight, bias and eps given (the library's layer norm is allowed here).",
         hint="x.unsqueeze(1) as query, key and value, self_mask passed to "
         "scaled_dot_product_attention, then F.layer_norm(x + context.squeeze(1), (D,), weight, bias, eps): the "
         "residual before the norm.",

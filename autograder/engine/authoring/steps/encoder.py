@@ -55,7 +55,7 @@ STEPS = of(
         "add_and_norm",
         "add & norm",
         "LN(x + sublayer_output) over the last dimension, with a layer norm's weight, bias and eps given as "
-        "tensors and a number: `F.layer_norm` is fine now that you have written your own.",
+        "tensors and a number: the library's layer norm is allowed now that you have written your own.",
         hint="post-LN: add first, then normalise the sum, LN(x + sublayer_output) with the given weight, bias "
         "and eps (F.layer_norm(x + sublayer_output, (D,), weight, bias, eps)); not x + LN(sublayer_output).",
         wrong=lambda x, sublayer_output, weight, bias, eps: x + layer_norm(sublayer_output, weight, bias, eps),
@@ -66,8 +66,9 @@ STEPS = of(
     Step(
         "self_attention_block",
         "the self-attention sub-block, with the plainest attention",
-        "The worked example's sub-block, on a batch: x.unsqueeze(1), (B, 1, T, D), is the query, the key and the "
-        "value of your `scaled_dot_product_attention`, with the mask; then your add & norm of x and the context.",
+        "The worked example's sub-block, on a batch: x on a head axis of size 1, (B, 1, T, D), is the query, the "
+        "key and the value of your `scaled_dot_product_attention`, with the mask; then your add & norm of x and "
+        "the context.",
         hint="query, key and value are all x on a head axis of size 1 (x.unsqueeze(1)), the mask "
         "passed to scaled_dot_product_attention; then add_and_norm(x, context.squeeze(1), weight, bias, eps): the "
         "residual is x, added before the norm.",

@@ -17,7 +17,7 @@ STEPS = of(
     Step(
         "gelu",
         "the exact GELU",
-        "Written with `torch.erf`, on a tensor of any shape, in its dtype.",
+        "The exact x·Φ(x), not the tanh approximation, on a tensor of any shape, in its dtype.",
         hint="the exact GELU, 0.5 * x * (1 + erf(x / sqrt(2))) (torch.erf, math.sqrt(2)); not the tanh approximation, "
         "not x * sigmoid(1.702 x).",
         wrong=lambda x: torch.nn.functional.gelu(x, approximate="tanh"),

@@ -49,7 +49,8 @@ STEPS = of(
         "normalise",
         "normalise",
         "(x - mean) / sqrt(variance + eps), eps given.",
-        hint="(x - mean) / sqrt(variance + eps): eps inside the square root.",
+        hint="add eps to the variance first and take the square root of the sum, not eps added to the square "
+        "root: (x - mean) / sqrt(variance + eps).",
         wrong=lambda x, mean, variance, eps: (x - mean) / (variance.sqrt() + eps),
         cases=_normalise,
         minutes=5,
