@@ -116,11 +116,11 @@ def reference(component_id, whole=False):
 
 
 def references(unit):
-    """The ids of the components whose references a unit's values are computed with, sorted: every one for STEPS
-    (each step is a helper of one); else those whose SPEC names the unit's cases module names, and their
-    dependencies."""
+    """The ids of the components whose references a unit's values are computed with, sorted: the core's for STEPS
+    (each step is a helper of one, steps/ lists the core's); else those whose SPEC names the unit's cases module
+    names, and their dependencies."""
     if unit == STEPS:
-        return sorted(spec.BY_ID)
+        return sorted(c.id for c in spec.COMPONENTS)
     tree = ast.parse(module_path(f"{CASES}.{unit}").read_text())
     named = {spec.OWNER[name].id for name in map(_spec_name, ast.walk(tree)) if name}
     return sorted(set().union(*({c, *spec.dependencies(c)} for c in {unit, *named})))

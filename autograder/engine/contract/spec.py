@@ -4,6 +4,7 @@ Everything that needs to know the components reads them from here.
 """
 
 import ast
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -34,6 +35,9 @@ class Component:
     names: tuple[str, ...]
     points: int
     kinds: tuple[str, ...] = ()  # keys of KERNELS: what its code may not delegate its subject to
+    # A course extension (CONTRACT.md, "Course extensions"): graded where a submission defines one of its names,
+    # its points reported apart from the core's.
+    extension: bool = False
 
     @property
     def kernels(self) -> tuple[str, ...]:
@@ -90,13 +94,37 @@ COMPONENTS = (
     ),
     Component("seq2seq", ("Seq2SeqTransformer", "greedy_decode"), 10),
 )
-BY_ID = {component.id: component for component in COMPONENTS}
-OWNER = {name: component for component in COMPONENTS for name in component.names}
+# Parts 9 and 10. They build on the core and never on each other, so a child grading one holds the core's
+# references alone (references_for).
+EXTENSIONS = (
+    Component(
+        "training",
+        ("shift_right", "sequence_loss", "learning_rate", "clip_gradient_norm", "training_step"),
+        10,
+        extension=True,
+    ),
+    Component(
+        "generation",
+        ("sampling_probabilities", "sample_next", "attend_with_cache", "beam_search"),
+        10,
+        extension=True,
+    ),
+)
+ALL_COMPONENTS = COMPONENTS + EXTENSIONS
+BY_ID = {component.id: component for component in ALL_COMPONENTS}
+OWNER = {name: component for component in ALL_COMPONENTS for name in component.names}
 ALL_NAMES = tuple(OWNER)
-TOTAL_POINTS = sum(component.points for component in COMPONENTS)
+TOTAL_POINTS = sum(component.points for component in COMPONENTS)  # the core's: a course of parts 1 to 8 is out of it
 
 # Checks that run the student's whole stack at once; reported, never scored.
 INTEGRATION = "integration"
+
+
+def graded_by_default(defined: Collection[str]) -> list[str]:
+    """The ids a grading runs unless told which: the core, each extension of which the submission defines a name
+    (defined: the SPEC names it defines), and the integration check."""
+    wanted = [c.id for c in EXTENSIONS if set(c.names) & set(defined)]
+    return [c.id for c in COMPONENTS] + wanted + [INTEGRATION]
 
 
 @cache
