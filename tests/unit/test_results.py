@@ -84,8 +84,12 @@ def test_the_csv_has_the_extension_columns_only_when_a_submission_was_graded_on_
     assert float(ben["training"]) == float(ben["extensions"]) == TRAINING / 2
 
 
-def test_a_grading_takes_the_extensions_whose_names_a_submission_defines():
+def test_a_grading_takes_the_extensions_whose_names_a_submission_defines_once_their_suites_exist(tmp_path, monkeypatch):
     core = [c.id for c in spec.COMPONENTS]
+    monkeypatch.setattr(spec, "SUITES", tmp_path)
+    assert spec.graded_by_default({"learning_rate": "nb9", "beam_search": "nb10"}) == [*core, spec.INTEGRATION]
+    for component in spec.EXTENSIONS:
+        (tmp_path / f"test_{component.id}.py").write_text("")
     assert spec.graded_by_default({"LayerNorm": "ln"}) == [*core, spec.INTEGRATION]
     assert spec.graded_by_default({"learning_rate": "nb9"}) == [*core, "training", spec.INTEGRATION]
     assert spec.graded_by_default({"beam_search": "nb10", "shift_right": "nb9"}) == [

@@ -17,6 +17,8 @@ ASSIGNMENTS = KIT_ROOT / "assignments"
 # What `python -m autograder generate` writes and the kit reads as data: cases, evidence, sentences, stamps
 # (generated/README.md). Beside the package, which holds code alone.
 GENERATED = KIT_ROOT / "generated"
+# The hidden suites, test_<id>.py for each component (the judge's; here for the extensions, graded once theirs exist).
+SUITES = KIT_ROOT / "autograder" / "engine" / "judge" / "suites"
 
 # What a component may not delegate to, by kind: substrings of torch's names for it, lower case without
 # underscores, matched against the function a call reaches (the child's tripwire) and against what a name in
@@ -122,8 +124,11 @@ INTEGRATION = "integration"
 
 def graded_by_default(defined: Collection[str]) -> list[str]:
     """The ids a grading runs unless told which: the core, each extension of which the submission defines a name
-    (defined: the SPEC names it defines), and the integration check."""
-    wanted = [c.id for c in EXTENSIONS if set(c.names) & set(defined)]
+    (defined: the SPEC names it defines) once its hidden suite exists, and the integration check.
+
+    The extensions' references and stubs come before their suites (issue 48 builds them in steps): until a suite
+    is there, a submission that defines the extension's names grades as a core one."""
+    wanted = [c.id for c in EXTENSIONS if set(c.names) & set(defined) and (SUITES / f"test_{c.id}.py").exists()]
     return [c.id for c in COMPONENTS] + wanted + [INTEGRATION]
 
 
