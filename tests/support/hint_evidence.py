@@ -228,4 +228,6 @@ UNPROVOKED = {
     "zero.refused reply": "a reply the protocol refuses: the child's server frames every reply, so only a forged "
     "child could send one",
     "zero.not an answer": "a reply that is not an answer: likewise",
+    "delegation.training.kernel": "training is graded once its hidden suite exists (issue 48); until then its "
+    "tripwire and static check are held to it in-process (tests/unit/test_delegation.py)",
 }

@@ -59,6 +59,7 @@ class Server:
         self.sock = sock
         self.device = torch.device(setup["device"])
         self.forbidden = tuple(setup["forbidden"])
+        self.forbidden_in_python = tuple(setup.get("forbidden_in_python", ()))
         self.verdicts: dict[Callable[..., object], str | None] = {}
         self.reason: str = setup["reason"]
         self.memory_limit: int | None = setup["memory_limit"]
@@ -202,7 +203,7 @@ class Server:
     def _guarded(self, dtype: torch.dtype | None, call: Callable[[], Result]) -> Result:
         """call() under the tripwire, with new tensors in the run's dtype and on its device (as they would be
         in a program written for that dtype and device alone); Forbidden if it delegated its subject."""
-        tripwire = Tripwire(self.forbidden, self.verdicts)
+        tripwire = Tripwire(self.forbidden, self.verdicts, self.forbidden_in_python)
         previous = torch.get_default_dtype()
         device = torch.device(self.device) if self.device.type != "cpu" else contextlib.nullcontext()
         try:

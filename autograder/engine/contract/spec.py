@@ -26,7 +26,12 @@ SUITES = KIT_ROOT / "autograder" / "engine" / "judge" / "suites"
 KERNELS = {
     "attention": ("attention", "transformer"),  # sdpa, flex, MultiheadAttention, the fused Transformer* layers
     "normalisation": ("layernorm", "groupnorm", "instancenorm", "batchnorm", "rmsnorm", "transformer"),
+    "clipping": ("clipgradnorm",),  # torch.nn.utils.clip_grad_norm_, which the policy lends part 10's loop
 }
+# The kinds whose kernels are Python functions of torch's that call its computing functions (clip_grad_norm_ calls
+# its norms): the tripwire, which sees only the calls of torch functions, looks for them among torch's frames under
+# each call.
+IN_PYTHON = frozenset({"clipping"})
 # Any part of a transformers model or its helpers, anywhere (configurations are plain data, and allowed).
 TRANSFORMERS = "transformers"
 
@@ -55,6 +60,11 @@ class Component:
     def forbidden(self) -> tuple[str, ...]:
         """The substrings of torch's function names that its tripwire watches for."""
         return tuple(pattern for kind in self.kinds for pattern in KERNELS[kind])
+
+    @property
+    def forbidden_in_python(self) -> tuple[str, ...]:
+        """The substrings of the names of torch's Python functions that its tripwire looks for on the stack."""
+        return tuple(pattern for kind in self.kinds if kind in IN_PYTHON for pattern in KERNELS[kind])
 
     @property
     def reference(self) -> Path:
@@ -103,6 +113,7 @@ EXTENSIONS = (
         "training",
         ("shift_right", "sequence_loss", "learning_rate", "clip_gradient_norm", "training_step"),
         10,
+        ("clipping",),
         extension=True,
     ),
     Component(
