@@ -39,7 +39,7 @@ def _add_grade(commands):
     grade.add_argument(
         "--component",
         action="append",
-        choices=[c.id for c in spec.ALL_COMPONENTS] + [spec.INTEGRATION],
+        choices=[c.id for c in spec.ALL_COMPONENTS if spec.has_suite(c)] + [spec.INTEGRATION],
         help="grade only this component (repeatable); by default the core, each extension whose names the "
         "submission defines, and the integration check",
     )

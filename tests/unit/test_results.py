@@ -86,6 +86,7 @@ def test_the_csv_has_the_extension_columns_only_when_a_submission_was_graded_on_
 
 def test_a_grading_takes_the_extensions_whose_names_a_submission_defines_once_their_suites_exist(tmp_path, monkeypatch):
     core = [c.id for c in spec.COMPONENTS]
+    assert all(spec.has_suite(c) for c in spec.COMPONENTS)
     monkeypatch.setattr(spec, "SUITES", tmp_path)
     assert spec.graded_by_default({"learning_rate": "nb9", "beam_search": "nb10"}) == [*core, spec.INTEGRATION]
     for component in spec.EXTENSIONS:
