@@ -214,6 +214,7 @@ REASON_TESTS = {
     "delegation.attention.kernel": "system/test_broken::test_delegating_to_a_library_scores_zero",
     "delegation.layernorm.kernel": "system/test_broken::test_delegating_to_a_library_scores_zero",
     "delegation.multihead.kernel": "system/test_broken::test_delegating_to_a_library_scores_zero",
+    "delegation.training.kernel": "system/test_extensions::test_calling_torchs_clip_grad_norm_scores_training_zero_with_the_reason",
     "delegation.any.named at": "system/test_broken::test_delegation_is_seen_however_it_is_spelled_and_named_with_its_line",
     "delegation.any.spread": "system/test_hostile::test_a_kernel_named_and_run_where_the_tripwire_does_not_watch_scores_zero",
     "delegation.any.never ran": "system/test_broken::test_a_kernel_in_a_branch_that_never_runs_keeps_the_score_with_a_warning",
@@ -228,6 +229,4 @@ UNPROVOKED = {
     "zero.refused reply": "a reply the protocol refuses: the child's server frames every reply, so only a forged "
     "child could send one",
     "zero.not an answer": "a reply that is not an answer: likewise",
-    "delegation.training.kernel": "training is graded once its hidden suite exists (issue 48); until then its "
-    "tripwire and static check are held to it in-process (tests/unit/test_delegation.py)",
 }

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from torch.nn.parameter import is_lazy
 
-from autograder.engine.child import allowed, binding, runtime, scrutiny, train_mode
+from autograder.engine.child import allowed, binding, effects, runtime, scrutiny, train_mode
 from autograder.engine.child.plain import answer, gradient, plain
 from autograder.engine.child.tripwire import Forbidden, Tripwire, Unwatched
 from autograder.engine.contract import loader, messages, protocol, spec
@@ -154,6 +154,8 @@ class Server:
         self._guarded(None, lambda: runtime.load_parameters(self.objects[request["object"]], request["params"]))
 
     def do_call(self, request: Message) -> dict[str, object]:
+        if request.get("effect"):
+            return self._effect(request)
         target, args, kwargs, dtype = self._arguments(request)
 
         def call() -> dict[str, object]:
@@ -192,6 +194,21 @@ class Server:
             }
 
         return self._guarded(dtype, train)
+
+    def _effect(self, request: Message) -> dict[str, object]:
+        """A call graded by its effect (effects.py): "clip" reads the gradients after it, "step" the weights."""
+        target, args, kwargs, dtype = self._arguments(request)
+
+        def run() -> dict[str, object]:
+            if request["effect"] == "clip":
+                result, grads = effects.clip(target, *args)
+                return {"result": plain(result), "grads": [plain(grad) for grad in grads]}
+            _modules(target, args, kwargs, dtype)
+            model, batch, learning_rate = args
+            result, params, training = effects.step(target, model, batch, learning_rate, kwargs)
+            return {"result": plain(result), "params": {k: plain(v) for k, v in params.items()}, "training": training}
+
+        return self._guarded(dtype, run)
 
     def _arguments(self, request: Message) -> tuple[Any, list[Any], dict[str, Any], torch.dtype | None]:
         """The request's target, arguments and dtype, as objects; nothing of the student's runs here."""
