@@ -43,7 +43,7 @@ from autograder.engine.judge.tolerances import tolerance
 
 # float64 BLAS kernels differ between CPUs in the last bits; any real change moves values far more.
 DRIFT_TOLERANCE = 1e-12
-COMPONENTS = tuple(component.id for component in spec.COMPONENTS)
+COMPONENTS = tuple(component.id for component in spec.ALL_COMPONENTS if spec.has_suite(component))
 STEPS = "steps"
 # Costliest first (a component later in the spec builds on more of the stack), so that a pool ends on short ones.
 STAMPED = (*(f"{kind}:{c}" for c in reversed(COMPONENTS) for kind in ("fixtures", "public")), STEPS)

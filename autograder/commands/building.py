@@ -109,16 +109,22 @@ def run_check(args):
         print("check-solutions FAILED: " + "; ".join(problems))
     else:
         print(
-            f"check-solutions passed: reference {solutions.score:g}/{solutions.max_score:g} "
-            f"(integration check passing), untouched release {release.score:g}/{release.max_score:g}; "
-            f"course notebooks: source {source_notebooks.score:g}/{source_notebooks.max_score:g}, "
-            f"release {release_notebooks.score:g}/{release_notebooks.max_score:g}; "
+            f"check-solutions passed: reference {_scored(solutions)} "
+            f"(integration check passing), untouched release {_scored(release)}; "
+            f"course notebooks: source {_scored(source_notebooks)}, release {_scored(release_notebooks)}; "
             f"breakout questions: every key graded correct"
         )
     print("", solutions.table(), sep="\n")
     if release.score or release_notebooks.score:
         print("", release.table(), "", release_notebooks.table(), sep="\n")
     return 1 if problems else 0
+
+
+def _scored(report):
+    """ "score/max", the core's, then the extensions' where the report grades one."""
+    totals = report.totals()
+    said = "{:g}/{:g}".format(*totals["core"])
+    return said + (" (extensions {:g}/{:g})".format(*totals["extensions"]) if report.extended else "")
 
 
 def _bank_problems():

@@ -39,8 +39,9 @@ def _add_grade(commands):
     grade.add_argument(
         "--component",
         action="append",
-        choices=[c.id for c in spec.COMPONENTS] + [spec.INTEGRATION],
-        help="grade only this component (repeatable)",
+        choices=[c.id for c in spec.ALL_COMPONENTS if spec.has_suite(c)] + [spec.INTEGRATION],
+        help="grade only this component (repeatable); by default the core, each extension whose names the "
+        "submission defines, and the integration check",
     )
     grade.add_argument(
         "--pretrained",
@@ -181,14 +182,16 @@ def _grade_class(args, paths):
         # A zero says why: the grading's own problem, or what loading the code noted (a syntax error, say).
         why = report.problem or ("; ".join(report.notes) if not report.score else "")
         name, problem = visible_name(students[path]), visible(why)  # a student chose the name
-        rows.append(
-            {"submission": name, "total": report.score, **scores, "flags": " | ".join(report.flags), "problem": problem}
-        )
+        totals = {part: score for part, (score, _) in report.totals().items()}
+        row = {"submission": name, "total": report.score, **totals, **scores}
+        rows.append(row | {"flags": " | ".join(report.flags), "problem": problem})
         mark = "  HELD for review" if report.flags else f"  {problem[:80]}" if problem else ""
+        extensions = "".join(f"  {c.id} {scores[c.id]:.2f}" for c in spec.EXTENSIONS if c.id in scores)
         progress.clear()
         print(
             f"{name[:24]:<24} {report.score:7.2f}  "
             + " ".join(f"{scores[i]:{widths[i]}.2f}" for i in COMPONENT_IDS)
+            + extensions
             + mark,
             flush=True,
         )
@@ -210,8 +213,13 @@ def _grade_class(args, paths):
 def _write_csv(path, rows):
     import csv
 
+    # The extensions' columns, and the core's total apart from theirs, where some submission was graded on one: a
+    # class of parts 1 to 8 keeps the columns it always had. A submission not graded on an extension has no cell there.
+    extensions = [c.id for c in spec.EXTENSIONS if any(c.id in row for row in rows)]
+    totals = ["core", "extensions"] if extensions else []
+    columns = ["submission", "total", *totals, *COMPONENT_IDS, *extensions, "flags", "problem"]
     with open(path, "w", newline="") as file:
-        writer = csv.DictWriter(file, ["submission", "total", *COMPONENT_IDS, "flags", "problem"])
+        writer = csv.DictWriter(file, columns, restval="", extrasaction="ignore")
         writer.writeheader()
         writer.writerows(
             {key: spreadsheet_safe(value) for key, value in row.items()}

@@ -42,6 +42,9 @@ from autograder.engine.contract.loader import DEMO_TAG
 PARTS = COURSE / "parts"
 # The reference of the ungraded exercises, whose names are outside the SPEC: copied as the reference's are.
 EXERCISES = stubs.EXERCISES
+# The SPEC names the notebooks grade: the core's. Parts 9 and 10 still teach the extensions' names as ungraded
+# exercises of EXERCISES, until they are written as the graded ones (issue 48, items 2 and 3).
+GRADED = {name: component for name, component in spec.OWNER.items() if not component.extension}
 ASSIGNMENT = "transformer"
 SOURCE = COURSE / "source" / ASSIGNMENT
 RELEASE = COURSE / "release" / ASSIGNMENT
@@ -134,7 +137,7 @@ def source_notebook(part, hints=None):
     cells = parse(part.read_text(), part.name)
     owned = [c.args for c in cells if c.kind == "exercise"]
     graded = [c.args[0] for c in cells if c.kind == "graded" and c.args]
-    components = [spec.OWNER[names[0]].id for names in owned if names and names[0] in spec.OWNER]
+    components = [GRADED[names[0]].id for names in owned if names and names[0] in GRADED]
     cells_out = []
     for index, cell in enumerate(cells):
         cell_id = f"{Path(name).stem}-{index:02d}"
@@ -153,7 +156,7 @@ def source_notebook(part, hints=None):
             definitions = _definitions(cell.args, part.name)
             # The grader loads only cells that may define graded names: an ungraded exercise, tagged as a worked
             # example is, would only add notes on the statements it leaves out to every student's results.
-            ungraded = [DEMO_TAG] if not any(name in spec.OWNER for name in cell.args) else []
+            ungraded = [DEMO_TAG] if not any(name in GRADED for name in cell.args) else []
             meta = nbgrader_metadata(cell_id, solution=True)
             cells_out.append(notebook_cell("code", cell_id, definitions, meta, tags=ungraded))
         elif cell.kind == "graded":
@@ -304,8 +307,8 @@ def _definitions(names, where, reference=None):
 def _reference_of(name, where):
     """The file that defines an exercise: its component's reference, or for a name outside the SPEC (an
     ungraded exercise) the one file of course/exercises/ that defines it at top level."""
-    if name in spec.OWNER:
-        return spec.OWNER[name].reference
+    if name in GRADED:
+        return GRADED[name].reference
     defining = _defining(EXERCISES, name)
     if len(defining) != 1:
         found = f" (defined in {', '.join(p.name for p in defining)})" if defining else ""

@@ -110,7 +110,7 @@ def _pieces(source, name):
 
 def expected_stubs():
     """{stub path: content} for every component."""
-    return {c.stub: stub_source(c.reference.read_text(), c.reference.name) for c in spec.COMPONENTS}
+    return {c.stub: stub_source(c.reference.read_text(), c.reference.name) for c in spec.ALL_COMPONENTS}
 
 
 def write():

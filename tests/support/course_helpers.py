@@ -12,7 +12,6 @@ import nbformat
 from nbclient import NotebookClient
 
 from autograder.course import jupyter, notebooks
-from autograder.engine.contract import spec
 from support.helpers import First, first_in_solution
 
 
@@ -141,7 +140,7 @@ def notebook_student(folder):
             cells.append(_code_cell("%%time\nDEBUG = True\n\ndef shape_of(t) -> tuple:\n    return tuple(t.shape)"))
             cell["source"] = f"print('debug: defining')\n%time _ = 1\n{''.join(cell['source'])}\n\n{check}\n"
             graded = any(
-                f"def {name}(" in cell["source"] or f"class {name}(" in cell["source"] for name in spec.ALL_NAMES
+                f"def {name}(" in cell["source"] or f"class {name}(" in cell["source"] for name in notebooks.GRADED
             )
             cells += [cell, _code_cell(quick)] if graded else [cell]
         nb["cells"] = cells

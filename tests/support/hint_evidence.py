@@ -214,6 +214,7 @@ REASON_TESTS = {
     "delegation.attention.kernel": "system/test_broken::test_delegating_to_a_library_scores_zero",
     "delegation.layernorm.kernel": "system/test_broken::test_delegating_to_a_library_scores_zero",
     "delegation.multihead.kernel": "system/test_broken::test_delegating_to_a_library_scores_zero",
+    "delegation.training.kernel": "system/test_extensions::test_calling_torchs_clip_grad_norm_scores_training_zero_with_the_reason",
     "delegation.any.named at": "system/test_broken::test_delegation_is_seen_however_it_is_spelled_and_named_with_its_line",
     "delegation.any.spread": "system/test_hostile::test_a_kernel_named_and_run_where_the_tripwire_does_not_watch_scores_zero",
     "delegation.any.never ran": "system/test_broken::test_a_kernel_in_a_branch_that_never_runs_keeps_the_score_with_a_warning",

@@ -38,7 +38,7 @@ def test_every_component_has_one_graded_cell_worth_its_points():
 
 def test_every_spec_name_is_an_exercise_exactly_once():
     exercises = [c["source"] for _, c in cells(notebooks.SOURCE) if nbgrader_meta(c).get("solution")]
-    for name in spec.ALL_NAMES:
+    for name in notebooks.GRADED:  # the extensions' names join once parts 9 and 10 grade them (issue 48)
         defining = [s for s in exercises if f"def {name}(" in s or f"class {name}(" in s]
         assert len(defining) == 1, f"{name} is an exercise {len(defining)} times"
 

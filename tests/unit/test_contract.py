@@ -28,6 +28,11 @@ def test_the_contracts_components_and_names_are_the_kits():
     assert table("Components") == {c.id: list(c.names) for c in spec.COMPONENTS}
 
 
+def test_the_contracts_extensions_and_names_are_the_kits():
+    assert table("Course extensions") == {c.id: list(c.names) for c in spec.EXTENSIONS}
+    assert all(c.extension for c in spec.EXTENSIONS) and not any(c.extension for c in spec.COMPONENTS)
+
+
 @pytest.mark.skipif(not STAFF_COPY.exists(), reason="no staff copy of the contract beside this clone")
 def test_the_contract_is_the_staffs_word_for_word():
     assert contract_body() == STAFF_COPY.read_text(), (

@@ -138,6 +138,11 @@ def test_docs_give_each_components_points_as_the_spec_does():
     assert said, "GRADING.md's Points line moved: update this test"
     pairs = [(component, int(points)) for component, points in re.findall(r"(\w+) (\d+)", said.group(1))]
     assert pairs == [(c.id, c.points) for c in spec.COMPONENTS] and int(said.group(2)) == spec.TOTAL_POINTS
+    said = re.search(r"\*\*Course extensions\.\*\* (.+?) \(total (\d+);", text)
+    assert said, "GRADING.md's Course extensions line moved: update this test"
+    pairs = [(component, int(points)) for component, points in re.findall(r"(\w+) (\d+)", said.group(1))]
+    assert pairs == [(c.id, c.points) for c in spec.EXTENSIONS]
+    assert int(said.group(2)) == sum(c.points for c in spec.EXTENSIONS)
 
 
 def test_docs_table_of_notebooks_names_the_components_each_grades():

@@ -6,11 +6,18 @@ import torch
 from autograder.engine.contract import spec
 
 
-@pytest.mark.parametrize("component", [c.id for c in spec.COMPONENTS])
+@pytest.mark.parametrize("component", [c.id for c in spec.ALL_COMPONENTS])
 def test_child_never_holds_the_graded_components_reference(component):
     held = spec.references_for(component)
     assert component not in {c.id for c in held}
     assert all(component not in spec.dependencies(c.id) for c in held)
+
+
+@pytest.mark.parametrize("extension", [c.id for c in spec.EXTENSIONS])
+def test_an_extension_builds_on_the_core_alone_whose_every_reference_its_child_holds(extension):
+    core = {c.id for c in spec.COMPONENTS}
+    assert spec.dependencies(extension) <= core
+    assert {c.id for c in spec.references_for(extension)} == core
 
 
 def test_integration_check_holds_no_reference():

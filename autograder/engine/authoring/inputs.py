@@ -61,6 +61,9 @@ COMPUTES_NOTHING = {
     "autograder.engine.judge.seams": "the types the suites meet what they grade by (Protocols), no code that runs",
     "autograder.engine.judge.tolerances": "the component's tolerance in each dtype, hashed as data (tolerances())",
 }
+# Kit code that computes the values of one unit alone, hashed for it alone: the training component's calls graded by
+# their effect, which no other component's cases make.
+COMPUTES_OF = {"training": ("autograder.engine.child.effects",)}
 PINNED = ("numpy", "torch", "transformers")
 CASES = "autograder.engine.authoring.cases"
 STEPS = "steps"  # the unit of the steps' public cases, beside the components' ids
@@ -79,6 +82,8 @@ def digest(unit):
         "catalog": "" if unit == STEPS else catalog(unit),
         "tolerances": "" if unit == STEPS else tolerances(unit),
     }
+    if unit in COMPUTES_OF:  # only there: every other unit's digest is what it was before these were written
+        chunks["own code"] = "\n".join(sorted(code(module_path(name)) for name in COMPUTES_OF[unit]))
     hashed = hashlib.sha256()
     for label, text in chunks.items():
         hashed.update(f"{label}\0{text}\0".encode())
@@ -116,11 +121,11 @@ def reference(component_id, whole=False):
 
 
 def references(unit):
-    """The ids of the components whose references a unit's values are computed with, sorted: every one for STEPS
-    (each step is a helper of one); else those whose SPEC names the unit's cases module names, and their
-    dependencies."""
+    """The ids of the components whose references a unit's values are computed with, sorted: the core's for STEPS
+    (each step is a helper of one, steps/ lists the core's); else those whose SPEC names the unit's cases module
+    names, and their dependencies."""
     if unit == STEPS:
-        return sorted(spec.BY_ID)
+        return sorted(c.id for c in spec.COMPONENTS)
     tree = ast.parse(module_path(f"{CASES}.{unit}").read_text())
     named = {spec.OWNER[name].id for name in map(_spec_name, ast.walk(tree)) if name}
     return sorted(set().union(*({c, *spec.dependencies(c)} for c in {unit, *named})))

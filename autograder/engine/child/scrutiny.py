@@ -104,7 +104,7 @@ def _decide(verdict: Verdict, statements: list[Statement], owners: Mapping[str, 
     statements do not run (with a note for each that a student would miss), and which names that leaves undefined."""
     binders = _Binders(statements)
     closures: dict[str, list[Statement]] = {}
-    for component in spec.COMPONENTS:
+    for component in spec.ALL_COMPONENTS:
         roots = [s for name in component.names if name in owners for s in binders.direct.get((owners[name], name), [])]
         closures[component.id] = _closure(roots, _needs_for(component, binders))
         _hold(verdict, component, closures[component.id])

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from torch.nn.parameter import is_lazy
 
-from autograder.engine.child import allowed, binding, runtime, scrutiny, train_mode
+from autograder.engine.child import allowed, binding, effects, runtime, scrutiny, train_mode
 from autograder.engine.child.plain import answer, gradient, plain
 from autograder.engine.child.tripwire import Forbidden, Tripwire, Unwatched
 from autograder.engine.contract import loader, messages, protocol, spec
@@ -59,6 +59,7 @@ class Server:
         self.sock = sock
         self.device = torch.device(setup["device"])
         self.forbidden = tuple(setup["forbidden"])
+        self.forbidden_in_python = tuple(setup.get("forbidden_in_python", ()))
         self.verdicts: dict[Callable[..., object], str | None] = {}
         self.reason: str = setup["reason"]
         self.memory_limit: int | None = setup["memory_limit"]
@@ -153,6 +154,8 @@ class Server:
         self._guarded(None, lambda: runtime.load_parameters(self.objects[request["object"]], request["params"]))
 
     def do_call(self, request: Message) -> dict[str, object]:
+        if request.get("effect"):
+            return self._effect(request)
         target, args, kwargs, dtype = self._arguments(request)
 
         def call() -> dict[str, object]:
@@ -192,6 +195,21 @@ class Server:
 
         return self._guarded(dtype, train)
 
+    def _effect(self, request: Message) -> dict[str, object]:
+        """A call graded by its effect (effects.py): "clip" reads the gradients after it, "step" the weights."""
+        target, args, kwargs, dtype = self._arguments(request)
+
+        def run() -> dict[str, object]:
+            if request["effect"] == "clip":
+                result, grads = effects.clip(target, *args)
+                return {"result": plain(result), "grads": [plain(grad) for grad in grads]}
+            _modules(target, args, kwargs, dtype)
+            model, batch, learning_rate = args
+            result, params, training = effects.step(target, model, batch, learning_rate, kwargs)
+            return {"result": plain(result), "params": {k: plain(v) for k, v in params.items()}, "training": training}
+
+        return self._guarded(dtype, run)
+
     def _arguments(self, request: Message) -> tuple[Any, list[Any], dict[str, Any], torch.dtype | None]:
         """The request's target, arguments and dtype, as objects; nothing of the student's runs here."""
         dtype = FLOAT_DTYPES.get(request.get("dtype") or "")
@@ -202,7 +220,7 @@ class Server:
     def _guarded(self, dtype: torch.dtype | None, call: Callable[[], Result]) -> Result:
         """call() under the tripwire, with new tensors in the run's dtype and on its device (as they would be
         in a program written for that dtype and device alone); Forbidden if it delegated its subject."""
-        tripwire = Tripwire(self.forbidden, self.verdicts)
+        tripwire = Tripwire(self.forbidden, self.verdicts, self.forbidden_in_python)
         previous = torch.get_default_dtype()
         device = torch.device(self.device) if self.device.type != "cpu" else contextlib.nullcontext()
         try:

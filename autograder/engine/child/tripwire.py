@@ -34,6 +34,9 @@ PLAIN_TENSORS = frozenset(
 )
 
 
+# Where torch's own Python code is: a frame whose code comes from under it is torch's.
+TORCH_FOLDER = os.path.dirname(torch.__file__) + os.sep
+
 # Tensor methods that call Python code from inside a torch function, while this mode has stepped aside.
 CALLBACKS = frozenset(
     {
@@ -57,9 +60,15 @@ class Unwatched(StudentFault):
 class Tripwire(TorchFunctionMode):
     """Records every call to a torch function the graded component may not delegate to."""
 
-    def __init__(self, forbidden: Collection[str], verdicts: dict[Callable[..., object], str | None]) -> None:
+    def __init__(
+        self,
+        forbidden: Collection[str],
+        verdicts: dict[Callable[..., object], str | None],
+        in_python: Collection[str] = (),
+    ) -> None:
         super().__init__()
         self.forbidden = forbidden
+        self.in_python = in_python  # patterns of torch's Python functions (spec.IN_PYTHON) looked for on the stack
         self.verdicts = verdicts  # {function: its name if it is forbidden, else None}, kept from call to call
         self.kernels: list[str] = []
         self.transformers = False
@@ -88,6 +97,8 @@ class Tripwire(TorchFunctionMode):
             kernel = self.verdicts[func] = self._kernel(func)
         if kernel:
             self.kernels.append(f"torch's {kernel}")
+        if self.in_python and (caller := _torch_caller(self.outside, self.in_python)):
+            self.kernels.append(f"torch's {caller}")
         # What would run the student's Python code inside this call, after this mode has stepped aside, unseen: a
         # tensor subclass's own __torch_function__, a callback, an argument's own __index__ or __len__. Not while
         # torch compiles (only its own kernels do, flex attention's, which the name above has already caught).
@@ -201,6 +212,20 @@ def _function_name(func: Callable[..., object]) -> str:
     code = getattr(func, "__code__", None)
     name = code.co_name if isinstance(code, types.CodeType) else getattr(func, "__name__", None)
     return name if isinstance(name, str) else str(func)
+
+
+def _torch_caller(outside: types.FrameType | None, patterns: Collection[str]) -> str | None:
+    """The name of a function of torch's own Python code, between this torch call and the frame that turned the
+    tripwire on, that one of patterns names (as _kernel matches them); None when there is none."""
+    frame: types.FrameType | None = sys._getframe(2)
+    while frame is not None and frame is not outside:
+        code = frame.f_code
+        if code.co_filename.startswith(TORCH_FOLDER) and any(
+            pattern in code.co_name.replace("_", "").lower() for pattern in patterns
+        ):
+            return code.co_name
+        frame = frame.f_back
+    return None
 
 
 def _inside_transformers(outside: types.FrameType | None) -> bool:

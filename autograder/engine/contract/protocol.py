@@ -73,7 +73,7 @@ def encode(value: object, arrays: list[np.ndarray]) -> object:
     if isinstance(value, np.ndarray):
         if value.dtype.str not in ARRAY_DTYPES:
             raise ProtocolError(f"arrays of dtype {value.dtype} cannot be sent")
-        arrays.append(np.ascontiguousarray(value))
+        arrays.append(np.ascontiguousarray(value).reshape(value.shape))  # ascontiguousarray makes a 0-d array 1-d
         return {"$array": len(arrays) - 1}
     if isinstance(value, (list, tuple)):
         return [encode(v, arrays) for v in value]

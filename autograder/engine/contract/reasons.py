@@ -56,4 +56,8 @@ DELEGATION: dict[str, dict[str, str]] = {
         "kernel": "it calls torch's own attention ({call}) instead of splitting heads and using "
         "scaled_dot_product_attention",
     },
+    "training": {
+        "kernel": "it calls torch's own gradient clipping ({call}) instead of computing the gradients' total norm "
+        "and scaling them itself",
+    },
 }

@@ -4,6 +4,7 @@ Everything that needs to know the components reads them from here.
 """
 
 import ast
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -16,6 +17,8 @@ ASSIGNMENTS = KIT_ROOT / "assignments"
 # What `python -m autograder generate` writes and the kit reads as data: cases, evidence, sentences, stamps
 # (generated/README.md). Beside the package, which holds code alone.
 GENERATED = KIT_ROOT / "generated"
+# The hidden suites, test_<id>.py for each component (the judge's; here for the extensions, graded once theirs exist).
+SUITES = KIT_ROOT / "autograder" / "engine" / "judge" / "suites"
 
 # What a component may not delegate to, by kind: substrings of torch's names for it, lower case without
 # underscores, matched against the function a call reaches (the child's tripwire) and against what a name in
@@ -23,7 +26,12 @@ GENERATED = KIT_ROOT / "generated"
 KERNELS = {
     "attention": ("attention", "transformer"),  # sdpa, flex, MultiheadAttention, the fused Transformer* layers
     "normalisation": ("layernorm", "groupnorm", "instancenorm", "batchnorm", "rmsnorm", "transformer"),
+    "clipping": ("clipgradnorm",),  # torch.nn.utils.clip_grad_norm_, which the policy lends part 10's loop
 }
+# The kinds whose kernels are Python functions of torch's that call its computing functions (clip_grad_norm_ calls
+# its norms): the tripwire, which sees only the calls of torch functions, looks for them among torch's frames under
+# each call.
+IN_PYTHON = frozenset({"clipping"})
 # Any part of a transformers model or its helpers, anywhere (configurations are plain data, and allowed).
 TRANSFORMERS = "transformers"
 
@@ -34,6 +42,9 @@ class Component:
     names: tuple[str, ...]
     points: int
     kinds: tuple[str, ...] = ()  # keys of KERNELS: what its code may not delegate its subject to
+    # A course extension (CONTRACT.md, "Course extensions"): graded where a submission defines one of its names,
+    # its points reported apart from the core's.
+    extension: bool = False
 
     @property
     def kernels(self) -> tuple[str, ...]:
@@ -49,6 +60,11 @@ class Component:
     def forbidden(self) -> tuple[str, ...]:
         """The substrings of torch's function names that its tripwire watches for."""
         return tuple(pattern for kind in self.kinds for pattern in KERNELS[kind])
+
+    @property
+    def forbidden_in_python(self) -> tuple[str, ...]:
+        """The substrings of the names of torch's Python functions that its tripwire looks for on the stack."""
+        return tuple(pattern for kind in self.kinds if kind in IN_PYTHON for pattern in KERNELS[kind])
 
     @property
     def reference(self) -> Path:
@@ -90,13 +106,46 @@ COMPONENTS = (
     ),
     Component("seq2seq", ("Seq2SeqTransformer", "greedy_decode"), 10),
 )
-BY_ID = {component.id: component for component in COMPONENTS}
-OWNER = {name: component for component in COMPONENTS for name in component.names}
+# Parts 9 and 10. They build on the core and never on each other, so a child grading one holds the core's
+# references alone (references_for).
+EXTENSIONS = (
+    Component(
+        "training",
+        ("shift_right", "sequence_loss", "learning_rate", "clip_gradient_norm", "training_step"),
+        10,
+        ("clipping",),
+        extension=True,
+    ),
+    Component(
+        "generation",
+        ("sampling_probabilities", "sample_next", "attend_with_cache", "beam_search"),
+        10,
+        extension=True,
+    ),
+)
+ALL_COMPONENTS = COMPONENTS + EXTENSIONS
+BY_ID = {component.id: component for component in ALL_COMPONENTS}
+OWNER = {name: component for component in ALL_COMPONENTS for name in component.names}
 ALL_NAMES = tuple(OWNER)
-TOTAL_POINTS = sum(component.points for component in COMPONENTS)
+TOTAL_POINTS = sum(component.points for component in COMPONENTS)  # the core's: a course of parts 1 to 8 is out of it
 
 # Checks that run the student's whole stack at once; reported, never scored.
 INTEGRATION = "integration"
+
+
+def graded_by_default(defined: Collection[str]) -> list[str]:
+    """The ids a grading runs unless told which: the core, each extension of which the submission defines a name
+    (defined: the SPEC names it defines) once its hidden suite exists, and the integration check.
+
+    The extensions' references and stubs come before their suites (issue 48 builds them in steps): until a suite
+    is there, a submission that defines the extension's names grades as a core one."""
+    wanted = [c.id for c in EXTENSIONS if set(c.names) & set(defined) and has_suite(c)]
+    return [c.id for c in COMPONENTS] + wanted + [INTEGRATION]
+
+
+def has_suite(component: Component) -> bool:
+    """Whether the component's hidden suite is there to grade it (every core one's is)."""
+    return (SUITES / f"test_{component.id}.py").exists()
 
 
 @cache

@@ -24,16 +24,18 @@ def grade(
     sandbox: Sandbox | None = None,
     accept_flagged: bool = False,
 ) -> Report:
-    """Grade one submission; components limits the run to those ids (the integration check included).
+    """Grade one submission; components limits the run to those ids (the integration check included), which
+    are otherwise the core, the extensions it defines a name of, and the integration check.
 
     A sandbox may be shared between submissions (grade_each does), and by gradings under limits other than its
     own (limits; None: the sandbox's): its zygote is started once.
     accept_flagged runs and scores the code the static check held, once an instructor has read it.
     """
     started = time.monotonic()
-    ids = list(components) if components else [c.id for c in spec.COMPONENTS] + [spec.INTEGRATION]
     # Started before pytest, so that the zygote imports torch while pytest starts up.
     grading = Grading(path, device, limits, sandbox, accept_flagged)
+    defined = grading.submission.owners if grading.submission else {}
+    ids = list(components) if components else spec.graded_by_default(defined)
     try:
         outcomes = run_suites(ids, grading)
     finally:

@@ -9,8 +9,10 @@ FORMATS = ("gradescope", "prairielearn")
 
 def gradescope(report: Report, visibility: str = "visible") -> dict[str, object]:
     """Gradescope's results.json. visibility is when students see each component's score and feedback
-    (visible, after_due_date, after_published or hidden); the summary of the whole is always shown."""
-    return {
+    (visible, after_due_date, after_published or hidden); the summary of the whole is always shown. A report
+    that grades a course extension has the core's and the extensions' totals in extra_data, Gradescope's field
+    for the kit's own data."""
+    document: dict[str, object] = {
         "score": report.score,
         "max_score": report.max_score,
         "execution_time": round(report.seconds, 2),
@@ -30,6 +32,11 @@ def gradescope(report: Report, visibility: str = "visible") -> dict[str, object]
             for c in report.components
         ],
     }
+    if report.extended:
+        document["extra_data"] = {
+            part: {"score": score, "max_score": points} for part, (score, points) in report.totals().items()
+        }
+    return document
 
 
 def prairielearn(report: Report) -> dict[str, object]:

@@ -2,7 +2,8 @@
 submission's report, as the grader prints it. The platforms' results.json are written from it by platforms.py.
 
 A component scores points × (tests passed / tests run), or 0 when its child ran out of time, crashed
-or delegated its subject to a library. The integration check is reported and never scored.
+or delegated its subject to a library. The integration check is reported and never scored. A report that grades
+a course extension gives the core's total and the extensions' apart, besides the whole.
 """
 
 from dataclasses import dataclass, field
@@ -135,6 +136,21 @@ class Report:
         return sum(c.points for c in self.scored)
 
     @property
+    def extended(self) -> bool:
+        """Whether it grades a course extension: only then are the core's and the extensions' totals told apart."""
+        return any(spec.BY_ID[c.id].extension for c in self.scored)
+
+    def totals(self) -> dict[str, tuple[float, float]]:
+        """{"core": (score, max score), "extensions": (score, max score)}: the core's 100 apart from the rest."""
+        parts: dict[str, list[ComponentResult]] = {"core": [], "extensions": []}
+        for c in self.scored:
+            parts["extensions" if spec.BY_ID[c.id].extension else "core"].append(c)
+        return {
+            part: (round(sum(c.score for c in results), 2), sum(c.points for c in results))
+            for part, results in parts.items()
+        }
+
+    @property
     def flags(self) -> list[str]:
         """One line per held component, for the CSV: "multihead: reason; ..."."""
         return [f"{c.id}: {'; '.join(c.flags)}" for c in self.components if c.flags]
@@ -150,6 +166,10 @@ class Report:
             score = f"{c.score:6.2f} / {c.points:<3g}" if c.id in spec.BY_ID else "not scored"
             mark = "HELD" if c.flags else "ok" if c.status == "passed" else "FAILED" if c.fatal or not c.passed else ""
             lines.append(f"{c.id:<13} {score:>15}   {c.passed:>3}/{len(c.tests):<3} {mark}")
+        if self.extended:
+            lines += [
+                f"{part:<13} {f'{score:6.2f} / {points:<3g}':>15}" for part, (score, points) in self.totals().items()
+            ]
         lines.append(f"{'total':<13} {f'{self.score:6.2f} / {self.max_score:<3g}':>15}")
         lines += [f"note: {note}" for note in self.notes]
         for c in self.components:

@@ -219,6 +219,7 @@ class Sandbox:
             "memory_limit": self.limits.memory,
             "processes": self.limits.processes if self.limits.jail else None,
             "forbidden": list(component.forbidden) if component else [],
+            "forbidden_in_python": list(component.forbidden_in_python) if component else [],
             "reason": component.forbidden_reason if component else "",
             "references": reference_source(references),
             "reference_names": [name for c in references for name in c.names],

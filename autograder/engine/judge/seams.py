@@ -39,6 +39,10 @@ class Student(Protocol):
         **kwargs: object,
     ) -> object: ...
 
+    def request(self, message: dict[str, object]) -> object:
+        """Any request, as messages.Requests sends it: the training component's calls graded by their effect."""
+        ...
+
     def train(
         self,
         target: str | dict[str, object],
