@@ -16,7 +16,16 @@ from pathlib import Path
 
 import pytest
 from support.course_helpers import completed, notebook_student, with_scratch_cells
-from support.helpers import LAZY_COMPONENTS, STYLES, SUBMISSIONS, full_marks_except, lazy_submission, scores, submission
+from support.helpers import (
+    LAZY_COMPONENTS,
+    STYLES,
+    SUBMISSIONS,
+    full_marks_except,
+    lazy_submission,
+    noted_as_expected,
+    scores,
+    submission,
+)
 
 from autograder.course import jupyter, notebooks
 from autograder.engine.contract import spec
@@ -105,6 +114,11 @@ PUBLIC_CODE = {
     "llms_from_scratch_style.py": ("multihead", "layernorm", "feedforward"),
     "bert_pytorch_style.py": ("attention", "multihead", "layernorm", "feedforward", "encoder"),
     "labml_style.py": ("masking", "multihead", "feedforward"),
+    # Issue 47's wave: with their boilerplate imports, held before where they were used or never.
+    "hf_bert_style.py": ("multihead", "feedforward"),
+    "espnet_style.py": ("multihead",),
+    "timm_style.py": ("feedforward",),
+    "uvadlc_style.py": ("attention",),
 }
 
 
@@ -118,7 +132,7 @@ def test_real_public_code_is_not_held_and_scores_full_marks(tmp_path, sandbox, n
     }
     path = submission(tmp_path / "s", files=files)
     results, report = scores(path, sandbox=sandbox)
-    assert not report.flags and report.notes == [], report.notes + report.flags
+    assert not report.flags and noted_as_expected(report.notes, name), report.notes + report.flags
     assert full_marks_except(results) == [] and report.score == 100
 
 

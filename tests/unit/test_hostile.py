@@ -5,7 +5,7 @@ the jail holds where the check is waved through: tests/system/test_hostile.py.)"
 
 import pytest
 from support.attacks import FLAGGED, SHEET, needed_by
-from support.helpers import submission
+from support.helpers import noted_as_expected, submission
 
 from autograder.engine.contract import spec
 
@@ -58,7 +58,8 @@ def test_honest_styles_are_not_flagged():
         if path.name == "no_work":
             continue  # made-up answers, not honest work
         verdict = scrutiny.check(loader.load(path))
-        assert (verdict.held, verdict.kernels, verdict.notes) == ({}, {}, []), path
+        assert (verdict.held, verdict.kernels) == ({}, {}), path
+        assert noted_as_expected(verdict.notes, path.name), (path, verdict.notes)
 
 
 def _with(component, *edits):
@@ -102,6 +103,17 @@ HELD_AT_USE = {
             "multihead.py: 1 statement not run, since nothing graded needs it: line 5 imports torch.cuda.amp",
             "multihead.py, line 72: MultiHeadAttention.forward_half does not run, since no code calls it by name",
         ],
+    ),
+    "hasattr_with_a_name_no_value_has": (
+        "layernorm",
+        _with(
+            "layernorm",
+            (
+                "        self.eps = eps\n",
+                "        self.eps = eps\n        if hasattr(eps, 'embedding_size'):\n            self.eps = 0\n",
+            ),
+        ),
+        [],
     ),
     "standard_exceptions": (
         "layernorm",

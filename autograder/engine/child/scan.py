@@ -284,6 +284,8 @@ class Scan(ast.NodeVisitor):
         elif given is not None:
             on_self = isinstance(target, ast.Name) and target.id in policy.OWN_RECEIVERS
             own = self.context.attributes | self.context.strings | {given} if on_self else self.context.attributes
+            # hasattr(config, "embedding_size") tells a bool, never the value: any public name may be asked after.
+            own = own | {given} if name == "hasattr" else own
             reason = allowed.value_reason(given, own, on_self=on_self)
             if reason or (name in policy.ON_SELF and _dunder(given)):
                 self.flag(call, f"{name}(..., {given!r}) ({reason or 'Python object internals'})")
