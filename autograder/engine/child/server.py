@@ -240,6 +240,8 @@ class Server:
                 return types.SimpleNamespace(**value[messages.CONFIG])  # a BertConfig's attributes (hf.spec_config)
             if messages.OBJECT in value:
                 return self.objects[value[messages.OBJECT]]
+            if messages.DEVICE in value:
+                return torch.device(value[messages.DEVICE])
             return {k: self._values(v, dtype) for k, v in value.items()}
         return value
 
