@@ -215,3 +215,28 @@ def test_d2l_code_and_lazy_modules_score_what_their_eager_twins_score(tmp_path, 
     assert {c: r.score for c, r in results.items()} == {c: spec.BY_ID[c].points for c in results}, {
         c: r.feedback() for c, r in results.items() if r.score != r.points
     }
+
+
+def _with_a_method_nothing_calls(call_it=""):
+    """The multihead reference with a method that uses a held construct (autocast, from torch.cuda.amp), called by
+    a computed name from forward where call_it says so."""
+    code = spec.BY_ID["multihead"].reference.read_text()
+    code = code.replace("from torch import nn\n", "from torch import nn\nfrom torch.cuda.amp import autocast\n", 1)
+    method = "    def amp_forward(self, x):\n        with autocast():\n            return x\n\n"
+    code = code.replace("    def __init__(self, config):\n", method + "    def __init__(self, config):\n", 1)
+    return code.replace("        source = hidden_states", call_it + "        source = hidden_states", 1)
+
+
+def test_a_method_no_code_calls_costs_nothing_and_a_computed_name_finds_it_held(tmp_path, sandbox):
+    """The contract's "held where it is used", in the jail: the method's body is not run (the child put a raise in
+    its place), so the component keeps its points with a note; reached by a computed name, it raises there."""
+    path = submission(tmp_path / "uncalled", files={"multihead.py": _with_a_method_nothing_calls()})
+    results, report = scores(path, sandbox=sandbox, components=["multihead"])
+    assert results["multihead"].score == results["multihead"].points and not report.flags
+    assert any("MultiHeadAttention.amp_forward does not run, since no code calls it by name" in n for n in report.notes)
+    called = _with_a_method_nothing_calls("        getattr(self, 'amp_' + 'forward')(hidden_states)\n")
+    results, _ = scores(
+        submission(tmp_path / "called", files={"multihead.py": called}), sandbox=sandbox, components=["multihead"]
+    )
+    assert results["multihead"].score == 0
+    assert "amp_forward uses what grading does not run" in results["multihead"].feedback()
