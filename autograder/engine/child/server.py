@@ -326,7 +326,7 @@ def answers(request: Message, memory_limit: int | None) -> dict[str, object]:
     _confine(memory_limit, torch.device("cpu"))
     units = [loader.Unit(ANSWERS, f"answer cell {number}", code) for number, code in enumerate(request["cells"], 1)]
     verdict = scrutiny.check(loader.Submission(units, {}))
-    namespace = {"__name__": "__main__", "__builtins__": allowed.students_builtins()}
+    namespace: dict[str, object] = {"__name__": "__main__", "__builtins__": allowed.students_builtins()}
     for index, unit in enumerate(units):
         # The student's error is theirs; the bank's check says what is missing.
         with contextlib.suppress(BaseException):
