@@ -119,3 +119,15 @@ FLAGGED |= {
     "dunder_as_a_keyword": ("layernorm", "import types\nfake = types.SimpleNamespace(__array_interface__={})\n"),
     "dunder_in_a_string": ("attention", "scope = {'__builtins__': None}\n"),
 }
+
+
+# A quiz sheet's answer cells that reach past the policy (issue 47: sheets ran with no static check, and could
+# import builtins), and honest ones after them: the check skips each held statement, which stops its cell.
+SHEET = [
+    "import os\nanswer_1 = os.getcwd()\n",
+    "import sys, gc, ctypes, subprocess\nanswer_2 = 'B'\n",
+    "answer_3 = open('/etc/hostname').read()\n",
+    "answer_4 = eval('6 * 7')\n",
+    "import builtins\nanswer_5 = builtins.open\n",
+    "answer_6 = 'C'\nanswer_7 = 6 * 7\n",
+]

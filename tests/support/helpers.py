@@ -66,6 +66,24 @@ def submission(folder, edits=(), files=None, drop=()):
 # Correct submissions, each written independently of the reference in a style students really use (graded in
 # tests/system/test_variants.py, checked publicly in tests/system/test_public.py).
 SUBMISSIONS = spec.KIT_ROOT / "tests" / "submissions"
+# The notes real public code's boilerplate gets, and nothing else (the contract's "held where it is used"): each
+# note begins so. Every other honest submission of tests/submissions gets none.
+BOILERPLATE_NOTES = {
+    "hf_bert_style.py": [
+        "hf_bert_style.py: 1 statement not run, since nothing graded needs it: line 12 imports os",
+        "hf_bert_style.py, line 18: torch.utils.checkpoint was not imported",
+    ],
+    "timm_style.py": ["timm_style.py: 1 statement not run, since nothing graded needs it: line 16 imports torch.jit"],
+    "uvadlc_style.py": ["uvadlc_style.py: 13 statements not run, since nothing graded needs them: line 9 imports os"],
+}
+
+
+def noted_as_expected(notes, name):
+    """Whether notes are the ones BOILERPLATE_NOTES gives the submission of that file name, in order."""
+    expected = BOILERPLATE_NOTES.get(name, [])
+    return len(notes) == len(expected) and all(note.startswith(start) for note, start in zip(notes, expected))
+
+
 STYLES = [
     "loop_style",  # a loop over heads, additive masks, hand-written softmax and GELU
     "einsum_style.ipynb",  # einsum, finfo.min masks, magics, %%time, nbgrader test cells, demo cells

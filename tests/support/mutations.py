@@ -103,6 +103,31 @@ VARIANTS = [
 
 # (component, mistake, edits): mistakes the catalog does not hold.
 OUTSIDE = [
+    # Issue 47: Python-float scales and a softmax run in float32 (as LLaMA-style code writes it) were told that
+    # sqrt(Dh) is a float32 tensor; float32's rounding alone names no float32 entry of the catalog.
+    (
+        "attention",
+        "softmax run in float32",
+        [
+            (
+                "weights = torch.softmax(scores, dim=-1)",
+                "weights = torch.softmax(scores.float(), dim=-1).type_as(scores)",
+            )
+        ],
+    ),
+    (
+        "multihead",
+        "own softmax run in float32",
+        [
+            (
+                "_, weights = scaled_dot_product_attention(q, k, v, mask)  # (B, H, T, S)",
+                "scores = q @ k.transpose(-2, -1) / self.head_dim**0.5\n"
+                "        if mask is not None:\n"
+                "            scores = scores.masked_fill(~mask, float('-inf'))\n"
+                "        weights = scores.float().softmax(-1).type_as(q)",
+            )
+        ],
+    ),
     ("attention", "scores divided by 2", [(" / math.sqrt(query.size(-1))", " / 2")]),
     (
         "attention",

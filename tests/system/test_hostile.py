@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support.attacks import FLAGGED, needed_by
+from support.attacks import FLAGGED, SHEET, needed_by
 from support.helpers import TIME_LIMIT, submission
 from support.hint_evidence import reasons_said
 
@@ -768,3 +768,9 @@ def test_the_folder_the_grader_runs_from_is_not_in_the_jail(tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
     (masking,) = json.loads(out.read_text())["tests"]
     assert masking["status"] == "failed" and "causal" in masking["output"], "the course folder was readable in the jail"
+
+
+def test_a_quiz_sheet_runs_through_the_same_check(sandbox):
+    """Its held statements never run (os, sys, gc, ctypes, subprocess, open, eval, builtins): only the honest answers come."""
+    names = [f"answer_{n}" for n in range(1, 8)]
+    assert sandbox.answers(SHEET, names) == {"answer_6": "C", "answer_7": 42}

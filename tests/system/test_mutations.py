@@ -137,3 +137,27 @@ def test_dropout_written_every_other_correct_way_keeps_full_marks(tmp_path, sand
     results = graded(tmp_path, sandbox, None, TRAINING_VARIANTS, everything=True)
     assert full_marks_except(results) == []
     assert [c.diagnosis for c in results.values() if c.diagnosis] == []
+
+
+# Issue 47: mistakes no masking case showed, when no call passed a device and every mask was padded on the right.
+UNSEEN = {
+    "causal_mask without its device argument": [("def causal_mask(size, device=None):", "def causal_mask(size):")],
+    "padding_mask assumes right padding": [
+        (
+            "attention_mask.bool()[:, None, None, :]",
+            "(torch.arange(attention_mask.size(1)) < attention_mask.sum(-1, keepdim=True))[:, None, None, :]",
+        )
+    ],
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(UNSEEN))
+def test_a_device_refused_and_right_padding_assumed_lose_points_in_masking(mistake):
+    own = graded_here("masking", UNSEEN[mistake])
+    assert own.score < own.points, own.feedback()
+    assert own.diagnosis is None, own.feedback()
+
+
+def test_the_reference_keeps_every_point_of_masking():
+    own = graded_here("masking")
+    assert own.score == own.points, own.feedback()

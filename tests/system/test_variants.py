@@ -16,7 +16,16 @@ from pathlib import Path
 
 import pytest
 from support.course_helpers import completed, notebook_student, with_scratch_cells
-from support.helpers import LAZY_COMPONENTS, STYLES, SUBMISSIONS, full_marks_except, lazy_submission, scores, submission
+from support.helpers import (
+    LAZY_COMPONENTS,
+    STYLES,
+    SUBMISSIONS,
+    full_marks_except,
+    lazy_submission,
+    noted_as_expected,
+    scores,
+    submission,
+)
 
 from autograder.course import jupyter, notebooks
 from autograder.engine.contract import spec
@@ -106,6 +115,11 @@ PUBLIC_CODE = {
     "llms_from_scratch_style.py": ("multihead", "layernorm", "feedforward"),
     "bert_pytorch_style.py": ("attention", "multihead", "layernorm", "feedforward", "encoder"),
     "labml_style.py": ("masking", "multihead", "feedforward"),
+    # Issue 47's wave: with their boilerplate imports, held before where they were used or never.
+    "hf_bert_style.py": ("multihead", "feedforward"),
+    "espnet_style.py": ("multihead",),
+    "timm_style.py": ("feedforward",),
+    "uvadlc_style.py": ("attention",),
 }
 
 
@@ -119,7 +133,7 @@ def test_real_public_code_is_not_held_and_scores_full_marks(tmp_path, sandbox, n
     }
     path = submission(tmp_path / "s", files=files)
     results, report = scores(path, sandbox=sandbox)
-    assert not report.flags and report.notes == [], report.notes + report.flags
+    assert not report.flags and noted_as_expected(report.notes, name), report.notes + report.flags
     assert full_marks_except(results) == [] and report.score == 100
 
 
@@ -202,3 +216,28 @@ def test_d2l_code_and_lazy_modules_score_what_their_eager_twins_score(tmp_path, 
     assert {c: r.score for c, r in results.items()} == {c: spec.BY_ID[c].points for c in results}, {
         c: r.feedback() for c, r in results.items() if r.score != r.points
     }
+
+
+def _with_a_method_nothing_calls(call_it=""):
+    """The multihead reference with a method that uses a held construct (autocast, from torch.cuda.amp), called by
+    a computed name from forward where call_it says so."""
+    code = spec.BY_ID["multihead"].reference.read_text()
+    code = code.replace("from torch import nn\n", "from torch import nn\nfrom torch.cuda.amp import autocast\n", 1)
+    method = "    def amp_forward(self, x):\n        with autocast():\n            return x\n\n"
+    code = code.replace("    def __init__(self, config):\n", method + "    def __init__(self, config):\n", 1)
+    return code.replace("        source = hidden_states", call_it + "        source = hidden_states", 1)
+
+
+def test_a_method_no_code_calls_costs_nothing_and_a_computed_name_finds_it_held(tmp_path, sandbox):
+    """The contract's "held where it is used", in the jail: the method's body is not run (the child put a raise in
+    its place), so the component keeps its points with a note; reached by a computed name, it raises there."""
+    path = submission(tmp_path / "uncalled", files={"multihead.py": _with_a_method_nothing_calls()})
+    results, report = scores(path, sandbox=sandbox, components=["multihead"])
+    assert results["multihead"].score == results["multihead"].points and not report.flags
+    assert any("MultiHeadAttention.amp_forward does not run, since no code calls it by name" in n for n in report.notes)
+    called = _with_a_method_nothing_calls("        getattr(self, 'amp_' + 'forward')(hidden_states)\n")
+    results, _ = scores(
+        submission(tmp_path / "called", files={"multihead.py": called}), sandbox=sandbox, components=["multihead"]
+    )
+    assert results["multihead"].score == 0
+    assert "amp_forward uses what grading does not run" in results["multihead"].feedback()

@@ -18,7 +18,7 @@ import pytest
 from support import mutations
 from support.helpers import submission
 from support.mutations import OUTSIDE, TRAINING_OUTSIDE, TRAINING_VARIANTS, VARIANTS
-from support.observed import observations
+from support.observed import observations, rounded_truth
 
 from autograder.course.public import PUBLIC
 from autograder.engine.authoring import evidence, mistakes
@@ -96,6 +96,25 @@ def test_a_members_code_with_one_value_moved_is_named_as_nothing(where, componen
     observed = observations(CASE_SETS[where], component, entry_id, moved=("float64", "float32", None))
     assert not all(o.passed for o in observed)
     assert evidence.diagnose(component, observed) is None
+
+
+# The components with float outputs: what can round.
+FLOATS = [
+    c.id
+    for c in spec.COMPONENTS
+    if any(value.dtype.kind == "f" for case in fixtures.HIDDEN.cases(c.id) for value in case.expected.values())
+]
+
+
+@pytest.mark.parametrize("where", sorted(CASE_SETS))
+@pytest.mark.parametrize("component", FLOATS)
+def test_code_that_rounds_to_float32_of_its_own_is_named_as_nothing(where, component):
+    """Issue 47: a softmax run in float32 was told "sqrt(Dh) is a float32 tensor". An entry that differs from the
+    reference by float32's rounding alone agrees with any such code to float32's tolerance: it is named only where
+    the student's values are nearer its own than the expected ones."""
+    observed = rounded_truth(CASE_SETS[where], component)
+    assert not all(o.passed for o in observed)
+    assert CASE_SETS[where].evidence(component).diagnose(component, observed) is None
 
 
 def test_evidence_keeps_a_farthest_element_only_where_rounding_did_not_choose_it():

@@ -113,3 +113,35 @@ def test_code_that_changes_its_input_in_place_trains_as_it_would_in_a_model():
     x = torch.randn(2, 3, dtype=torch.float64)
     _, args, _, _ = train_mode.run(lambda t: t.mul_(3), [x], {}, [torch.ones(2, 3)])
     torch.testing.assert_close(args[0].grad, torch.full((2, 3), 3.0, dtype=torch.float64))
+
+
+class SharedLayers(nn.Module):
+    """A feed-forward block written as an nn.Sequential whose layers are also kept under the contract's names:
+    named_parameters() lists each shared layer under its first name (net.0) alone."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(4, 8), nn.GELU(), nn.Linear(8, 4), nn.Dropout(P))
+        self.linear1, self.linear2, self.dropout = self.net[0], self.net[2], self.net[3]
+
+    def forward(self, x):
+        return self.net(x)
+
+
+def test_the_contracts_names_are_attribute_paths():
+    """Found under both names (it was 0/5, "FeedForward has no parameter linear1.weight"), loaded, and trained."""
+    from autograder.engine.child import runtime
+
+    module = SharedLayers()
+    given = {name: torch.full(tuple(p.shape), 0.5).numpy() for name, p in module.linear1.named_parameters("linear1")}
+    given |= {name: torch.full(tuple(p.shape), 0.25).numpy() for name, p in module.linear2.named_parameters("linear2")}
+    runtime.load_parameters(module, given)
+    assert torch.equal(module.net[0].weight, torch.full((8, 4), 0.5)) and torch.equal(
+        module.net[2].bias, torch.zeros(4) + 0.25
+    )
+    module(torch.ones(2, 4)).sum().backward()
+    gradients = train_mode.parameter_gradients(module)
+    assert gradients["linear1.weight"] is module.net[0].weight.grad is not None
+    module.extra = nn.Parameter(torch.zeros(1))
+    with pytest.raises(LookupError, match="has parameters SPEC does not name: extra$"):
+        runtime.load_parameters(module, given)

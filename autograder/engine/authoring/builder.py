@@ -173,7 +173,9 @@ class Builder:
             if isinstance(value, In):
                 tensor = torch.as_tensor(inputs[value.name])
                 return tensor.double() if tensor.is_floating_point() else tensor
-            return value
+            return (
+                torch.device(value[messages.DEVICE]) if isinstance(value, dict) and messages.DEVICE in value else value
+            )
 
         return obj, [fill(a) for a in args], {k: fill(v) for k, v in kwargs.items()}
 

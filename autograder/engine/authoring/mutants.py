@@ -10,7 +10,7 @@ import torch
 from autograder.engine.authoring import mistakes
 from autograder.engine.child import runtime, train_mode
 from autograder.engine.contract import loader, spec
-from autograder.engine.contract.messages import CONFIG, FROZEN
+from autograder.engine.contract.messages import CONFIG, DEVICE, FROZEN
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
@@ -122,4 +122,6 @@ def _tensor(value, dtype):
     if isinstance(value, np.ndarray):
         tensor = torch.from_numpy(np.array(value))
         return tensor.to(dtype) if tensor.is_floating_point() else tensor
+    if isinstance(value, dict) and DEVICE in value:
+        return torch.device(value[DEVICE])
     return value

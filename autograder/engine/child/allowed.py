@@ -23,9 +23,12 @@ if TYPE_CHECKING:  # annotations only: the child imports nothing more than it ru
     from collections.abc import Callable, Collection, Iterable, Sequence
 
 MISSING = object()
+# The packages student code may import, the submission's own modules aside: never builtins, whose names are the
+# policy's to lend (a quiz sheet's `import builtins` reached open and eval).
+LIBRARIES = frozenset(name.split(".")[0] for name in policy.MODULES)
 # Where an object a module lends was defined must be a library of the list, or Python's builtins (the C halves
 # of the standard library, _operator or _functools, count as their modules).
-ROOTS = frozenset(name.split(".")[0] for name in policy.MODULES) | {"builtins"}
+HOMES = LIBRARIES | {"builtins"}
 VALUES = (torch.dtype, torch.layout, torch.memory_format, float, int, bool, type(None))
 
 
@@ -80,7 +83,7 @@ def lent(module_name: str, attribute: str) -> tuple[object, str | None]:
     if isinstance(rule, tuple):
         return obj, None if attribute in rule else f"{module_name} lends a submission only {', '.join(rule)}"
     home = _home(obj)
-    if home and (home.split(".")[0].lstrip("_") not in ROOTS or _within(home, policy.TORCH_MACHINERY)):
+    if home and (home.split(".")[0].lstrip("_") not in HOMES or _within(home, policy.TORCH_MACHINERY)):
         return obj, f"it comes from {home}, which is {policy.OUTSIDE}"
     if rule == policy.TORCH_COMPUTING and not _computing(attribute, obj):
         return obj, f"torch.{attribute} is not part of torch's tensor-computing API"
@@ -308,6 +311,13 @@ def _refusal(obj: object, name: str, own: Collection[str]) -> str | None:
     return value_reason(name, own={name})
 
 
+def _imported(name: str, fromlist: Sequence[str] | None, level: int, own: Collection[str]) -> str:
+    """The module a student's import imports: a statement `import torch.utils.checkpoint` (fromlist None; a library's C
+    code passes a list) binds torch alone, which is all it binds, and the sub-module outside the list is not imported."""
+    root = name.split(".")[0]
+    return root if level == 0 and fromlist is None and root not in own and module_rule(name) is None else name
+
+
 def students_builtins(own_modules: Iterable[str] = ()) -> dict[str, object]:
     """The builtins student code runs with: the policy's, with attribute access and imports by name checked
     against the live objects (a computed name the static check could not read)."""
@@ -345,14 +355,14 @@ def students_builtins(own_modules: Iterable[str] = ()) -> dict[str, object]:
         name: str,
         globals: dict[str, object] | None = None,  # noqa: A002 - __import__'s own signature
         locals: dict[str, object] | None = None,
-        fromlist: Sequence[str] = (),
+        fromlist: Sequence[str] | None = (),
         level: int = 0,
     ) -> types.ModuleType:
         # Also the import a library's C code makes while student code calls it (torch imports torch.storage so):
         # anything of a library on the list may import itself; the check has judged the student's own imports.
-        if level == 0 and name.split(".")[0] not in own | ROOTS:
+        if level == 0 and name.split(".")[0] not in own | LIBRARIES:
             raise ImportError(f"importing {outside(name)}")
-        return builtins.__import__(name, globals, locals, fromlist, level)
+        return builtins.__import__(_imported(name, fromlist, level, own), globals, locals, fromlist, level)
 
     table.update(
         getattr=_getattr,

@@ -28,6 +28,7 @@ class Context:
         self.classes: set[str] = set()
         self.attributes: set[str] = set()
         self.strings: set[str] = set()
+        self.referenced: set[str] = set()  # every name and attribute name code reads, and every identifier in a string
         self.aliases: dict[str, dict[str, set[str]]] = {}  # module -> local name -> the dotted names it stands for
         self.bound: dict[str, set[str]] = {}  # module -> the names its top-level statements bind
         stars: set[tuple[str, str]] = set()
@@ -65,6 +66,10 @@ class Context:
                         aliases.setdefault(target.id, set()).add(dotted)
 
     def _learn(self, node: ast.AST, aliases: dict[str, set[str]]) -> None:
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            self.referenced.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            self.referenced.add(node.id)
         if isinstance(node, ast.ClassDef):
             self.classes.add(node.name)
             for item in node.body:
@@ -73,8 +78,11 @@ class Context:
             self.attributes.add(node.attr)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.attributes.add(node.name)
+        elif isinstance(node, ast.Call):
+            self.attributes |= declared_fields(node)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
             self.strings.add(node.value)  # a name setattr(self, name, ...) may give self
+            self.referenced.add(node.value)
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 local = alias.asname or alias.name.split(".")[0]
@@ -93,6 +101,31 @@ class Context:
         if isinstance(node, ast.Name) and node.id in aliases:
             return next(iter(sorted(".".join([base, *reversed(parts)]) for base in aliases[node.id])))
         return None
+
+
+def declared_fields(call: ast.Call) -> set[str]:
+    """The attribute names a call declares for the values it makes: a named tuple's fields
+    (`namedtuple("Stats", "mean variance")`, `NamedTuple("Stats", [("mean", Tensor), ...])`) and a
+    `SimpleNamespace`'s keywords. Only literal names: a computed one is checked where it is read."""
+    func = call.func
+    called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    if called == "SimpleNamespace":
+        return {keyword.arg for keyword in call.keywords if keyword.arg}
+    if called not in ("namedtuple", "NamedTuple"):
+        return set()
+    given = [*call.args[1:2], *(k.value for k in call.keywords if k.arg in ("field_names", "fields"))]
+    names: set[str] = set()
+    for value in given:
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            names |= set(value.value.replace(",", " ").split())
+        elif isinstance(value, (ast.List, ast.Tuple)):
+            for item in value.elts:
+                if isinstance(item, (ast.List, ast.Tuple)) and item.elts:
+                    item = item.elts[0]
+                if isinstance(item, ast.Constant) and isinstance(item.value, str):
+                    names.add(item.value)
+    names |= {k.arg for k in call.keywords if called == "NamedTuple" and k.arg}
+    return {name for name in names if name.isidentifier()}
 
 
 def changed_names(node: ast.stmt) -> set[str]:

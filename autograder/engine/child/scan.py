@@ -61,8 +61,6 @@ class Scan(ast.NodeVisitor):
         for decorator in node.decorator_list:
             self.visit(decorator)
         self._arguments(node.args)
-        if node.returns:
-            self.visit(node.returns)
         if _dunder(node.name) and node.name not in policy.DUNDERS_DEFINED:
             self.flag(node, f"defines {node.name} (it hooks into Python's object machinery or torch's dispatch)")
         self._scope(node, node.body, names.local_names(node))
@@ -74,18 +72,10 @@ class Scan(ast.NodeVisitor):
         self._scope(node, [node.body], names.local_names(node))
 
     def _arguments(self, arguments: ast.arguments) -> None:
+        # Annotations are not read: the child compiles student code with postponed annotations, as text never evaluated.
         for default in [*arguments.defaults, *arguments.kw_defaults]:
             if default is not None:
                 self.visit(default)
-        for argument in [
-            *arguments.posonlyargs,
-            *arguments.args,
-            *arguments.kwonlyargs,
-            arguments.vararg,
-            arguments.kwarg,
-        ]:
-            if argument is not None and argument.annotation is not None:
-                self.visit(argument.annotation)
 
     def _scope(self, node: ast.AST, body: list[ast.stmt] | list[ast.expr], scope: set[str]) -> None:
         self.scopes.append(scope)
@@ -118,8 +108,40 @@ class Scan(ast.NodeVisitor):
             self.visit(keyword.value)
         self.scopes.append(None)
         for item in node.body:
-            self.visit(item)
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and not self._reached(item.name):
+                self._unreached_method(node, item)
+            else:
+                self.visit(item)
         self.scopes.pop()
+
+    def _reached(self, method: str) -> bool:
+        """Whether code may call a method: by its name, written anywhere in the submission, or as a library calls
+        it (a dunder, a name of the values a course holds: forward, extra_repr, train). Any other is called by a
+        computed name alone, which finds the body the child put in its place (runtime.SourceImporter)."""
+        return _dunder(method) or method in self.context.referenced or method in allowed.value_attributes()
+
+    def _unreached_method(self, cls: ast.ClassDef, method: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """A method nothing calls by name: what its body uses is judged apart, and a held construct in it costs
+        nothing (noted). Its body then never runs: the child replaces it with a raise. Its decorators and
+        defaults run as the class is made, and are judged as any code."""
+        for decorator in method.decorator_list:
+            self.visit(decorator)
+        self._arguments(method.args)
+        outer = (self.statement.findings, self.statement.loads)
+        self.statement.findings, self.statement.loads = [], set()
+        self._scope(method, method.body, names.local_names(method))
+        found, loads = self.statement.findings, self.statement.loads
+        self.statement.findings, self.statement.loads = outer
+        held = [(line, text) for line, text, kind in found if kind is None]
+        if not held:
+            self.statement.findings += [f for f in found if f not in self.statement.findings]
+            self.statement.loads |= loads
+            return
+        self.statement.stubs.append((method.lineno, method.col_offset))
+        self.statement.noted.append(
+            f"line {held[0][0]}: {cls.name}.{method.name} does not run, since no code calls it by name, and it "
+            f"{held[0][1]}"
+        )
 
     def _base(self, base: ast.expr) -> None:
         """A base class must be the submission's own class, a builtin type of the policy, or a library class
@@ -262,6 +284,8 @@ class Scan(ast.NodeVisitor):
         elif given is not None:
             on_self = isinstance(target, ast.Name) and target.id in policy.OWN_RECEIVERS
             own = self.context.attributes | self.context.strings | {given} if on_self else self.context.attributes
+            # hasattr(config, "embedding_size") tells a bool, never the value: any public name may be asked after.
+            own = own | {given} if name == "hasattr" else own
             reason = allowed.value_reason(given, own, on_self=on_self)
             if reason or (name in policy.ON_SELF and _dunder(given)):
                 self.flag(call, f"{name}(..., {given!r}) ({reason or 'Python object internals'})")
@@ -281,7 +305,9 @@ class Scan(ast.NodeVisitor):
         in_class = bool(self.scopes) and self.scopes[-1] is None
         if isinstance(node.value, (ast.Name, ast.Attribute)) and isinstance(node.target, ast.Name) and not in_class:
             self.as_alias.add(id(node.value))
-        self.generic_visit(node)
+        self.visit(node.target)  # the annotation is text, never evaluated (see _arguments)
+        if node.value is not None:
+            self.visit(node.value)
 
     def visit_keyword(self, node: ast.keyword) -> None:
         if node.arg and _dunder(node.arg) and node.arg not in policy.DUNDERS_READ:
@@ -300,7 +326,19 @@ class Scan(ast.NodeVisitor):
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
-            if alias.name.split(".")[0] in self.context.own_modules:
+            root = alias.name.split(".")[0]
+            if root in self.context.own_modules:
+                continue
+            # `import torch.utils.checkpoint` binds torch: the child imports the sub-module only where the list has
+            # it (allowed.students_builtins), and code that reads it through torch is judged where it does.
+            if (
+                alias.asname is None
+                and root != alias.name
+                and allowed.module_rule(root) is not None
+                and allowed.module_rule(alias.name) is None
+            ):
+                why = allowed.outside(alias.name)
+                self.statement.noted.append(f"line {node.lineno}: {alias.name} was not imported ({why}); {root} was")
                 continue
             self._module(node, alias.name)
 

@@ -49,6 +49,8 @@ class Statement:
     loads: set[tuple[str, str]] = field(default_factory=set)  # (module, name) pairs it reads from module scope
     binds: frozenset[str] = field(default_factory=frozenset)  # names it binds in its module's scope
     stars: list[str] = field(default_factory=list)  # own modules it imports * from
+    noted: list[str] = field(default_factory=list)  # what of it does not run though the statement does, and why
+    stubs: list[tuple[int, int]] = field(default_factory=list)  # (line, column) of methods whose body never runs
     never: bool = False  # `if __name__ == "__main__":`, which grading never runs
 
     @property
@@ -62,7 +64,8 @@ class Statement:
 @dataclass
 class Verdict:
     """What the check found. held and kernels: {component id: ["FILE, line N: text", ...]}; skipped:
-    {unit index: [[line, column], ...]} of top-level statements that do not run; missing: {name: why it is
+    {unit index: [[line, column], ...]} of top-level statements that do not run, and of methods whose body does not
+    (runtime.SourceImporter replaces it with a raise); missing: {name: why it is
     not defined}, for the message of code that needs it anyway; notes; unreadable: [(unit, why)]."""
 
     held: dict[str, list[str]] = field(default_factory=dict)
@@ -112,6 +115,10 @@ def _decide(verdict: Verdict, statements: list[Statement], owners: Mapping[str, 
     running = {id(s) for c, closure in closures.items() if c not in verdict.held for s in closure}
     skipped, reasons = _skipped(statements, needed, running)
     _skip_what_needs_them(statements, skipped, reasons, running, binders)
+    gone = {id(s) for s in skipped}
+    for statement in statements:
+        if id(statement) not in gone and statement.stubs:
+            verdict.skipped.setdefault(statement.unit, []).extend(list(where) for where in statement.stubs)
     for statement in skipped:
         verdict.skipped.setdefault(statement.unit, []).append(list(statement.where))
         why = next(
@@ -120,7 +127,7 @@ def _decide(verdict: Verdict, statements: list[Statement], owners: Mapping[str, 
         )
         for name in module_bindings(statement.node):
             verdict.missing.setdefault(name, why)
-    verdict.notes = _notes(statements, reasons)
+    verdict.notes = _notes([s for s in statements if id(s) not in gone or id(s) in reasons], reasons)
 
 
 class _Binders:
@@ -220,14 +227,17 @@ def _notes(statements: Iterable[Statement], reasons: Mapping[int, str]) -> list[
     """One line per cell or file that has statements nothing graded needs and that did not run: how many,
     and the first one's reason (the rest of a plot's cell follows from its import)."""
     by_unit: dict[str, list[str]] = {}
+    parts: list[str] = []
     for statement in statements:
         if id(statement) in reasons:
             by_unit.setdefault(statement.label, []).append(reasons[id(statement)])
+        elif not statement.never:
+            parts += [f"{statement.label}, {text}" for text in statement.noted]
     notes = [
         f"{label}: {len(why)} statement{'s' if len(why) > 1 else ''} not run, since nothing graded needs "
         f"{'them' if len(why) > 1 else 'it'}: {why[0]}"
         for label, why in by_unit.items()
-    ]
+    ] + parts
     return notes[:MAX_NOTES] + (
         [f"and {len(notes) - MAX_NOTES} more cells or files with statements not run"] if len(notes) > MAX_NOTES else []
     )

@@ -8,6 +8,7 @@ it (parse): the judge never does. What it runs of the student's, it runs under t
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import ctypes
 import itertools
@@ -41,6 +42,8 @@ if TYPE_CHECKING:  # annotations only: the child imports nothing more than it ru
     Message = dict[str, Any]
 
 FLOAT_DTYPES = {"float32": torch.float32, "float64": torch.float64}
+# The module a quiz sheet's cells run in, as the statements of one notebook's kernel.
+ANSWERS = "answers"
 # Module names the student may not import here: the kit itself holds reference code.
 BLOCKED_IMPORTS = ("autograder", "solutions")
 
@@ -255,6 +258,8 @@ class Server:
                 return types.SimpleNamespace(**value[messages.CONFIG])  # a BertConfig's attributes (hf.spec_config)
             if messages.OBJECT in value:
                 return self.objects[value[messages.OBJECT]]
+            if messages.DEVICE in value:
+                return torch.device(value[messages.DEVICE])
             return {k: self._values(v, dtype) for k, v in value.items()}
         return value
 
@@ -330,17 +335,33 @@ def parse(files: Message, memory_limit: int | None) -> dict[str, object]:
 
 
 def answers(request: Message, memory_limit: int | None) -> dict[str, object]:
-    """A quiz sheet's answers: its code cells run in order in one namespace, as its kernel would run them.
+    """A quiz sheet's answers: its code cells run in order in one namespace, as its kernel would run them, through
+    the static check as any submission's code: a statement that uses what the policy does not lend, or needs one
+    that does, stops its cell there, unrun.
 
     A cell that fails leaves the answers it did not set unanswered, and the next cells still run.
     """
     _confine(memory_limit, torch.device("cpu"))
-    namespace = {"__name__": "__main__", "__builtins__": allowed.students_builtins()}
-    for code in request["cells"]:
+    units = [loader.Unit(ANSWERS, f"answer cell {number}", code) for number, code in enumerate(request["cells"], 1)]
+    verdict = scrutiny.check(loader.Submission(units, {}))
+    namespace: dict[str, object] = {"__name__": "__main__", "__builtins__": allowed.students_builtins()}
+    for index, unit in enumerate(units):
         # The student's error is theirs; the bank's check says what is missing.
         with contextlib.suppress(BaseException):
-            exec(compile(code, "<answer cell>", "exec"), namespace)
+            _run_cell(unit, {tuple(where) for where in verdict.skipped.get(index, ())}, namespace)
     return {"answers": {name: answer(namespace[name]) for name in request["names"] if name in namespace}}
+
+
+def _run_cell(unit: loader.Unit, skipped: set[tuple[int, ...]], namespace: dict[str, object]) -> None:
+    tree = ast.parse(unit.code)
+    for statement in tree.body:
+        if (statement.lineno, statement.col_offset) in skipped:
+            return
+        runtime.stub(statement, skipped)
+        module = ast.Module([statement], type_ignores=[])
+        exec(
+            compile(module, unit.label, "exec", flags=runtime.FUTURE_FLAGS["annotations"], dont_inherit=True), namespace
+        )
 
 
 def _mark_threads(spreading: Callable[[], None]) -> None:

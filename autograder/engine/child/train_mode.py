@@ -138,5 +138,8 @@ def _activation(value: object) -> object:
 
 def parameter_gradients(module: torch.nn.Module) -> dict[str, object]:
     """{name: its gradient after backward, None where none reached it, or messages.FROZEN where it does not
-    require grad}."""
-    return {name: FROZEN if not p.requires_grad else p.grad for name, p in torch.nn.Module.named_parameters(module)}
+    require grad}, under every name it has (runtime.load_parameters reads the contract's names as attribute paths)."""
+    return {
+        name: FROZEN if not p.requires_grad else p.grad
+        for name, p in torch.nn.Module.named_parameters(module, remove_duplicate=False)
+    }

@@ -68,7 +68,7 @@ class Unit:
     code: str
     skip: list[list[int]] = field(
         default_factory=list
-    )  # [line, column] of each top-level statement that must not run (scrutiny)
+    )  # [line, column] of each top-level statement that must not run, and each method whose body must not (scrutiny)
 
 
 @dataclass

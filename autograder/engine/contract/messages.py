@@ -22,6 +22,7 @@ OBJECT = "$object"  # {OBJECT: name}: an object the child built (new) and keeps 
 CONFIG = "$config"  # {CONFIG: {field: value}}: a BertConfig's attributes, a namespace in the child
 INPUT = "$input"  # {INPUT: name}: a case's input of that name (fixtures.Case)
 OTHER = "$other"  # {OTHER: type name}: a value that is not plain data, by its type's name
+DEVICE = "$device"  # {DEVICE: "cpu"}: a torch.device argument
 STATUS = "$status"  # {STATUS: "frozen"} (FROZEN): in place of a gradient, a parameter that does not require one
 FROZEN = {STATUS: "frozen"}
 

@@ -174,12 +174,31 @@ class Evidence:
             index, values = self._kept(entry_id, observation.key, name, about, actual.size)
             if not agree(actual.reshape(-1)[index], values, allowed, exact=about["kind"] != "f"):
                 return False
+            if rounding and observation.dtype == "float64" and not _nearer(actual, observation, name, index, values):
+                return False
         return True
 
     def _kept(self, entry_id: str, key: str, name: str, about: JSON, size: int) -> tuple[np.ndarray, np.ndarray]:
         """(the indices of the elements the evidence kept of one output of this size, the mistake's values there)."""
         index = sample(SEPARATOR.join((entry_id, key, name)), size, about["extra"])
         return index, self.arrays[entry_id][about["offset"] : about["offset"] + index.size]
+
+
+def _nearer(actual: np.ndarray, observation: Observation, name: str, index: np.ndarray, values: np.ndarray) -> bool:
+    """For a mistake that differs from the reference by float32's rounding alone, held at float32's tolerance: whether
+    its numbers explain the student's, where the two differ from the expected values. Any code that rounds to float32
+    somewhere agrees with such a mistake to float32's tolerance (a softmax run in float32 was told "sqrt(Dh) is a
+    float32 tensor"); the mistake explains it only where the student's values are nearer its own than the expected
+    ones (its rounding, made again), or where it moves them as far as the student's code did, within a factor of two
+    (the same float32 function rounded by another CPU's library). A rounding many times the mistake's is not its."""
+    expected = observation.expected.get(name)
+    if expected is None or np.shape(expected) != actual.shape:
+        return True
+    truth = np.asarray(expected, np.float64).reshape(-1)[index]
+    kept = actual.reshape(-1)[index].astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        moved, off, apart = (np.nansum(np.abs(a - b)) for a, b in ((values, truth), (kept, truth), (kept, values)))
+    return bool(moved == 0 or apart < off or off / 2 <= moved <= 2 * off)
 
 
 # Kept from call to call: choosing without replacement shuffles the whole output, and one diagnosis (and every
