@@ -292,6 +292,48 @@ def test_attributes_by_a_computed_name_are_checked_where_they_run(tmp_path, sand
     )
 
 
+# Every kind of object a child hands the student's code: a reference function and class of another part (bound for
+# isolation), a method of one, a traceback (to the child's frames), a value of torch's.
+FORMAT_ROUTES = """
+import torch
+
+try:
+    raise ValueError
+except ValueError as error:
+    caught = error
+routes = [scaled_dot_product_attention, LayerNorm, LayerNorm.forward, caught, torch.zeros(1)]
+fields = ['{0._' + '_code__.co_code}', '{0.forward._' + '_code__.co_consts}', '{0._' + '_traceback__.tb_frame.f_code.co_code}']
+leaked = []
+for route in routes:
+    for field in fields:
+        try:
+            leaked.append(FORMAT(field, route))
+        except Exception:
+            pass
+return len(leaked) >= 4
+"""
+
+
+@pytest.mark.parametrize(
+    "spelling", ["field.format", "field.format_map", "str.format", "getattr(field, 'for' + 'mat')"], ids=str
+)
+def test_a_format_string_built_at_run_time_reads_nothing(tmp_path, sandbox, spelling):
+    """Issue 47: '{0._' + '_code__.co_code}' built at run time read the bytecode, names and constants of the reference
+    code objects a child binds for isolation (11 of 7 parts), which a disassembler turns back into the reference. Each
+    spelling of a format of a string built at run time is held, or refused where it runs, on every route."""
+    call = {
+        "field.format": "field.format(route)",
+        "field.format_map": "field.replace('{0', '{r').format_map({'r': route})",
+        "str.format": "str.format(field, route)",
+        "getattr(field, 'for' + 'mat')": "getattr(field, 'for' + 'mat')(route)",
+    }[spelling]
+    attack = FORMAT_ROUTES.replace("FORMAT(field, route)", call)
+    # Without their files, scaled_dot_product_attention and LayerNorm are the references the child binds.
+    drop = ("attention", "layernorm")
+    assert escaped(probe(tmp_path / "accepted", attack, drop=drop), sandbox), "the control: accepted, it reads code"
+    assert not escaped(probe(tmp_path / "checked", attack, drop=drop), sandbox, accept=False)
+
+
 CALLBACK = """
 def _forward(self, x):
     found = []
