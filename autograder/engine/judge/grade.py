@@ -66,7 +66,7 @@ def _component(i: str, grading: Grading, outcome: list[TestResult], accept_flagg
     if child is None:
         return component
     kernels = grading.kernels.get(i, [])
-    component.fatal = child.fatal
+    component.fatal, component.timed_out = child.fatal, child.timed_out is not None
     if kernels and child.fatal and (child.delegated or child.unwatched):
         component.fatal = child.fatal + DELEGATION["any"]["named at"].format(
             where="; ".join(k.split(": ")[0] for k in kernels)
