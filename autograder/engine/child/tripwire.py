@@ -95,6 +95,8 @@ class Tripwire(TorchFunctionMode):
         self.aside_for: Callable[..., object] | None = None
         self.aside: types.FrameType | None = None
         self.beneath = Beneath(self)
+        # {code: (its frame's globals, whether it is torch's, the kernel its name names)}, for the frames beneath
+        self.torchs: dict[types.CodeType, tuple[dict[str, object], bool, str | None]] = {}
 
     def __enter__(self) -> Self:
         self.outside = sys._getframe(1)
@@ -153,9 +155,13 @@ class Tripwire(TorchFunctionMode):
         frame: types.FrameType | None = sys._getframe(2)  # the kernel's caller: 0 is this, 1 Beneath's
         while frame is not None and frame is not self.aside:
             code = frame.f_code
-            if _torchs(frame):
-                if kernel := self._kernel_named(code.co_qualname):
-                    self.kernels.append(f"torch's {kernel}")
+            # Kept from kernel to kernel: a backward pass runs hundreds under the same few frames of torch's.
+            known = self.torchs.get(code)
+            if known is None or known[0] is not frame.f_globals:
+                known = self.torchs[code] = (frame.f_globals, _torchs(frame), self._kernel_named(code.co_qualname))
+            if known[1]:
+                if known[2]:
+                    self.kernels.append(f"torch's {known[2]}")
             elif not (code.co_name in COPYING and frame.f_globals is vars(copy)):
                 self.refuse(ZERO["callback"].format(function=_function_name(self.aside_for or op)))
             frame = frame.f_back
