@@ -152,7 +152,9 @@ class Tripwire(TorchFunctionMode):
         self.note(getattr(op, "overloadpacket", op))  # named without its overload: native_layer_norm
         if not PLAIN_TENSORS.issuperset(kinds) and not all(map(_torchs_own, kinds)):
             self.refuse(ZERO["tensor subclass"])
-        frame: types.FrameType | None = sys._getframe(2)  # the kernel's caller: 0 is this, 1 Beneath's
+        # The kernel's caller (0 is this frame, 1 Beneath's); none on a thread of torch's own, as a backward pass on a
+        # GPU runs, where only what a hook of the student's called would have one.
+        frame: types.FrameType | None = sys._getframe(1).f_back
         while frame is not None and frame is not self.aside:
             code = frame.f_code
             # Kept from kernel to kernel: a backward pass runs hundreds under the same few frames of torch's.
