@@ -17,13 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.engine.contract.protocol import visible, visible_name
-from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
-from autograder.engine.judge.results import LOADING_NOTE
-
-HELD = "HELD for review"
-# What the grader says when a component ran out of time (handle.py's reasons): CPU time, or the wall-clock backstop.
-TIMED_OUT = re.compile(r"ran past the time limit|was stopped after [\d.]+ s|used up the [\d.]+ s")
-UNREADABLE = ("the submission could not be read", "grading failed", "nothing to grade")
 
 
 @dataclass
@@ -52,20 +45,29 @@ def student(name: str, results: dict) -> Student:
     }
     summary = str(results.get("output", ""))
     found = Student(name, float(results.get("score", 0)), float(results.get("max_score", 0)), components, summary)
-    for component, (_, _, feedback) in components.items():
-        for line in feedback.splitlines():
-            if line.startswith(LIKELY_MISTAKE):
-                found.mistakes.append((component, line[len(LIKELY_MISTAKE) :]))
-            if line.startswith(HELD):
-                found.problems.append(("held for review", f"{component}: {line}"))
-            if TIMED_OUT.search(line):
-                found.problems.append(("timed out", f"{component}: {line}"))
-    for line in summary.splitlines():
-        if any(marker in line for marker in UNREADABLE):
-            found.problems.append(("unreadable", line))
-        elif line.startswith(LOADING_NOTE):  # a syntax error, a cell that raised: the rest of the code may have loaded
-            found.problems.append(("did not load", line.removeprefix(LOADING_NOTE)))
+    # What it acts on are the fields the kit wrote (platforms.gradescope's extra_data), never sentences found in
+    # feedback, where a student's own messages are quoted.
+    for test in results.get("tests", []):
+        if not test.get("max_score"):
+            continue
+        facts = _fields(test)
+        if facts.get("mistake"):
+            found.mistakes.append((test["name"], str(facts["mistake"])))
+        if facts.get("held"):
+            found.problems.append(("held for review", f"{test['name']}: {facts['held']}"))
+        if facts.get("timed_out"):
+            found.problems.append(("timed out", f"{test['name']}: {facts['timed_out']}"))
+    facts = _fields(results)
+    if facts.get("problem"):
+        found.problems.append(("unreadable", str(facts["problem"])))
+    for note in facts.get("loading") or []:  # a syntax error, a cell that raised: the rest of the code may have loaded
+        found.problems.append(("did not load", str(note)))
     return found
+
+
+def _fields(entry: dict) -> dict:
+    facts = entry.get("extra_data")
+    return facts if isinstance(facts, dict) else {}
 
 
 def read_folder(folder: str | Path) -> list[Student]:

@@ -2,6 +2,7 @@
 public checks), `grade-all` (a class folder, to a table, a CSV, results.json files and the class report) and
 `report` (the class report of a folder of results.json files)."""
 
+import contextlib
 import time
 from pathlib import Path
 
@@ -177,36 +178,40 @@ def _grade_class(args, paths):
     progress = Progress(len(paths))
     graded = []  # (student, Gradescope results), for the class report
     # Rows are printed as submissions finish, and written to the CSV in name order.
-    for path, report in grade_each(paths, accepted=accepted, workers=args.workers, **options.grade_args(args)):
-        scores = {c.id: c.score for c in report.scored}
-        # A zero says why: the grading's own problem, or what loading the code noted (a syntax error, say).
-        why = report.problem or ("; ".join(report.notes) if not report.score else "")
-        name, problem = visible_name(students[path]), visible(why)  # a student chose the name
-        totals = {part: score for part, (score, _) in report.totals().items()}
-        row = {"submission": name, "total": report.score, **totals, **scores}
-        rows.append(row | {"flags": " | ".join(report.flags), "problem": problem})
-        mark = "  HELD for review" if report.flags else f"  {problem[:80]}" if problem else ""
-        extensions = "".join(f"  {c.id} {scores[c.id]:.2f}" for c in spec.EXTENSIONS if c.id in scores)
-        progress.clear()
-        print(
-            f"{name[:24]:<24} {report.score:7.2f}  "
-            + " ".join(f"{scores[i]:{widths[i]}.2f}" for i in COMPONENT_IDS)
-            + extensions
-            + mark,
-            flush=True,
-        )
-        progress.step(name)
-        if args.report:
-            graded.append((students[path], gradescope(report)))
-        if args.json_dir:
-            # The whole name, suffix and all: bob/, bob.evil/ and bob.ipynb each keep a report of their own. A file
-            # the system refuses (a name too long once ".json" is added) costs that report alone, never the class.
-            try:
-                options.write(
-                    Path(args.json_dir) / f"{path.name}.json", results_json(report, args.format, args.visibility)
-                )
-            except OSError as error:
-                print(f"{name}: its results.json could not be written ({visible(str(error))})", flush=True)
+    # Closed on the way out, interrupted too: the gradings under way stop at once (pool.grade_each).
+    with contextlib.closing(
+        grade_each(paths, accepted=accepted, workers=args.workers, **options.grade_args(args))
+    ) as gradings:
+        for path, report in gradings:
+            scores = {c.id: c.score for c in report.scored}
+            # A zero says why: the grading's own problem, or what loading the code noted (a syntax error, say).
+            why = report.problem or ("; ".join(report.notes) if not report.score else "")
+            name, problem = visible_name(students[path]), visible(why)  # a student chose the name
+            totals = {part: score for part, (score, _) in report.totals().items()}
+            row = {"submission": name, "total": report.score, **totals, **scores}
+            rows.append(row | {"flags": " | ".join(report.flags), "problem": problem})
+            mark = "  HELD for review" if report.flags else f"  {problem[:80]}" if problem else ""
+            extensions = "".join(f"  {c.id} {scores[c.id]:.2f}" for c in spec.EXTENSIONS if c.id in scores)
+            progress.clear()
+            print(
+                f"{name[:24]:<24} {report.score:7.2f}  "
+                + " ".join(f"{scores[i]:{widths[i]}.2f}" for i in COMPONENT_IDS)
+                + extensions
+                + mark,
+                flush=True,
+            )
+            progress.step(name)
+            if args.report:
+                graded.append((students[path], gradescope(report)))
+            if args.json_dir:
+                # The whole name, suffix and all: bob/, bob.evil/ and bob.ipynb each keep a report of their own. A file
+                # the system refuses (a name too long once ".json" is added) costs that report alone, never the class.
+                try:
+                    options.write(
+                        Path(args.json_dir) / f"{path.name}.json", results_json(report, args.format, args.visibility)
+                    )
+                except OSError as error:
+                    print(f"{name}: its results.json could not be written ({visible(str(error))})", flush=True)
     return rows, graded
 
 

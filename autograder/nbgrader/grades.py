@@ -12,6 +12,7 @@ verdict, in the form nbgrader scores: partial credit as the cell's result, zero 
   for the bank's checks.
 """
 
+import contextlib
 import os
 import re
 import weakref
@@ -110,9 +111,13 @@ class KitGrades(NbGraderPreprocessor):
         progress = Progress(len(folders), "graded in the jail")
         components = [c.id for c in spec.COMPONENTS]
         self.log.info("The kit grades %d submission(s)", len(folders))
-        for folder, report in grade_each(folders, self.device, self.limits, accepted, self.workers or None, components):
-            graded[folder] = report
-            progress.step(_ids(converter, folder)[1])
+        # Closed on the way out, interrupted too: the gradings under way stop at once (pool.grade_each).
+        with contextlib.closing(
+            grade_each(folders, self.device, self.limits, accepted, self.workers or None, components)
+        ) as gradings:
+            for folder, report in gradings:
+                graded[folder] = report
+                progress.step(_ids(converter, folder)[1])
 
     def _quiz(self, nb):
         """{check cell id: (points, text)}: the sheet's code cells run in the jail, its answers judged by the bank."""

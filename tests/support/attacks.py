@@ -47,6 +47,21 @@ FLAGGED = {
     "exec": ("attention", "exec('x = 1')\n"),
     "computed_getattr_on_torch": ("layernorm", "import torch\nc = getattr(torch, '_' + 'C')\n"),
     "module_vars": ("layernorm", "import torch\nc = vars(torch)['_' + 'C']\n"),
+    # The fourth wave (issue 47): a format string reads attributes by the names in its text, and a child's reference
+    # code objects with them; every way to format a string built at run time, and a literal that reads code.
+    "format_built_at_run_time": ("masking", "leak = ('{0._' + '_code__.co_code}').format(thing)\n"),
+    "format_map_built_at_run_time": (
+        "masking",
+        "fields = '{f._' + '_code__}'\nleak = fields.format_map({'f': thing})\n",
+    ),
+    "format_unbound": ("masking", "leak = str.format('{0.' + 'co_code}', thing)\n"),
+    "format_by_getattr": ("masking", "leak = getattr('{0.' + 'co_code}', 'format')(thing)\n"),
+    "format_of_its_type": ("masking", "text = '{0.' + 'co_code}'\nleak = type(text).format(text, thing)\n"),
+    "format_in_a_partial": (
+        "masking",
+        "import functools\nleak = functools.partial(str.format, '{0.' + 'co_code}')(thing)\n",
+    ),
+    "format_literal_reads_code": ("masking", "leak = '{0.co_code}{0.f_back}{0[0].cell_contents}'.format(thing)\n"),
 }
 
 

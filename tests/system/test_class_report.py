@@ -23,16 +23,22 @@ LN = "the variance divides by D - 1 (unbiased)"
 MASK = "the causal mask is upper-triangular"
 
 
-def result(component_id, passed, total, diagnosis=None, fatal=None, flags=()):
+def result(component_id, passed, total, diagnosis=None, fatal=None, flags=(), timed_out=False, notes=()):
     tests = [TestResult(f"t{i}", i < passed, "" if i < passed else "wrong") for i in range(total)]
     return ComponentResult(
         component_id,
         spec.BY_ID[component_id].points,
         tests,
         fatal=fatal,
+        notes=list(notes),
         flags=list(flags),
         diagnosis=LIKELY_MISTAKE + diagnosis if diagnosis else None,
+        timed_out=timed_out,
     )
+
+
+# Issue 47: a correct submission whose own message says the words the report once searched feedback for.
+FORGED = "the submission could not be read: grading failed; your code ran past the time limit of 1 s; " + LIKELY_MISTAKE
 
 
 def report(name, components, notes=(), problem=None):
@@ -44,11 +50,24 @@ CLASS = [
     report("ada", []),
     report("ben", [result("layernorm", 1, 4, LN)]),
     report("cy", [result("layernorm", 2, 4, LN), result("masking", 0, 4, MASK)]),
-    report("di", [result("encoder", 0, 4, fatal="your code ran past the time limit of 60 s while running Encoder")]),
+    report(
+        "di",
+        [
+            result(
+                "encoder", 0, 4, fatal="your code ran past the time limit of 60 s while running Encoder", timed_out=True
+            )
+        ],
+    ),
     report("ed", [result("attention", 0, 4, flags=["attention.py, line 3: uses ctypes (not in the policy)"])]),
     report(HOSTILE, [result("masking", 1, 4, MASK)]),
-    report("flo", [], notes=["the submission could not be read: it holds no notebook"], problem="unreadable"),
+    report(
+        "flo",
+        [],
+        notes=["the submission could not be read: it holds no notebook"],
+        problem="the submission could not be read: it holds no notebook",  # as grade.py says it
+    ),
     report("hal", [], notes=["while loading your code: transformer.py: syntax error on line 1: invalid syntax"]),
+    report("ivy", [result("masking", 4, 4, notes=[f"RuntimeError: {FORGED}"])], notes=[f"note: {FORGED}"]),
 ]
 
 
@@ -94,6 +113,7 @@ def test_held_timed_out_and_unreadable_are_listed_with_their_reasons(page):
     assert "held for review" in problems and "uses ctypes" in problems
     assert "unreadable" in problems and "could not be read: it holds no notebook" in problems
     assert "did not load" in problems and "transformer.py: syntax error on line 1" in problems
+    assert ">ivy<" not in problems, "a student's own words are not the kit's markers"
 
 
 def test_what_a_student_wrote_is_escaped(page):

@@ -15,6 +15,8 @@ from autograder.engine.authoring import mistakes
 from autograder.engine.contract import spec
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 
+SUPPORT = spec.KIT_ROOT / "tests" / "support"
+
 
 def cli(*args):
     return subprocess.run(
@@ -270,3 +272,55 @@ def test_a_class_with_every_kind_of_bad_byte_writes_every_row_and_the_report(tmp
     assert run.returncode == 0, run.stdout + run.stderr
     (masking_test,) = [t for t in json.loads((tmp_path / "dora.json").read_text())["tests"] if t["tags"] == ["masking"]]
     assert "RuntimeError: \\ud800 lone" in masking_test["output"]
+
+
+# What a submission does to outlive its grading (tests/system/test_hostile.py has each at work), once its attention
+# runs (the first component graded): a daemon (a double fork and a new session) and a child that ignores the signals a process is asked to end with.
+DETACHING = """
+
+import os
+import signal
+import time
+
+_honest_attention = scaled_dot_product_attention
+_started = []
+
+
+def scaled_dot_product_attention(*args, **kwargs):
+    if not _started:
+        _started.append(True)
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                while True:
+                    time.sleep(1)
+            os._exit(0)
+        if os.fork() == 0:
+            for ending in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+                signal.signal(ending, signal.SIG_IGN)
+            while True:
+                time.sleep(1)
+    return _honest_attention(*args, **kwargs)
+"""
+
+
+@pytest.mark.parametrize("ending", ["none", "SIGINT", "SIGTERM"], ids=["returns", "interrupted", "terminated"])
+def test_no_process_outlives_grade_all(tmp_path, ending):
+    """Issue 47: a grade-all stopped by SIGTERM left its workers, their bwraps and zygotes alive (the same after an
+    interrupted `make test`, 38 minutes later). Two seconds after grade-all returns or is stopped, with ^C or SIGTERM,
+    while its students' daemons run, no process it or they started is alive (support/survivors.py looks, as the
+    subreaper every orphan is handed to). Two students, so that grade-all grades on a pool of two workers."""
+    folder = tmp_path / "class"
+    for name in ("ann", "bea"):
+        (folder / name).mkdir(parents=True)
+        (folder / name / "attention.py").write_text((spec.SOLUTIONS / "attention.py").read_text() + DETACHING)
+    command = [sys.executable, "-m", "autograder", "grade-all", str(folder), "--workers", "2", "--time-limit", "5"]
+    command += ["--accept-flagged", "ann", "--accept-flagged", "bea"]
+    run = subprocess.run(
+        [sys.executable, str(SUPPORT / "survivors.py"), ending, "--", *command],
+        cwd=spec.KIT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert json.loads(run.stdout) == {}, run.stderr[-2000:]

@@ -292,6 +292,48 @@ def test_attributes_by_a_computed_name_are_checked_where_they_run(tmp_path, sand
     )
 
 
+# Every kind of object a child hands the student's code: a reference function and class of another part (bound for
+# isolation), a method of one, a traceback (to the child's frames), a value of torch's.
+FORMAT_ROUTES = """
+import torch
+
+try:
+    raise ValueError
+except ValueError as error:
+    caught = error
+routes = [scaled_dot_product_attention, LayerNorm, LayerNorm.forward, caught, torch.zeros(1)]
+fields = ['{0._' + '_code__.co_code}', '{0.forward._' + '_code__.co_consts}', '{0._' + '_traceback__.tb_frame.f_code.co_code}']
+leaked = []
+for route in routes:
+    for field in fields:
+        try:
+            leaked.append(FORMAT(field, route))
+        except Exception:
+            pass
+return len(leaked) >= 4
+"""
+
+
+@pytest.mark.parametrize(
+    "spelling", ["field.format", "field.format_map", "str.format", "getattr(field, 'for' + 'mat')"], ids=str
+)
+def test_a_format_string_built_at_run_time_reads_nothing(tmp_path, sandbox, spelling):
+    """Issue 47: '{0._' + '_code__.co_code}' built at run time read the bytecode, names and constants of the reference
+    code objects a child binds for isolation (11 of 7 parts), which a disassembler turns back into the reference. Each
+    spelling of a format of a string built at run time is held, or refused where it runs, on every route."""
+    call = {
+        "field.format": "field.format(route)",
+        "field.format_map": "field.replace('{0', '{r').format_map({'r': route})",
+        "str.format": "str.format(field, route)",
+        "getattr(field, 'for' + 'mat')": "getattr(field, 'for' + 'mat')(route)",
+    }[spelling]
+    attack = FORMAT_ROUTES.replace("FORMAT(field, route)", call)
+    # Without their files, scaled_dot_product_attention and LayerNorm are the references the child binds.
+    drop = ("attention", "layernorm")
+    assert escaped(probe(tmp_path / "accepted", attack, drop=drop), sandbox), "the control: accepted, it reads code"
+    assert not escaped(probe(tmp_path / "checked", attack, drop=drop), sandbox, accept=False)
+
+
 CALLBACK = """
 def _forward(self, x):
     found = []
@@ -343,6 +385,110 @@ def test_an_object_whose_methods_torch_would_run_is_refused(tmp_path, sandbox):
     (result,) = grade(path, components=["layernorm"], sandbox=sandbox, accept_flagged=True).components
     assert result.score == 0 and "passes a _Box to torch's" in result.feedback()
     assert "zero.foreign argument" in reasons_said(result.feedback())
+
+
+# Issue 47's fourth wave: torch's own Python code, which runs while the tripwire (a function mode) has stepped aside,
+# calls back into the student's objects. Each runs the kernel it is given there, and returns its result.
+COPIED_KEY = """
+import copy
+
+
+def _unseen(run):
+    found = {}
+
+    class _Key:
+        def __hash__(self):
+            if found:  # not when it is put in the dict, where the tripwire watches
+                found["out"] = run()
+            return 0
+
+    carrier = torch.zeros(1)
+    carrier.__dict__[_Key()] = None
+    found["armed"] = True
+    copy.deepcopy(carrier)  # Tensor.__deepcopy__ hashes the keys of the tensor's __dict__
+    return found["out"]
+"""
+MEMO_KEY = """
+def _unseen(run):
+    found = {}
+    carrier = torch.zeros(1)
+
+    class _Key:
+        def __hash__(self):
+            return hash(id(carrier))
+
+        def __eq__(self, other):
+            found["out"] = run()
+            return False
+
+    carrier.__deepcopy__({_Key(): None})  # `id(self) in memo` compares the memo's key with the tensor's id
+    return found["out"]
+"""
+REDUCED = """
+import copy
+
+import torch
+
+
+class _Reduced:
+    def __init__(self, run):
+        self.run = run
+
+    def __reduce_ex__(self, protocol):
+        return (self.run, ())
+
+
+def _unseen(run):
+    carrier = torch.zeros(1)
+    carrier.result = _Reduced(run)
+    return copy.deepcopy(carrier).result  # copy rebuilds the attribute by calling run, inside Tensor.__deepcopy__
+"""
+# What each component's attack delegates: torch's own kernel, run through _unseen.
+UNSEEN_KERNELS = {
+    "layernorm": """
+def _forward(self, x):
+    return _unseen(lambda: torch.nn.functional.layer_norm(x, x.shape[-1:], self.weight, self.bias, self.eps))
+
+
+LayerNorm.forward = _forward
+""",
+    "attention": """
+_own = scaled_dot_product_attention
+
+
+def scaled_dot_product_attention(query, key, value, mask=None):
+    weights = _own(query, key, value, mask)[1]
+    return _unseen(lambda: torch.nn.functional.scaled_dot_product_attention(query, key, value, mask)), weights
+""",
+    "multihead": """
+def _forward(self, hidden_states, mask=None, key_value_states=None):
+    source = hidden_states if key_value_states is None else key_value_states
+    q, k, v = (split_heads(f(x), self.num_heads) for f, x in ((self.query, hidden_states), (self.key, source), (self.value, source)))
+    weights = scaled_dot_product_attention(q, k, v, mask)[1]
+    context = _unseen(lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, mask))
+    return self.output(merge_heads(context)), weights
+
+
+MultiHeadAttention.forward = _forward
+""",
+}
+
+
+@pytest.mark.parametrize(
+    ("component", "attack"),
+    [("layernorm", COPIED_KEY), ("attention", MEMO_KEY), ("multihead", REDUCED)],
+    ids=["deepcopy-hashes-a-key", "memo-compares-a-key", "deepcopy-reduces-an-attribute"],
+)
+def test_code_torch_calls_back_while_the_tripwire_steps_aside_is_watched(tmp_path, sandbox, component, attack):
+    """Issue 47: Tensor.__deepcopy__ ran a key's __hash__, a memo's __eq__ and an attribute's __reduce_ex__ while the
+    tripwire had stepped aside, and torch's attention and layer norm scored points there unseen (8.1 of 15 on
+    multi-head attention). Beneath it, the dispatch watch names the kernel, or refuses the student's code on its way to one
+    (docs/THREATS.md): which comes first depends on the kernels torch runs first."""
+    code = spec.BY_ID[component].reference.read_text() + attack + UNSEEN_KERNELS[component]
+    path = submission(tmp_path / "s", files={f"{component}.py": code})
+    (result,) = grade(path, components=[component], sandbox=sandbox, accept_flagged=True).components
+    said = reasons_said(result.feedback())
+    assert result.score == 0 and said & {"zero.callback", f"delegation.{component}.kernel"}, result.feedback()
 
 
 DYNAMIC_SUBCLASS = """

@@ -308,6 +308,8 @@ def _refusal(obj: object, name: str, own: Collection[str]) -> str | None:
         return lent(obj.__name__, name)[1] if module_rule(obj.__name__) is not None else outside(obj.__name__)
     if name.startswith("_") and not name.startswith("__"):
         return None if name in policy.NAMEDTUPLE else "a private name"
+    if name in policy.FORMATTERS and (isinstance(obj, str) or (isinstance(obj, type) and issubclass(obj, str))):
+        return f"{policy.FORMATTERS[name]} reads attributes by names in text"
     return value_reason(name, own={name})
 
 

@@ -208,7 +208,10 @@ class Scan(ast.NodeVisitor):
             return
         self.visit(base)
         on_self = isinstance(base, ast.Name) and base.id in policy.OWN_RECEIVERS
+        literal = isinstance(base, ast.Constant) and isinstance(base.value, str)
         for index, part in enumerate(parts):
+            if part in policy.FORMATTERS and not (literal and index == 0):
+                self.flag(node, f"uses .{part} on a string built at run time (its fields read attributes by name)")
             first = on_self and index == 0
             own = self.context.attributes | self.context.strings if first else self.context.attributes
             reason = allowed.value_reason(part, own, on_self=first)
@@ -271,6 +274,8 @@ class Scan(ast.NodeVisitor):
         if name in policy.ON_SELF and not (isinstance(target, ast.Name) and target.id == "self"):
             self.flag(call, f"calls {name} on something other than self (it would change another object)")
         given = attribute.value if isinstance(attribute, ast.Constant) and isinstance(attribute.value, str) else None
+        if given in policy.FORMATTERS:
+            self.flag(call, f"{name}(..., {given!r}) (a string's fields read attributes by name)")
         dotted = self.context.dotted(target, self.aliases)
         if dotted and dotted.split(".")[0] not in self.context.own_modules:
             if given is None:
@@ -317,9 +322,9 @@ class Scan(ast.NodeVisitor):
     def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, str) and _dunder(node.value) and node.value not in policy.DUNDERS_READ | {"__main__"}:
             self.flag(node, f"names {node.value} in a string (a name Python and numpy read an object's internals by)")
-        if isinstance(node.value, str) and "{" in node.value and "_" in node.value:
+        if isinstance(node.value, str) and "{" in node.value:
             for field_name in _format_fields(node.value):
-                if any(part.startswith("_") for part in field_name.replace("[", ".").split(".")[1:]):
+                if any(map(_internal, field_name.replace("[", ".").split(".")[1:])):
                     self.flag(node, f"a format string that reads {{{field_name}}} (attributes by a name in text)")
 
     # Imports
@@ -377,6 +382,13 @@ class Scan(ast.NodeVisitor):
 
 def _dunder(name: str) -> bool:
     return name.startswith("__") and name.endswith("__") and len(name) > 4
+
+
+def _internal(part: str) -> bool:
+    """Whether a format field's attribute or index reads the interpreter's internals: a private or dunder name, or a
+    frame's, code object's or function's (co_code, f_back, cell_contents), which lead to code."""
+    part = part.rstrip("]")
+    return part.startswith("_") or part in allowed.interpreter_attributes() or part in policy.VALUE_DENIED
 
 
 def _format_fields(text: str) -> list[str]:

@@ -2,10 +2,18 @@
 to a kernel the component may not delegate to, and stops a call that would run the student's Python code
 where the mode cannot watch it (a tensor subclass, a callback, an argument's own methods). Forbidden and
 Unwatched are the two ways a component's run ends here.
+
+A function mode steps aside while it runs the function it was handed: torch's own Python code (a tensor's
+__deepcopy__, __reduce_ex__, backward) then runs unwatched, and whatever it calls back (a key's __hash__, a memo's
+__eq__, an object's __reduce_ex__ or __torch_function__) with it. So while it has stepped aside for a Python
+function, a dispatch mode (Beneath) watches the level below, where every kernel passes whoever called it: the
+kernel is named as the mode names a function, and the Python code between it and the function mode must be
+torch's own (docs/THREATS.md).
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 import types
@@ -14,6 +22,7 @@ from typing import TYPE_CHECKING, NoReturn, cast
 import numpy as np
 import torch
 from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from autograder.engine.contract.errors import StudentFault
 from autograder.engine.contract.reasons import ZERO
@@ -49,6 +58,21 @@ CALLBACKS = frozenset(
 )
 
 
+# The types of torch's functions written in C: one runs no Python code but its arguments' own methods, which
+# _foreign refuses. Any other function the mode is handed is Python code, run beneath the dispatch watch.
+C_FUNCTIONS = frozenset(
+    {
+        types.BuiltinFunctionType,
+        types.MethodDescriptorType,
+        types.WrapperDescriptorType,
+        types.MethodWrapperType,
+        types.ClassMethodDescriptorType,
+    }
+)
+# torch's own Python code copies a tensor's storage and __dict__ through these two functions of the standard library.
+COPYING = frozenset({"deepcopy", "_deepcopy_dict"})
+
+
 class Forbidden(StudentFault):
     """The student's code delegated its own subject to a library."""
 
@@ -76,6 +100,12 @@ class Tripwire(TorchFunctionMode):
         self.outside: types.FrameType | None = (
             None  # the frame that turned the tripwire on: nothing above it runs the student's code
         )
+        # While this mode has stepped aside for a Python function of torch's: that function, and the frame that called it.
+        self.aside_for: Callable[..., object] | None = None
+        self.aside: types.FrameType | None = None
+        self.beneath = Beneath(self)
+        # {code: (its frame's globals, whether it is torch's, the kernel its name names)}, for the frames beneath
+        self.torchs: dict[types.CodeType, tuple[dict[str, object], bool, str | None]] = {}
 
     def __enter__(self) -> Self:
         self.outside = sys._getframe(1)
@@ -88,21 +118,14 @@ class Tripwire(TorchFunctionMode):
         args: Sequence[object] = (),
         kwargs: Mapping[str, object] | None = None,
     ) -> object:
-        # Keyed by the function itself: this runs on every torch call the student's code makes.
-        try:
-            kernel: str | None | bool = self.verdicts.get(func, False)
-        except TypeError:  # an unhashable callable is judged each time
-            kernel = self._kernel(func)
-        if kernel is False:
-            kernel = self.verdicts[func] = self._kernel(func)
-        if kernel:
-            self.kernels.append(f"torch's {kernel}")
+        self.note(func)
         if self.in_python and (caller := _torch_caller(self.outside, self.in_python)):
             self.kernels.append(f"torch's {caller}")
         # What would run the student's Python code inside this call, after this mode has stepped aside, unseen: a
         # tensor subclass's own __torch_function__, a callback, an argument's own __index__ or __len__. Not while
         # torch compiles (only its own kernels do, flex attention's, which the name above has already caught).
-        if torch.compiler.is_compiling():
+        compiling = torch.compiler.is_compiling()
+        if compiling:
             pass
         elif not PLAIN_TENSORS.issuperset(types) and not all(map(_torchs_own, types)):
             self.refuse(ZERO["tensor subclass"])
@@ -113,7 +136,48 @@ class Tripwire(TorchFunctionMode):
         # The frame walk costs; it is only needed once transformers has been imported at all.
         if "transformers" in sys.modules and _inside_transformers(self.outside):
             self.transformers = True
-        return func(*args, **(kwargs or {}))
+        if compiling or type(func) in C_FUNCTIONS or self.aside is not None:
+            return func(*args, **(kwargs or {}))
+        self.aside_for, self.aside = func, sys._getframe()
+        try:
+            with self.beneath:
+                return func(*args, **(kwargs or {}))
+        finally:
+            self.aside_for = self.aside = None
+
+    def note(self, func: Callable[..., object]) -> None:
+        """Record func if it is a kernel this component may not delegate to. Keyed by the function itself: this runs
+        on every torch call the student's code makes."""
+        try:
+            kernel: str | None | bool = self.verdicts.get(func, False)
+        except TypeError:  # an unhashable callable is judged each time
+            kernel = self._kernel(func)
+        if kernel is False:
+            kernel = self.verdicts[func] = self._kernel(func)
+        if kernel:
+            self.kernels.append(f"torch's {kernel}")
+
+    def below(self, op: Callable[..., object], kinds: Collection[type]) -> None:
+        """A kernel about to run while this mode has stepped aside: named as a function is, and refused unless every
+        Python function between it and this mode's call is torch's own."""
+        self.note(getattr(op, "overloadpacket", op))  # named without its overload: native_layer_norm
+        if not PLAIN_TENSORS.issuperset(kinds) and not all(map(_torchs_own, kinds)):
+            self.refuse(ZERO["tensor subclass"])
+        # The kernel's caller (0 is this frame, 1 Beneath's); none on a thread of torch's own, as a backward pass on a
+        # GPU runs, where only what a hook of the student's called would have one.
+        frame: types.FrameType | None = sys._getframe(1).f_back
+        while frame is not None and frame is not self.aside:
+            code = frame.f_code
+            # Kept from kernel to kernel: a backward pass runs hundreds under the same few frames of torch's.
+            known = self.torchs.get(code)
+            if known is None or known[0] is not frame.f_globals:
+                known = self.torchs[code] = (frame.f_globals, _torchs(frame), self._kernel_named(code.co_qualname))
+            if known[1]:
+                if known[2]:
+                    self.kernels.append(f"torch's {known[2]}")
+            elif not (code.co_name in COPYING and frame.f_globals is vars(copy)):
+                self.refuse(ZERO["callback"].format(function=_function_name(self.aside_for or op)))
+            frame = frame.f_back
 
     def refuse(self, message: str) -> NoReturn:
         """Stop the call; the guard says why when it ends, whatever caught the exception on the way (torch's
@@ -123,9 +187,35 @@ class Tripwire(TorchFunctionMode):
 
     def _kernel(self, func: Callable[..., object]) -> str | None:
         """The function's name if it is one this component may not delegate to, else None."""
-        name = _function_name(func)
+        return self._kernel_named(_function_name(func))
+
+    def _kernel_named(self, name: str) -> str | None:
         key = name.replace("_", "").lower()
         return name if any(pattern in key for pattern in self.forbidden) else None
+
+
+class Beneath(TorchDispatchMode):
+    """The dispatch watch: on while the tripwire has stepped aside for torch's Python code, it sees every kernel that
+    runs there, whoever called it."""
+
+    def __init__(self, tripwire: Tripwire) -> None:
+        super().__init__()
+        self.tripwire = tripwire
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        # Else torch wraps __torch_dispatch__ to keep its compiler out, which imports the compiler (seconds) on first use.
+        return False
+
+    def __torch_dispatch__(
+        self,
+        func: Callable[..., object],
+        types: Collection[type],
+        args: Sequence[object] = (),
+        kwargs: Mapping[str, object] | None = None,
+    ) -> object:
+        self.tripwire.below(func, types)
+        return func(*args, **(kwargs or {}))
 
 
 # What torch may read from an argument without running Python code of the student's: the values a computation
@@ -204,6 +294,13 @@ def _torchs_own(kind: type) -> bool:
     for part in str(getattr(kind, "__qualname__", "")).split("."):
         owner = getattr(owner, part, None)
     return found is not None and owner is kind
+
+
+def _torchs(frame: types.FrameType) -> bool:
+    """Whether the frame runs torch's own code: its globals are a torch module's, which no student code can run in."""
+    name = frame.f_globals.get("__name__")
+    module = sys.modules.get(name) if isinstance(name, str) and name.split(".")[0] == "torch" else None
+    return module is not None and vars(module) is frame.f_globals
 
 
 def _function_name(func: Callable[..., object]) -> str:

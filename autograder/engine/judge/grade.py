@@ -68,13 +68,15 @@ def _component(i: str, grading: Grading, outcome: list[TestResult], accept_flagg
     if child is None:
         return component
     kernels = grading.kernels.get(i, [])
-    component.fatal = child.fatal
-    if kernels and child.fatal and (child.delegated or child.unwatched):
+    component.fatal, component.timed_out = child.fatal, child.timed_out is not None
+    # Code that ran in other threads or processes is said first: what the tripwire saw of it in this one (the backward
+    # pass of a kernel a thread ran) is only part of it.
+    if kernels and child.spread:
+        component.fatal = DELEGATION["any"]["spread"].format(kernels="; ".join(kernels))
+    elif kernels and child.fatal and (child.delegated or child.unwatched):
         component.fatal = child.fatal + DELEGATION["any"]["named at"].format(
             where="; ".join(k.split(": ")[0] for k in kernels)
         )
-    elif kernels and child.spread:
-        component.fatal = DELEGATION["any"]["spread"].format(kernels="; ".join(kernels))
     elif kernels and not child.fatal:
         component.notes += [DELEGATION["any"]["never ran"].format(kernel=k) for k in kernels]
     if i in spec.BY_ID and not child.fatal and not all(o.passed for o in child.observations):

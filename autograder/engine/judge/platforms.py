@@ -2,7 +2,8 @@
 
 import json
 
-from autograder.engine.judge.results import Report
+from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
+from autograder.engine.judge.results import LOADING_NOTE, Report
 
 FORMATS = ("gradescope", "prairielearn")
 
@@ -19,6 +20,11 @@ def gradescope(report: Report, visibility: str = "visible") -> dict[str, object]
         "output": report.summary(),
         # What the grader prints is the instructor's log, and the tests already carry the feedback.
         "stdout_visibility": "hidden",
+        # What the class report acts on, as fields (class_report.py): never found by searching text a student can write.
+        "extra_data": {
+            "problem": report.problem,
+            "loading": [note.removeprefix(LOADING_NOTE) for note in report.notes if note.startswith(LOADING_NOTE)],
+        },
         "tests": [
             {
                 "name": c.id,
@@ -28,6 +34,11 @@ def gradescope(report: Report, visibility: str = "visible") -> dict[str, object]
                 "output": c.feedback(),
                 "tags": [c.tag or c.id],
                 "visibility": visibility,
+                "extra_data": {
+                    "held": c.flag_line(),
+                    "timed_out": c.zero_line() if c.timed_out else None,
+                    "mistake": c.diagnosis.removeprefix(LIKELY_MISTAKE) if c.diagnosis else None,
+                },
             }
             for c in report.components
         ],

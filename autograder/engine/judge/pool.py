@@ -1,10 +1,13 @@
 """Grading a class: every submission in a folder, on a pool of worker processes, each with its own sandbox."""
 
+import ctypes
 import multiprocessing
 import multiprocessing.util
 import os
+import signal
+import sys
 import time
-from collections.abc import Container, Iterable, Iterator, Sequence
+from collections.abc import Container, Generator, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -16,6 +19,7 @@ from autograder.engine.judge.results import Report
 from autograder.engine.judge.sandbox import Sandbox
 
 _PathT = TypeVar("_PathT", bound=str | Path)
+PR_SET_PDEATHSIG = 1
 
 
 def submissions_in(folder: str | Path) -> list[Path]:
@@ -34,7 +38,7 @@ def grade_each(
     accepted: Container[_PathT] = (),
     workers: int | None = None,
     components: Sequence[str] | None = None,
-) -> Iterator[tuple[_PathT, Report]]:
+) -> Generator[tuple[_PathT, Report], None, None]:
     """Grade these submissions, on `workers` processes (default: one per core); yields (path, Report)
     in the order they finish.
 
@@ -57,7 +61,10 @@ def grade_each(
 
         jail.check(device)  # what to install is said once, here, rather than by every worker
     # spawn: a worker must not inherit the caller's threads and open files (nbgrader's, pytest's).
-    pool = ProcessPoolExecutor(workers, multiprocessing.get_context("spawn"), _start_worker, (device, limits))
+    before = set(multiprocessing.active_children())
+    pool = ProcessPoolExecutor(
+        workers, multiprocessing.get_context("spawn"), _start_worker, (device, limits, os.getpid())
+    )
     try:
         pending = {pool.submit(_grade_in_worker, path, path in accepted, components): path for path in paths}
         for future in as_completed(pending):
@@ -66,6 +73,12 @@ def grade_each(
                 yield path, future.result()
             except BrokenProcessPool as error:  # a worker was killed from outside (the machine ran out of memory)
                 yield path, Report.failed(path, error, 0.0)
+    except BaseException:
+        # Interrupted (^C, or the caller closed this generator): the gradings under way end now, rather than when they
+        # are done, and their jails with their workers (bwrap's --die-with-parent).
+        for worker in set(multiprocessing.active_children()) - before:
+            worker.kill()
+        raise
     finally:
         pool.shutdown(cancel_futures=True)
 
@@ -89,7 +102,8 @@ def _graded(
 _worker: dict[str, Any] = {}
 
 
-def _start_worker(device: str, limits: Limits) -> None:
+def _start_worker(device: str, limits: Limits, parent: int) -> None:
+    _die_with(parent)
     _worker.update(device=device, limits=limits, sandbox=Sandbox(device, limits))
     # A pool's worker leaves through os._exit, past atexit: this finalizer still runs, and ends the zygote.
     multiprocessing.util.Finalize(None, _worker["sandbox"].close, exitpriority=10)
@@ -97,3 +111,12 @@ def _start_worker(device: str, limits: Limits) -> None:
 
 def _grade_in_worker(path: str | Path, accept_flagged: bool, components: Sequence[str] | None) -> Report:
     return _graded(path, _worker["device"], _worker["limits"], _worker["sandbox"], accept_flagged, components)
+
+
+def _die_with(parent: int) -> None:
+    """Die when the process that started this worker dies, however it dies (a SIGTERM or SIGKILL runs none of its
+    cleanup): a worker left behind would wait for work forever, its zygote and jail with it."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # it died before the line above
+        os._exit(1)

@@ -32,6 +32,7 @@ class ComponentResult:
     flags: list[str] = field(default_factory=list)  # why the static check held its code for review (child/scrutiny.py)
     diagnosis: str | None = None  # "Likely mistake: ...", when its outputs are a cataloged mistake's
     accepted: bool = False  # an instructor read the held code and let it run and be scored
+    timed_out: bool = False  # its time ran out (CPU, wall clock, the submission's total), as fatal says in words
 
     @property
     def held(self) -> bool:

@@ -58,6 +58,7 @@ class Grading:
                     component_id,
                     self.load_failure or ZERO["used up"].format(total=self.limits.total),
                 )
+                child.timed_out = LOADING  # a loop at import, or the submission's time used up before it began
             else:
                 assert self.parsed is not None  # or self.error is set
                 child = self.sandbox.start(component_id, self.parsed, self.remaining, self.accepted)

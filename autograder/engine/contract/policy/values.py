@@ -174,6 +174,10 @@ VALUE_DENIED = {
     ),
 }
 
+# A string's methods that read attributes and items of their arguments by names in its text ("{0.__code__}"): on a
+# string literal, whose fields the check reads as the attributes they are; refused on a string built at run time.
+FORMATTERS = {"format": "str.format", "format_map": "str.format_map"}
+
 # Interpreter objects whose public attributes lead to frames, code and the grader's state (gi_frame, f_back,
 # tb_frame, co_code, cell_contents, ...): every such name that no type above shares is refused on any value.
 INTERPRETER_TYPES = (
