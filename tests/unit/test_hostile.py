@@ -76,6 +76,11 @@ MULTIHEAD_INIT = "    def __init__(self, config):\n"
 AUTOCAST_METHOD = (
     "    def forward_half(self, hidden_states):\n        with autocast():\n            return self(hidden_states)\n\n"
 )
+AUTOCAST_CODE = _with(
+    "multihead",
+    ("from torch import nn\n", "from torch import nn\nfrom torch.cuda.amp import autocast\n"),
+    (MULTIHEAD_INIT, AUTOCAST_METHOD + MULTIHEAD_INIT),
+)
 # Honest constructs of real code (issue 47's wave), each held before: (component, its file, the notes it gets).
 HELD_AT_USE = {
     "submodule_import": (
@@ -94,14 +99,12 @@ HELD_AT_USE = {
     ),
     "autocast_in_a_method_never_called": (
         "multihead",
-        _with(
-            "multihead",
-            ("from torch import nn\n", "from torch import nn\nfrom torch.cuda.amp import autocast\n"),
-            (MULTIHEAD_INIT, AUTOCAST_METHOD + MULTIHEAD_INIT),
-        ),
+        AUTOCAST_CODE,
         [
             "multihead.py: 1 statement not run, since nothing graded needs it: line 5 imports torch.cuda.amp",
-            "multihead.py, line 72: MultiHeadAttention.forward_half does not run, since no code calls it by name",
+            # The line of the held construct's use, wherever the reference's own lines put it.
+            f"multihead.py, line {AUTOCAST_CODE.splitlines().index('        with autocast():') + 1}: "
+            "MultiHeadAttention.forward_half does not run, since no code calls it by name",
         ],
     ),
     "hasattr_with_a_name_no_value_has": (

@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import ctypes
 import itertools
 import os
-import resource
 import signal
-import sys
 import types
 from typing import TYPE_CHECKING, Any, cast
 
@@ -23,7 +20,7 @@ import numpy as np
 import torch
 from torch.nn.parameter import is_lazy
 
-from autograder.engine.child import allowed, binding, effects, runtime, scrutiny, train_mode
+from autograder.engine.child import allowed, binding, confinement, effects, runtime, scrutiny, train_mode
 from autograder.engine.child.plain import answer, gradient, plain
 from autograder.engine.child.tripwire import Forbidden, Tripwire, Unwatched
 from autograder.engine.contract import loader, messages, protocol, spec
@@ -32,8 +29,7 @@ from autograder.engine.contract.reasons import DELEGATION
 
 if TYPE_CHECKING:  # annotations only: the child imports nothing more than it runs
     import socket
-    from collections.abc import Callable, Iterable, Sequence
-    from importlib.machinery import ModuleSpec
+    from collections.abc import Callable, Iterable
     from typing import TypeVar
 
     Result = TypeVar("Result")
@@ -44,17 +40,6 @@ if TYPE_CHECKING:  # annotations only: the child imports nothing more than it ru
 FLOAT_DTYPES = {"float32": torch.float32, "float64": torch.float64}
 # The module a quiz sheet's cells run in, as the statements of one notebook's kernel.
 ANSWERS = "answers"
-# Module names the student may not import here: the kit itself holds reference code.
-BLOCKED_IMPORTS = ("autograder", "solutions")
-
-
-class ImportBlocker:
-    def find_spec(
-        self, fullname: str, path: Sequence[str] | None = None, target: types.ModuleType | None = None
-    ) -> ModuleSpec | None:
-        if fullname.split(".")[0] in BLOCKED_IMPORTS:
-            raise ImportError(f"importing {fullname} is not allowed in a submission")
-        return None
 
 
 class Server:
@@ -84,7 +69,7 @@ class Server:
             torch.cuda.init()
             torch.backends.cuda.matmul.allow_tf32 = False  # float32 means float32, as on the CPU
             torch.backends.cudnn.allow_tf32 = False
-        _confine(setup["memory_limit"], self.device, setup.get("processes"))
+        confinement.confine(setup["memory_limit"], self.device, setup.get("processes"))
         owners = setup["submission"]["owners"]
         # A notebook's quick test of a part from another notebook runs with what grading binds there.
         own = {unit["module"] for unit in setup["submission"]["units"]} | set(spec.BY_ID)
@@ -288,28 +273,9 @@ def _in_dtype(module: torch.nn.Module, dtype: torch.dtype) -> bool:
     return True
 
 
-def _confine(memory_limit: int | None, device: torch.device, processes: int | None = None) -> None:
-    """Limit memory and processes, and hide the kit from imports, before any student code runs (the jail
-    and the judge's watchdog do the rest)."""
-    if memory_limit and device.type == "cpu":  # CUDA reserves address space far beyond any sane limit
-        with open("/proc/self/status") as status:
-            in_use = int(status.read().split("VmSize:")[1].split()[0]) * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (in_use + memory_limit, in_use + memory_limit))
-    if processes:  # counted per user in the jail's own user namespace, where the zygote is one more
-        resource.setrlimit(resource.RLIMIT_NPROC, (processes + 1, processes + 1))
-    sys.meta_path.insert(0, ImportBlocker())
-
-
-def _die_with_zygote() -> None:
-    """When the judge is killed, its zygote exits; a child looping in student code must not run on."""
-    if sys.platform.startswith("linux"):
-        PR_SET_PDEATHSIG = 1
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-
-
 def parse(files: Message, memory_limit: int | None) -> dict[str, object]:
     """The submission's units and the static check's flags, from its files' text: no student code runs."""
-    _confine(memory_limit, torch.device("cpu"))
+    confinement.confine(memory_limit, torch.device("cpu"))
     try:
         submission = loader.load_files(files["name"], files["files"], files["notes"])
     except SubmissionError as error:
@@ -341,7 +307,7 @@ def answers(request: Message, memory_limit: int | None) -> dict[str, object]:
 
     A cell that fails leaves the answers it did not set unanswered, and the next cells still run.
     """
-    _confine(memory_limit, torch.device("cpu"))
+    confinement.confine(memory_limit, torch.device("cpu"))
     units = [loader.Unit(ANSWERS, f"answer cell {number}", code) for number, code in enumerate(request["cells"], 1)]
     verdict = scrutiny.check(loader.Submission(units, {}))
     namespace: dict[str, object] = {"__name__": "__main__", "__builtins__": allowed.students_builtins()}
@@ -364,33 +330,8 @@ def _run_cell(unit: loader.Unit, skipped: set[tuple[int, ...]], namespace: dict[
         )
 
 
-def _mark_threads(spreading: Callable[[], None]) -> None:
-    """Every thread started from now on marks the component spread: the tripwire (a torch function mode) watches its
-    own thread alone, and /proc/self/task, counted after a call, no longer shows a thread that was joined (a
-    kernel run on one went unseen in a child forked after another student's). The kit starts none of its own."""
-    import _thread
-    import threading
-
-    def marking(start: Callable[..., Any]) -> Callable[..., Any]:
-        def started(*args: object, **kwargs: object) -> Any:
-            spreading()
-            return start(*args, **kwargs)
-
-        return started
-
-    for module, name in (
-        (_thread, "start_new_thread"),
-        (_thread, "start_new"),
-        (_thread, "start_joinable_thread"),
-        (threading, "_start_new_thread"),
-        (threading, "_start_joinable_thread"),
-    ):
-        if hasattr(module, name):
-            setattr(module, name, marking(getattr(module, name)))
-
-
 def main(sock: socket.socket) -> None:
-    _die_with_zygote()
+    confinement.die_with_zygote()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # student prints must not reach the grader's output
@@ -405,7 +346,7 @@ def main(sock: socket.socket) -> None:
         return
     server = Server(sock, setup)
     os.register_at_fork(before=server.forking)
-    _mark_threads(server.forking)
+    confinement.mark_threads(server.forking)
     try:
         hello = server.load(setup)
     except BaseException as error:  # noqa: BLE001

@@ -13,6 +13,13 @@ def gradescope(report: Report, visibility: str = "visible") -> dict[str, object]
     (visible, after_due_date, after_published or hidden); the summary of the whole is always shown. A report
     that grades a course extension has the core's and the extensions' totals in extra_data, Gradescope's field
     for the kit's own data."""
+    # What the class report acts on, as fields (class_report.py): never found by searching text a student can write.
+    extra: dict[str, object] = {
+        "problem": report.problem,
+        "loading": [note.removeprefix(LOADING_NOTE) for note in report.notes if note.startswith(LOADING_NOTE)],
+    }
+    if report.extended:
+        extra |= {part: {"score": score, "max_score": points} for part, (score, points) in report.totals().items()}
     document: dict[str, object] = {
         "score": report.score,
         "max_score": report.max_score,
@@ -20,11 +27,7 @@ def gradescope(report: Report, visibility: str = "visible") -> dict[str, object]
         "output": report.summary(),
         # What the grader prints is the instructor's log, and the tests already carry the feedback.
         "stdout_visibility": "hidden",
-        # What the class report acts on, as fields (class_report.py): never found by searching text a student can write.
-        "extra_data": {
-            "problem": report.problem,
-            "loading": [note.removeprefix(LOADING_NOTE) for note in report.notes if note.startswith(LOADING_NOTE)],
-        },
+        "extra_data": extra,
         "tests": [
             {
                 "name": c.id,
@@ -43,10 +46,6 @@ def gradescope(report: Report, visibility: str = "visible") -> dict[str, object]
             for c in report.components
         ],
     }
-    if report.extended:
-        document["extra_data"] = {
-            part: {"score": score, "max_score": points} for part, (score, points) in report.totals().items()
-        }
     return document
 
 

@@ -2,6 +2,8 @@
 contract's formula as the reference computes it, clipping against torch's clip_grad_norm_, and one training step by
 its effect on the weights (child/effects.py)."""
 
+from typing import cast
+
 import numpy as np
 import torch
 
@@ -103,6 +105,8 @@ def clip_cases(b):
             mine, _ = effects.clip(
                 b.reference["clip_gradient_norm"], [v.double() for v in values], [_double(v) for v in grads], max_norm
             )
+        # A clip returns whatever the function clipping gave: here the reference's and torch's, tensors both.
+        assert isinstance(mine, torch.Tensor) and isinstance(norm, torch.Tensor)
         if not torch.allclose(mine, norm, rtol=0, atol=1e-12):
             raise RuntimeError(f"{case_id}: the reference's norm {mine} is not torch's {norm}")
         inputs = {f"value{i}": v for i, v in enumerate(values)}
@@ -154,7 +158,7 @@ def step_cases(b):
             outputs=["loss", *after],
             inputs=inputs,
             params=params,
-            expected=[np.float64(loss), *(value.detach() for value in after.values())],
+            expected=[np.float64(cast(float, loss)), *(value.detach() for value in after.values())],
             meta={"model": {"target": "Seq2SeqTransformer", "init": init}, "learning_rate": LEARNING_RATE},
             train_outputs=[],
         )
