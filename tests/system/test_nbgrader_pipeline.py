@@ -11,12 +11,20 @@ stops; hank is right but late, and has a scratch cell that would kill its proces
 kim's attention is right but imports ctypes (held for review). dan is right and tampers with nbgrader's cells: he
 pastes a copy of a hidden test cell (Jupyter's copy and paste: same metadata, a new cell id), which once made
 nbgrader stop for everyone after him, and renames another, raising its points.
+
+alice and hank hand in through nbgrader's exchange, as docs/TERM.md walks through it: the instructor releases the
+assignment, each fetches it into a home of their own, completes it and submits it; the instructor collects,
+autogrades, releases the feedback, which alice fetches, and exports grades.csv and the LMS's gradebook. The due date
+was a day and two hours ago: hank's submission is two days begun late, alice's extension of two days covers hers.
 """
 
 import csv
+import datetime
 import json
+import re
 import shutil
 import subprocess
+import sys
 import uuid
 from html import escape as html_escape
 
@@ -39,7 +47,10 @@ FLAGGED = First("scaled_dot_product_attention", "import ctypes")
 # component's CPU seconds, which a busy machine does not raise; the whole course scores full marks with 1 s:
 # `python -m autograder grade course/source/transformer --time-limit 1`). Twice that, since a loop spends all of it.
 TIME_LIMIT = 2
-DUE, LATE = "2026-01-10 12:00:00 UTC", "2026-01-11 12:00:00.000000 UTC"
+# A day and two hours before the fixture starts: a submission made while it runs is two days begun late, whatever
+# the machine's load (the fixture would need 22 hours to make it three).
+DUE = (datetime.datetime.now(datetime.UTC) - datetime.timedelta(days=1, hours=2)).strftime("%Y-%m-%d %H:%M:%S UTC")
+PERCENT_PER_DAY, EXTENSION_DAYS = 10, 2
 # A perfect score by every route that runs code outside the kit's grader: the hidden cell's function,
 # a notebook's view of the kit, the command the hidden cell ran.
 PATCH = """import json, os, sys
@@ -66,10 +77,26 @@ def pipeline(tmp_path_factory):
     root = tmp_path_factory.mktemp("course")
     env = install_test_kernel(tmp_path_factory.mktemp("jupyter"))
     release = new_course(root, env, STUDENTS, duedate=DUE)
+    exchange = tmp_path_factory.mktemp("exchange")
     with open(root / "nbgrader_config.py", "a") as config:
-        config.write(f"c.KitGrades.time_limit = {TIME_LIMIT}\nc.LateSubmissionPlugin.penalty_method = 'zero'\n")
+        config.write(
+            f"c.KitGrades.time_limit = {TIME_LIMIT}\nc.KitLatePenalty.percent_per_day = {PERCENT_PER_DAY}\n"
+            f"c.KitLatePenalty.extensions = {{'alice': {EXTENSION_DAYS}}}\n"
+            + term_config("instructor").replace(EXCHANGE, str(exchange))
+        )
     source, submitted = root / "source" / notebooks.ASSIGNMENT, root / "submitted"
-    completed(release, source, submitted / "alice" / notebooks.ASSIGNMENT)
+    runs = {
+        ("release_assignment", notebooks.ASSIGNMENT): nbgrader(root, env, "release_assignment", notebooks.ASSIGNMENT)
+    }
+    homes = {student: home(root, student) for student in ("alice", "hank")}
+    for student, home_ in homes.items():
+        (home_ / ".jupyter").mkdir(parents=True)
+        (home_ / ".jupyter" / "nbgrader_config.py").write_text(term_config("student").replace(EXCHANGE, str(exchange)))
+        runs[(student, "fetch_assignment")] = as_student(home_, env, "fetch_assignment", notebooks.ASSIGNMENT)
+    completed(homes["alice"] / notebooks.ASSIGNMENT, source, homes["alice"] / notebooks.ASSIGNMENT)
+    completed(homes["hank"] / notebooks.ASSIGNMENT, source, homes["hank"] / notebooks.ASSIGNMENT, [CRASH])
+    for student, home_ in homes.items():
+        runs[(student, "submit")] = as_student(home_, env, "submit", notebooks.ASSIGNMENT, f"--student={student}")
     shutil.copytree(release, submitted / "bob" / notebooks.ASSIGNMENT)
     carol = completed(release, source, submitted / "carol" / notebooks.ASSIGNMENT, [BUG, NOISE], kernel="python3")
     notebook_student(completed(release, source, submitted / "dave" / notebooks.ASSIGNMENT))
@@ -79,7 +106,6 @@ def pipeline(tmp_path_factory):
     for name, text in FAKE_KIT.items():
         (eve / "autograder" / name).write_text(text)
     completed(release, source, submitted / "gina" / notebooks.ASSIGNMENT, [HANG])
-    (completed(release, source, submitted / "hank" / notebooks.ASSIGNMENT, [CRASH]) / "timestamp.txt").write_text(LATE)
     completed(release, source, submitted / "kim" / notebooks.ASSIGNMENT, [FLAGGED])
     tamper(
         completed(release, source, submitted / "dan" / notebooks.ASSIGNMENT) / "01_attention.ipynb",
@@ -87,11 +113,47 @@ def pipeline(tmp_path_factory):
         rename="grade-masking",
         forge="grade-attention",
     )
-    runs = {
-        step: nbgrader(root, env, *step)
-        for step in [("autograde", notebooks.ASSIGNMENT), ("generate_feedback", notebooks.ASSIGNMENT), ("export",)]
-    }
+    steps = [
+        ("collect", notebooks.ASSIGNMENT),
+        ("autograde", notebooks.ASSIGNMENT),
+        ("generate_feedback", notebooks.ASSIGNMENT),
+        # The others' notebooks were put in submitted/ by hand, with no time of submission, which release_feedback needs.
+        ("release_feedback", notebooks.ASSIGNMENT, "--student=alice"),
+        ("export",),
+        ("export", "--exporter=autograder.nbgrader.export.KitLmsExport", "--to=lms.csv"),
+    ]
+    runs |= {step: nbgrader(root, env, *step) for step in steps}
+    runs[("alice", "fetch_feedback")] = as_student(
+        homes["alice"], env, "fetch_feedback", notebooks.ASSIGNMENT, "--student=alice"
+    )
     return root, env, runs, carol
+
+
+# The exchange's folder as docs/TERM.md writes it, replaced by a temporary one here.
+EXCHANGE = "/srv/nbgrader/exchange"
+
+
+def term_config(whose):
+    """The nbgrader_config.py lines docs/TERM.md gives for the instructor's course, or for each student."""
+    blocks = re.findall(r"```python\n(.*?)```", (spec.KIT_ROOT / "docs" / "TERM.md").read_text(), re.S)
+    (block,) = [b for b in blocks if b.startswith(f"# {whose}'s nbgrader_config.py")]
+    return block
+
+
+def home(root, student):
+    """A student's home, beside the course's folder: their copy of the assignment and their nbgrader_config.py."""
+    return root.parent / f"{root.name}-homes" / student
+
+
+def as_student(folder, env, *args):
+    """An nbgrader command as a student runs it: in their home, which holds their nbgrader_config.py."""
+    return subprocess.run(
+        [sys.executable, "-m", "nbgrader", *args],
+        cwd=folder,
+        env=env | {"HOME": str(folder)},
+        capture_output=True,
+        text=True,
+    )
 
 
 def add_cell(path, source):
@@ -165,12 +227,27 @@ def test_export_gives_full_marks_zero_and_one_bugs_loss(pipeline, sandbox):
     assert exported["carol"] == pytest.approx(spec.TOTAL_POINTS - spec.BY_ID["layernorm"].points + kit)
 
 
-def test_a_late_submission_gets_nbgraders_late_penalty(pipeline):
-    hank = exported(pipeline[0])["hank"]
-    assert (
-        float(hank["raw_score"]) == float(hank["late_submission_penalty"]) == spec.TOTAL_POINTS
-        and float(hank["score"]) == 0
-    )
+def test_the_exchange_hands_out_and_collects_and_a_late_submission_loses_its_share_per_day_begun(pipeline):
+    """alice and hank fetched and submitted through the exchange; hank, two days begun late, loses twice the share
+    per day; alice, as late, is on time with her extension."""
+    root, _, runs, _ = pipeline
+    rows = exported(root)
+    hank, alice = rows["hank"], rows["alice"]
+    assert hank["timestamp"] and alice["timestamp"], "collect brings each submission's time from the exchange"
+    assert float(hank["raw_score"]) == spec.TOTAL_POINTS
+    assert float(hank["late_submission_penalty"]) == spec.TOTAL_POINTS * 2 * PERCENT_PER_DAY / 100
+    assert float(hank["score"]) == spec.TOTAL_POINTS * (1 - 2 * PERCENT_PER_DAY / 100)
+    assert float(alice["late_submission_penalty"]) == 0 and float(alice["score"]) == spec.TOTAL_POINTS
+    fetched = list((home(root, "alice") / notebooks.ASSIGNMENT / "feedback").glob("*/01_attention.html"))
+    assert len(fetched) == 1 and "attention: 10 of 10 points" in fetched[0].read_text(), runs
+
+
+def test_the_lms_gradebook_gives_each_student_the_score_of_grades_csv(pipeline):
+    root, _, _, _ = pipeline
+    with open(root / "lms.csv") as file:
+        rows = list(csv.reader(file))
+    assert rows[0] == ["Student", "SIS Login ID", "Section", notebooks.ASSIGNMENT]
+    assert {row[1]: float(row[3]) for row in rows[1:]} == grades(root)
 
 
 def test_every_grade_cell_scores_what_its_component_scores(pipeline):
