@@ -34,6 +34,11 @@ c.GenerateFeedback.preprocessors = [
     CSSHTMLHeaderPreprocessor,
     "autograder.nbgrader.feedback.KitFeedback",
 ]
+# A short answer that waits for hand grading reads "to be graded" on the feedback page, not a score of 0.
+c.HTMLExporter.filters = {
+    "float": "autograder.nbgrader.feedback.score_float",
+    "round": "autograder.nbgrader.feedback.score_round",
+}
 # A late submission loses a share of its score per day begun past the assignment's due date (nbgrader's own
 # methods are none and zero), an extension moves one student's due date: docs/TERM.md.
 c.AssignLatePenalties.plugin_class = "autograder.nbgrader.late.KitLatePenalty"

@@ -21,6 +21,8 @@ was a day and two hours ago: hank's submission is two days begun late, alice's e
 import csv
 import datetime
 import json
+import os
+import pathlib
 import re
 import shutil
 import subprocess
@@ -99,6 +101,7 @@ def pipeline(tmp_path_factory):
         runs[(student, "submit")] = as_student(home_, env, "submit", notebooks.ASSIGNMENT, f"--student={student}")
     shutil.copytree(release, submitted / "bob" / notebooks.ASSIGNMENT)
     carol = completed(release, source, submitted / "carol" / notebooks.ASSIGNMENT, [BUG, NOISE], kernel="python3")
+    add_cell(carol / "03_feedforward_layernorm.ipynb", SCRATCH)
     notebook_student(completed(release, source, submitted / "dave" / notebooks.ASSIGNMENT))
     eve = shutil.copytree(release, submitted / "eve" / notebooks.ASSIGNMENT)
     add_cell(eve / "01_attention.ipynb", PATCH.format(pwned=str(root / "pwned")))
@@ -160,6 +163,11 @@ def add_cell(path, source):
     nb = json.loads(path.read_text())
     nb["cells"].append({"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source})
     path.write_text(json.dumps(nb))
+
+
+# carol's plot in notebook 3: nothing graded needs it, so it is not run, and her page 3 says so once.
+SCRATCH = "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])"
+SCRATCH_NOTE = "2 statements not run, since nothing graded needs them: line 1 imports matplotlib.pyplot"
 
 
 # A note the kit never wrote, in the notebook metadata where the kit leaves its own notes for the feedback.
@@ -345,11 +353,22 @@ def test_feedback_html_escapes_what_a_student_wrote_and_marks_the_likely_mistake
     assert shown.data["text/plain"] == text
 
 
+def test_a_note_is_shown_once_on_the_page_of_its_notebook_and_on_no_other(pipeline):
+    """carol's scratch cell in notebook 3 was once noted under every test cell of every notebook."""
+    root, _, _, _ = pipeline
+    pages = {p.name: p.read_text() for p in (root / "feedback" / "carol" / notebooks.ASSIGNMENT).glob("*.html")}
+    assert {name: page.count(SCRATCH_NOTE) for name, page in pages.items() if SCRATCH_NOTE in page} == {
+        "03_feedforward_layernorm.html": 1
+    }
+
+
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed (.ci/run installs it)")
-def test_feedback_page_wraps_at_spaces_and_sets_the_likely_mistake_apart_in_a_browser(pipeline, tmp_path):
-    """carol's page as chromium lays it out: her feedback's text never breaks inside a word or a number (the
-    page's own rules for output text once broke 5e-05 as 5e-0 / 5), and her likely mistake has a background of
-    its own. A script added to a copy reads the computed styles into the DOM that chromium dumps."""
+def test_feedback_page_reads_offline_in_a_browser(pipeline, tmp_path):
+    """carol's page 3 as chromium lays it out, with no network: her feedback's text never breaks inside a word or a
+    number (the page's own rules for output text once broke 5e-05 as 5e-0 / 5), her likely mistake has a background
+    of its own, the layer norm's formula is drawn (it was raw TeX without the CDN's MathJax), the workload table is
+    ruled, and her note is there once. A script added to a copy reads the computed styles into the DOM that chromium
+    dumps; a screenshot of the page is left beside it (FEEDBACK_SCREENSHOTS names a folder to keep it in)."""
     root, _, _, _ = pipeline
     page = (root / "feedback" / "carol" / notebooks.ASSIGNMENT / "03_feedforward_layernorm.html").read_text()
     probe = tmp_path / "probe.html"
@@ -357,16 +376,33 @@ def test_feedback_page_wraps_at_spaces_and_sets_the_likely_mistake_apart_in_a_br
         page.replace(
             "</body>",
             "<script>const pre = document.querySelector('pre.kit-feedback'), likely = pre.querySelector('.kit-likely');"
-            " const style = getComputedStyle(pre), mark = getComputedStyle(likely);"
-            " document.body.setAttribute('data-breaks', style.wordBreak + '/' + style.overflowWrap);"
-            " document.body.setAttribute('data-likely', mark.backgroundColor + '/' + mark.display);</script></body>",
+            " const style = getComputedStyle(pre), mark = getComputedStyle(likely), b = document.body;"
+            " b.setAttribute('data-breaks', style.wordBreak + '/' + style.overflowWrap);"
+            " b.setAttribute('data-likely', mark.backgroundColor + '/' + mark.display);"
+            " const math = [...document.querySelectorAll('img.kit-math')];"
+            " b.setAttribute('data-math', math.length + '/' + math.filter(i => i.complete && i.naturalWidth > 0).length);"
+            " b.setAttribute('data-tex', document.body.innerText.includes('\\\\frac'));"
+            " const td = document.querySelector('div.text_cell_render td');"
+            " b.setAttribute('data-table', getComputedStyle(td).borderTopWidth + '/' + getComputedStyle(td).paddingLeft);"
+            "</script></body>",
         )
     )
-    run = subprocess.run(
-        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", probe.as_uri()],
+    browser = [shutil.which("chromium"), "--headless", "--no-sandbox", "--disable-gpu", "--proxy-server=127.0.0.1:9"]
+    run = subprocess.run([*browser, "--dump-dom", probe.as_uri()], capture_output=True, text=True, timeout=120)
+    dom = run.stdout
+    assert 'data-breaks="normal/normal"' in dom and 'data-likely="rgb(255, 243, 205)/block"' in dom, run.stderr[-2000:]
+    drawn = re.search(r'data-math="(\d+)/(\d+)"', dom)
+    assert drawn and int(drawn[1]) >= 1 and drawn[1] == drawn[2], dom[-3000:]
+    assert 'data-tex="false"' in dom and 'data-table="1px/10px"' in dom
+    assert page.count(SCRATCH_NOTE) == 1 and LIKELY_MISTAKE in page
+    shots = pathlib.Path(os.environ.get("FEEDBACK_SCREENSHOTS", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+    shot = shots / "carol_03_feedforward_layernorm.png"
+    source = tmp_path / "page.html"
+    source.write_text(page)
+    subprocess.run(
+        [*browser, "--hide-scrollbars", "--window-size=1200,4000", f"--screenshot={shot}", source.as_uri()],
         capture_output=True,
-        text=True,
         timeout=120,
     )
-    assert 'data-breaks="normal/normal"' in run.stdout, run.stderr[-2000:]
-    assert 'data-likely="rgb(255, 243, 205)/block"' in run.stdout, run.stderr[-2000:]
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
