@@ -40,3 +40,16 @@ def test_a_quiz_explanation_is_wrapped_by_the_page_alone():
     assert "grow with the head size" in shown and "scaled.\n\nSee part 1." in shown
     kept = feedback._as_html(new_output("stream", name="stdout", text=text)).data["text/html"]
     assert "grow with\nthe head size" in kept
+
+
+def test_a_note_goes_on_the_page_of_its_notebook_and_a_note_of_no_graded_page_on_every_page():
+    from autograder.nbgrader.grades import _page_notes
+
+    notes = [
+        '01_attention.ipynb, code cell 4 ("import os"): 1 statement not run',
+        '09_train.ipynb, code cell 2 ("plt.plot"): 2 statements not run',
+        "scaled_dot_product_attention is defined in more than one file; graded: the one in 02_multihead.ipynb",
+    ]
+    graded = {"01_attention.ipynb", "02_multihead.ipynb"}
+    assert _page_notes(notes, "01_attention.ipynb", graded) == notes
+    assert _page_notes(notes, "02_multihead.ipynb", graded) == notes[1:]
