@@ -320,6 +320,13 @@ def test_flagged_code_scores_zero_with_the_reasons_until_the_instructor_accepts_
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
     assert "The kit grades 1 submission(s)" in accepted.stderr  # forced, one student is graded again, alone
     assert cell_scores(root, "kim") == points
+    # docs/TERM.md's regrading of one student goes on with their feedback, and no one else's.
+    others = {p: p.stat().st_mtime_ns for p in (root / "feedback").glob(f"[!k]*/{notebooks.ASSIGNMENT}/*.html")}
+    again = nbgrader(root, env, "generate_feedback", notebooks.ASSIGNMENT, "--student", "kim", "--force")
+    assert again.returncode == 0, again.stdout + again.stderr
+    regraded = (root / "feedback" / "kim" / notebooks.ASSIGNMENT / "01_attention.html").read_text()
+    assert "attention: 10 of 10 points" in regraded and "HELD for review (accepted by the instructor" in regraded
+    assert others and others == {p: p.stat().st_mtime_ns for p in others}
 
 
 def test_autograde_again_grades_only_a_new_student_and_regrades_none_unless_forced(pipeline):
