@@ -34,5 +34,15 @@ c.GenerateFeedback.preprocessors = [
     CSSHTMLHeaderPreprocessor,
     "autograder.nbgrader.feedback.KitFeedback",
 ]
+# A short answer that waits for hand grading reads "to be graded" on the feedback page, not a score of 0.
+c.HTMLExporter.filters = {
+    "float": "autograder.nbgrader.feedback.score_float",
+    "round": "autograder.nbgrader.feedback.score_round",
+}
+# A late submission loses a share of its score per day begun past the assignment's due date (nbgrader's own
+# methods are none and zero), an extension moves one student's due date: docs/TERM.md.
+c.AssignLatePenalties.plugin_class = "autograder.nbgrader.late.KitLatePenalty"
+c.KitLatePenalty.percent_per_day = 10
+c.KitLatePenalty.extensions = {}  # {"alice": 2}: alice's due date two days later
 # grades.csv as nbgrader writes it, and a column of the points still to be graded by hand.
 c.ExportApp.plugin_class = "autograder.nbgrader.export.KitCsvExport"

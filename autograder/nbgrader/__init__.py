@@ -8,7 +8,9 @@ and the export. The kit takes the steps where student code would run or where nb
 - grades.KitGrades: autograde's grading, by the kit's jailed grader, where nbgrader would run each notebook in a
   Jupyter kernel: no student code runs in nbgrader's kernel.
 - hidden_tests.KitClearHiddenTests and feedback.KitFeedback: generate_feedback's pages.
-- export.KitCsvExport: grades.csv with the points still to be graded by hand.
+- late.KitLatePenalty: autograde's late penalty, a share of the score per day begun late, and extensions.
+- export.KitCsvExport: grades.csv with the points still to be graded by hand; export.KitLmsExport, a gradebook
+  for Canvas or Moodle.
 
 cells.py holds what they share: which cells are the kit's, the source notebook, the notes one step leaves another.
 These sit on top of the package: they may import the engine, the course and the breakout bank; nothing of the kit

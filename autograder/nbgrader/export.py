@@ -1,9 +1,9 @@
-"""nbgrader's export, with the points still to be graded by hand."""
+"""nbgrader's export, with the points still to be graded by hand; and a gradebook for an LMS to import."""
 
 import csv
 
 from nbgrader.api import MissingEntry
-from nbgrader.plugins import CsvExportPlugin
+from nbgrader.plugins import CsvExportPlugin, ExportPlugin
 
 
 class KitCsvExport(CsvExportPlugin):
@@ -31,3 +31,32 @@ class KitCsvExport(CsvExportPlugin):
             writer = csv.DictWriter(file, fields, lineterminator="\n")
             writer.writeheader()
             writer.writerows(rows)
+
+
+class KitLmsExport(ExportPlugin):
+    """A gradebook for Canvas or Moodle to import: a row per student, a column per assignment with its score
+    after any late penalty (`nbgrader export --exporter autograder.nbgrader.export.KitLmsExport --to lms.csv`).
+
+    Canvas matches a row by its SIS Login ID and wants the Student and Section columns present (an empty section
+    is kept); Moodle's CSV import maps any column to its users and grade items. Both match students by the
+    nbgrader student id, which must therefore be the LMS login (docs/TERM.md)."""
+
+    def export(self, gradebook):
+        assignments = [a.name for a in gradebook.assignments if not self.assignment or a.name in self.assignment]
+        with open(self.to or "lms.csv", "w", newline="") as file:
+            writer = csv.writer(file, lineterminator="\n")
+            writer.writerow(["Student", "SIS Login ID", "Section", *assignments])
+            for student in gradebook.students:
+                if self.student and student.id not in self.student:
+                    continue
+                name = ", ".join(n for n in (student.last_name, student.first_name) if n) or student.id
+                writer.writerow([name, student.id, "", *(_score(gradebook, a, student.id) for a in assignments)])
+
+
+def _score(gradebook, assignment, student):
+    """The score as grades.csv gives it: what was handed in, less its late penalty; 0 for nothing handed in."""
+    try:
+        submission = gradebook.find_submission(assignment, student)
+    except MissingEntry:
+        return str(0.0)
+    return str(max(0.0, submission.score - submission.late_submission_penalty))

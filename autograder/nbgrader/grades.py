@@ -16,7 +16,9 @@ import contextlib
 import os
 import re
 import weakref
+from pathlib import Path
 
+import nbformat
 from nbformat.v4 import new_output
 from nbgrader.converters import Autograde
 from nbgrader.preprocessors import NbGraderPreprocessor
@@ -25,6 +27,7 @@ from traitlets import Bool, Float, Integer, List, Unicode
 from autograder.course.jupyter import cell_text
 from autograder.engine.contract import loader, spec
 from autograder.engine.contract.errors import KitFault, SubmissionError
+from autograder.engine.contract.protocol import visible
 from autograder.engine.judge import sandbox
 from autograder.engine.judge.jail import JailUnavailable
 from autograder.engine.judge.limits import DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, DEFAULT_TOTAL_TIME, Limits
@@ -58,10 +61,13 @@ class KitGrades(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         ids = resources["nbgrader"]
         try:
-            verdicts = self._quiz(nb) if self._is_quiz(ids) else self._components(ids)
+            verdicts, notes = self._quiz(nb) if self._is_quiz(ids) else self._components(ids)
         except JailUnavailable as error:
             self.log.error("The kit cannot grade on this machine: %s", error)
             raise KitFault(str(error)) from None
+        # The page's notes go once, under its first test cell: each once repeated them under every test cell of
+        # every notebook (a scratch cell's note of notebook 1, ten times in seven pages).
+        notes += [f"Note: {note}." for note in nb.metadata.get(NOTES, [])]
         for cell in filter(is_test_cell, nb.cells):
             meta = cell.metadata["nbgrader"]
             # nbgrader gives full points to a test cell with no output: every one must get a verdict.
@@ -71,8 +77,8 @@ class KitGrades(NbGraderPreprocessor):
                     "is this notebook from the kit's course?"
                 )
             points, text = verdicts[meta["grade_id"]]
-            repairs = "".join(f"\nNote: {note}." for note in nb.metadata.get(NOTES, []))
-            cell.outputs = _outputs(points, text + repairs)
+            cell.outputs = _outputs(points, "\n".join([text, *notes]))
+            notes = []
         return nb, resources
 
     def _run(self):
@@ -86,7 +92,8 @@ class KitGrades(NbGraderPreprocessor):
         return loader.QUIZ_METADATA in source_notebook(self._run()[0].coursedir, ids).metadata
 
     def _components(self, ids):
-        """{grade cell id: (points, text)} from the grading of this student's whole submission."""
+        """({grade cell id: (points, text)}, the notes for this notebook's page) from the grading of this student's
+        whole submission."""
         converter, run = self._run()
         folder = next(f for f in converter.assignments if _ids(converter, f) == (ids["assignment"], ids["student"]))
         if folder not in run.graded:
@@ -100,9 +107,15 @@ class KitGrades(NbGraderPreprocessor):
         if report.grader_failed:  # the kit's failure, not the student's: no zero is recorded
             self.log.error("The kit could not grade %s: %s", folder, report.problem)
             raise KitFault(f"the kit could not grade {folder}: {report.problem}")
-        return {
-            f"grade-{c.id}": (c.score, cell_text(c.id, c.score, c.feedback(), report.summary())) for c in report.scored
-        }
+        verdicts = {f"grade-{c.id}": (c.score, cell_text(c.id, c.score, c.feedback())) for c in report.scored}
+        if run.graded_pages is None:
+            source = converter.coursedir.format_path(converter.coursedir.source_directory, ".", ids["assignment"])
+            run.graded_pages = {
+                path.name
+                for path in Path(source).glob("*.ipynb")
+                if any(map(is_test_cell, nbformat.read(path, as_version=4).cells))
+            }
+        return verdicts, _page_notes(report.notes, f"{ids['notebook']}.ipynb", run.graded_pages)
 
     def _grade(self, graded, folders, converter):
         from autograder.engine.judge.pool import grade_each
@@ -120,7 +133,8 @@ class KitGrades(NbGraderPreprocessor):
                 progress.step(_ids(converter, folder)[1])
 
     def _quiz(self, nb):
-        """{check cell id: (points, text)}: the sheet's code cells run in the jail, its answers judged by the bank."""
+        """({check cell id: (points, text)}, no notes): the sheet's code cells run in the jail, its answers judged
+        by the bank."""
         from autograder.breakout import bank
 
         converter, run = self._run()
@@ -140,7 +154,7 @@ class KitGrades(NbGraderPreprocessor):
         verdicts = {q.id: bank.cell_verdict(q, answers.get(q.id)) for q in run.questions.values()}
         return {
             f"check-{qid}": (points, text + (problem if not points else "")) for qid, (points, text) in verdicts.items()
-        }
+        }, []
 
 
 class _Run:
@@ -148,8 +162,25 @@ class _Run:
 
     def __init__(self):
         self.graded = {}  # {submission folder: Report}
+        self.graded_pages = None  # the source's notebooks that hold a test cell, by file name
         self.sandbox = None
         self.questions = {}
+
+
+def _page_notes(notes, page, graded_pages):
+    """The submission's notes that belong on this page (a notebook's file name): those about one of its cells, and
+    those about no page that shows feedback (no notebook, or one with no test cell), on every page. A held
+    component's reason is its own cell's."""
+    about = [(NOTEBOOK_NOTE.match(note), note) for note in notes]
+    return [
+        visible(note, newlines=True)
+        for match, note in about
+        if match is None or match.group() == page or match.group() not in graded_pages
+    ]
+
+
+# A note about one notebook's cell begins with the notebook's file name (engine/contract/loader.py's cell_label).
+NOTEBOOK_NOTE = re.compile(r"[^\s:,]+\.ipynb\b")
 
 
 def _outputs(points, text):

@@ -77,13 +77,14 @@ def outputs(nb, kind):
 
 
 def completed(release, source, folder, edits=(), kernel=None):
-    """A student's submission: the release notebooks with every exercise cell as the source has it.
+    """A student's submission: the release notebooks with every exercise cell as the source has it (folder may be
+    the release itself, as a student fetched it: its notebooks are rewritten in place).
 
     edits: (text, replacement) pairs, each text once in one exercise cell of them all, or helpers.First edits of
     the definition an exercise cell holds; kernel: a kernelspec name to put in the notebooks' metadata, as a
     student who switched kernels would.
     """
-    folder.mkdir(parents=True)
+    folder.mkdir(parents=True, exist_ok=True)
     books = {path.name: json.loads(path.read_text()) for path in sorted(release.glob("*.ipynb"))}
     answers = []
     for name, nb in books.items():

@@ -12,7 +12,9 @@ jail, never in a kernel; a kernel runs one of ada's sheets in each setting, as n
 
 import csv
 import json
+import re
 import shutil
+from html import escape
 
 import pytest
 from support.course_helpers import completed, execute, install_test_kernel, nbgrader, new_course, outputs
@@ -79,7 +81,14 @@ def pipeline(tmp_path_factory):
         assert run.returncode == 0, run.stdout + run.stderr
     completed(root / "release" / GRADED, graded, submitted / "ada" / GRADED)
     completed(root / "release" / GRADED, graded, submitted / "cy" / GRADED, [edit])
-    for step in [("autograde", ASSIGNMENT), ("autograde", GRADED), ("generate_feedback", ASSIGNMENT)]:
+    # ada's graded sheet's feedback is released before anyone grades her short answers, as docs/TERM.md allows.
+    steps = [
+        ("autograde", ASSIGNMENT),
+        ("autograde", GRADED),
+        ("generate_feedback", ASSIGNMENT),
+        ("generate_feedback", GRADED, "--student=ada"),
+    ]
+    for step in steps:
         run = nbgrader(root, env, *step)
         assert run.returncode == 0, run.stdout + run.stderr
     return root, env
@@ -215,3 +224,19 @@ def test_feedback_explains_without_showing_hidden_tests(pipeline):
         "BEGIN HIDDEN TESTS" not in html and "grade_answer" not in html and "----&gt;" not in html
     )  # the line marker of an IPython traceback
     assert f"the answer is {WRONG.key()}" in html and WRONG.explanation.split()[0] in html
+
+
+def test_feedback_before_hand_grading_marks_each_short_answer_to_be_graded_and_wraps_explanations_once(pipeline):
+    """nbgrader's page read "Score: 0.0 / 2.0" under an answer no one had graded yet, and an explanation broke at
+    the question file's line ends and again at the page's edge."""
+    root, _ = pipeline
+    html = (root / "feedback" / "ada" / GRADED / f"{WRONG.part}.html").read_text()
+    for question in GRADED_QUESTIONS:
+        if question.kind == "short":
+            heading = re.search(
+                rf'<a name="answer-{question.id}"></a><div class="panel-heading">(.*?)</div>', html, re.S
+            )
+            assert heading and f"Score: to be graded / {float(question.points)}" in heading[1], question.id
+    assert html.count("to be graded /") == 2 * len(SHORT)  # each in the list atop the page, and in its heading
+    lines = WRONG.explanation.splitlines()
+    assert len(lines) > 1 and escape(f"{lines[0]} {lines[1]}", quote=False) in html

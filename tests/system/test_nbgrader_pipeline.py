@@ -11,12 +11,22 @@ stops; hank is right but late, and has a scratch cell that would kill its proces
 kim's attention is right but imports ctypes (held for review). dan is right and tampers with nbgrader's cells: he
 pastes a copy of a hidden test cell (Jupyter's copy and paste: same metadata, a new cell id), which once made
 nbgrader stop for everyone after him, and renames another, raising its points.
+
+alice and hank hand in through nbgrader's exchange, as docs/TERM.md walks through it: the instructor releases the
+assignment, each fetches it into a home of their own, completes it and submits it; the instructor collects,
+autogrades, releases the feedback, which alice fetches, and exports grades.csv and the LMS's gradebook. The due date
+was a day and two hours ago: hank's submission is two days begun late, alice's extension of two days covers hers.
 """
 
 import csv
+import datetime
 import json
+import os
+import pathlib
+import re
 import shutil
 import subprocess
+import sys
 import uuid
 from html import escape as html_escape
 
@@ -39,7 +49,10 @@ FLAGGED = First("scaled_dot_product_attention", "import ctypes")
 # component's CPU seconds, which a busy machine does not raise; the whole course scores full marks with 1 s:
 # `python -m autograder grade course/source/transformer --time-limit 1`). Twice that, since a loop spends all of it.
 TIME_LIMIT = 2
-DUE, LATE = "2026-01-10 12:00:00 UTC", "2026-01-11 12:00:00.000000 UTC"
+# A day and two hours before the fixture starts: a submission made while it runs is two days begun late, whatever
+# the machine's load (the fixture would need 22 hours to make it three).
+DUE = (datetime.datetime.now(datetime.UTC) - datetime.timedelta(days=1, hours=2)).strftime("%Y-%m-%d %H:%M:%S UTC")
+PERCENT_PER_DAY, EXTENSION_DAYS = 10, 2
 # A perfect score by every route that runs code outside the kit's grader: the hidden cell's function,
 # a notebook's view of the kit, the command the hidden cell ran.
 PATCH = """import json, os, sys
@@ -66,12 +79,36 @@ def pipeline(tmp_path_factory):
     root = tmp_path_factory.mktemp("course")
     env = install_test_kernel(tmp_path_factory.mktemp("jupyter"))
     release = new_course(root, env, STUDENTS, duedate=DUE)
+    exchange = tmp_path_factory.mktemp("exchange")
     with open(root / "nbgrader_config.py", "a") as config:
-        config.write(f"c.KitGrades.time_limit = {TIME_LIMIT}\nc.LateSubmissionPlugin.penalty_method = 'zero'\n")
+        config.write(
+            f"c.KitGrades.time_limit = {TIME_LIMIT}\nc.KitLatePenalty.percent_per_day = {PERCENT_PER_DAY}\n"
+            f"c.KitLatePenalty.extensions = {{'alice': {EXTENSION_DAYS}}}\n"
+            + term_config("instructor").replace(EXCHANGE, str(exchange))
+        )
     source, submitted = root / "source" / notebooks.ASSIGNMENT, root / "submitted"
-    completed(release, source, submitted / "alice" / notebooks.ASSIGNMENT)
+    runs = {
+        ("release_assignment", notebooks.ASSIGNMENT): nbgrader(root, env, "release_assignment", notebooks.ASSIGNMENT)
+    }
+    homes = {student: home(root, student) for student in ("alice", "hank")}
+    for home_ in homes.values():
+        (home_ / ".jupyter").mkdir(parents=True)
+        (home_ / ".jupyter" / "nbgrader_config.py").write_text(term_config("student").replace(EXCHANGE, str(exchange)))
+    # Each nbgrader command costs seconds to start: the students' own, which never open the gradebook, run together.
+    runs |= finished(
+        {
+            (s, "fetch_assignment"): as_student(home_, env, "fetch_assignment", notebooks.ASSIGNMENT)
+            for s, home_ in homes.items()
+        }
+    )
+    completed(homes["alice"] / notebooks.ASSIGNMENT, source, homes["alice"] / notebooks.ASSIGNMENT)
+    completed(homes["hank"] / notebooks.ASSIGNMENT, source, homes["hank"] / notebooks.ASSIGNMENT, [CRASH])
+    submits = {
+        (s, "submit"): as_student(h, env, "submit", notebooks.ASSIGNMENT, f"--student={s}") for s, h in homes.items()
+    }
     shutil.copytree(release, submitted / "bob" / notebooks.ASSIGNMENT)
     carol = completed(release, source, submitted / "carol" / notebooks.ASSIGNMENT, [BUG, NOISE], kernel="python3")
+    add_cell(carol / "03_feedforward_layernorm.ipynb", SCRATCH)
     notebook_student(completed(release, source, submitted / "dave" / notebooks.ASSIGNMENT))
     eve = shutil.copytree(release, submitted / "eve" / notebooks.ASSIGNMENT)
     add_cell(eve / "01_attention.ipynb", PATCH.format(pwned=str(root / "pwned")))
@@ -79,7 +116,6 @@ def pipeline(tmp_path_factory):
     for name, text in FAKE_KIT.items():
         (eve / "autograder" / name).write_text(text)
     completed(release, source, submitted / "gina" / notebooks.ASSIGNMENT, [HANG])
-    (completed(release, source, submitted / "hank" / notebooks.ASSIGNMENT, [CRASH]) / "timestamp.txt").write_text(LATE)
     completed(release, source, submitted / "kim" / notebooks.ASSIGNMENT, [FLAGGED])
     tamper(
         completed(release, source, submitted / "dan" / notebooks.ASSIGNMENT) / "01_attention.ipynb",
@@ -87,17 +123,70 @@ def pipeline(tmp_path_factory):
         rename="grade-masking",
         forge="grade-attention",
     )
-    runs = {
-        step: nbgrader(root, env, *step)
-        for step in [("autograde", notebooks.ASSIGNMENT), ("generate_feedback", notebooks.ASSIGNMENT), ("export",)]
-    }
+    runs |= finished(submits)
+    steps = [
+        ("collect", notebooks.ASSIGNMENT),
+        ("autograde", notebooks.ASSIGNMENT),
+        ("generate_feedback", notebooks.ASSIGNMENT),
+        # The others' notebooks were put in submitted/ by hand, with no time of submission, which release_feedback needs.
+        ("release_feedback", notebooks.ASSIGNMENT, "--student=alice"),
+        ("export",),
+        ("export", "--exporter=autograder.nbgrader.export.KitLmsExport", "--to=lms.csv"),
+    ]
+    runs |= {step: nbgrader(root, env, *step) for step in steps}
+    runs |= finished(
+        {
+            ("alice", "fetch_feedback"): as_student(
+                homes["alice"], env, "fetch_feedback", notebooks.ASSIGNMENT, "--student=alice"
+            )
+        }
+    )
     return root, env, runs, carol
+
+
+# The exchange's folder as docs/TERM.md writes it, replaced by a temporary one here.
+EXCHANGE = "/srv/nbgrader/exchange"
+
+
+def term_config(whose):
+    """The nbgrader_config.py lines docs/TERM.md gives for the instructor's course, or for each student."""
+    blocks = re.findall(r"```python\n(.*?)```", (spec.KIT_ROOT / "docs" / "TERM.md").read_text(), re.S)
+    (block,) = [b for b in blocks if b.startswith(f"# {whose}'s nbgrader_config.py")]
+    return block
+
+
+def home(root, student):
+    """A student's home, beside the course's folder: their copy of the assignment and their nbgrader_config.py."""
+    return root.parent / f"{root.name}-homes" / student
+
+
+def as_student(folder, env, *args):
+    """An nbgrader command as a student runs it, started: in their home, which holds their nbgrader_config.py."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "nbgrader", *args],
+        cwd=folder,
+        env=env | {"HOME": str(folder)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def finished(started):
+    """{key: the CompletedProcess} of {key: a started command}, once each has ended."""
+    outputs = {key: process.communicate() for key, process in started.items()}
+    return {key: subprocess.CompletedProcess(p.args, p.returncode, *outputs[key]) for key, p in started.items()}
 
 
 def add_cell(path, source):
     nb = json.loads(path.read_text())
     nb["cells"].append({"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source})
     path.write_text(json.dumps(nb))
+
+
+# carol's plot in notebook 3: nothing graded needs it, so it is not run, and her page 3 says so once.
+SCRATCH = "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])"
+SCRATCH_NOTE = "2 statements not run, since nothing graded needs them: line 1 imports matplotlib.pyplot"
 
 
 # A note the kit never wrote, in the notebook metadata where the kit leaves its own notes for the feedback.
@@ -165,12 +254,27 @@ def test_export_gives_full_marks_zero_and_one_bugs_loss(pipeline, sandbox):
     assert exported["carol"] == pytest.approx(spec.TOTAL_POINTS - spec.BY_ID["layernorm"].points + kit)
 
 
-def test_a_late_submission_gets_nbgraders_late_penalty(pipeline):
-    hank = exported(pipeline[0])["hank"]
-    assert (
-        float(hank["raw_score"]) == float(hank["late_submission_penalty"]) == spec.TOTAL_POINTS
-        and float(hank["score"]) == 0
-    )
+def test_the_exchange_hands_out_and_collects_and_a_late_submission_loses_its_share_per_day_begun(pipeline):
+    """alice and hank fetched and submitted through the exchange; hank, two days begun late, loses twice the share
+    per day; alice, as late, is on time with her extension."""
+    root, _, runs, _ = pipeline
+    rows = exported(root)
+    hank, alice = rows["hank"], rows["alice"]
+    assert hank["timestamp"] and alice["timestamp"], "collect brings each submission's time from the exchange"
+    assert float(hank["raw_score"]) == spec.TOTAL_POINTS
+    assert float(hank["late_submission_penalty"]) == spec.TOTAL_POINTS * 2 * PERCENT_PER_DAY / 100
+    assert float(hank["score"]) == spec.TOTAL_POINTS * (1 - 2 * PERCENT_PER_DAY / 100)
+    assert float(alice["late_submission_penalty"]) == 0 and float(alice["score"]) == spec.TOTAL_POINTS
+    fetched = list((home(root, "alice") / notebooks.ASSIGNMENT / "feedback").glob("*/01_attention.html"))
+    assert len(fetched) == 1 and "attention: 10 of 10 points" in fetched[0].read_text(), runs
+
+
+def test_the_lms_gradebook_gives_each_student_the_score_of_grades_csv(pipeline):
+    root, _, _, _ = pipeline
+    with open(root / "lms.csv") as file:
+        rows = list(csv.reader(file))
+    assert rows[0] == ["Student", "SIS Login ID", "Section", notebooks.ASSIGNMENT]
+    assert {row[1]: float(row[3]) for row in rows[1:]} == grades(root)
 
 
 def test_every_grade_cell_scores_what_its_component_scores(pipeline):
@@ -235,6 +339,13 @@ def test_flagged_code_scores_zero_with_the_reasons_until_the_instructor_accepts_
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
     assert "The kit grades 1 submission(s)" in accepted.stderr  # forced, one student is graded again, alone
     assert cell_scores(root, "kim") == points
+    # docs/TERM.md's regrading of one student goes on with their feedback, and no one else's.
+    others = {p: p.stat().st_mtime_ns for p in (root / "feedback").glob(f"[!k]*/{notebooks.ASSIGNMENT}/*.html")}
+    again = nbgrader(root, env, "generate_feedback", notebooks.ASSIGNMENT, "--student", "kim", "--force")
+    assert again.returncode == 0, again.stdout + again.stderr
+    regraded = (root / "feedback" / "kim" / notebooks.ASSIGNMENT / "01_attention.html").read_text()
+    assert "attention: 10 of 10 points" in regraded and "HELD for review (accepted by the instructor" in regraded
+    assert others and others == {p: p.stat().st_mtime_ns for p in others}
 
 
 def test_autograde_again_grades_only_a_new_student_and_regrades_none_unless_forced(pipeline):
@@ -268,11 +379,22 @@ def test_feedback_html_escapes_what_a_student_wrote_and_marks_the_likely_mistake
     assert shown.data["text/plain"] == text
 
 
+def test_a_note_is_shown_once_on_the_page_of_its_notebook_and_on_no_other(pipeline):
+    """carol's scratch cell in notebook 3 was once noted under every test cell of every notebook."""
+    root, _, _, _ = pipeline
+    pages = {p.name: p.read_text() for p in (root / "feedback" / "carol" / notebooks.ASSIGNMENT).glob("*.html")}
+    assert {name: page.count(SCRATCH_NOTE) for name, page in pages.items() if SCRATCH_NOTE in page} == {
+        "03_feedforward_layernorm.html": 1
+    }
+
+
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed (.ci/run installs it)")
-def test_feedback_page_wraps_at_spaces_and_sets_the_likely_mistake_apart_in_a_browser(pipeline, tmp_path):
-    """carol's page as chromium lays it out: her feedback's text never breaks inside a word or a number (the
-    page's own rules for output text once broke 5e-05 as 5e-0 / 5), and her likely mistake has a background of
-    its own. A script added to a copy reads the computed styles into the DOM that chromium dumps."""
+def test_feedback_page_reads_offline_in_a_browser(pipeline, tmp_path):
+    """carol's page 3 as chromium lays it out, with no network: her feedback's text never breaks inside a word or a
+    number (the page's own rules for output text once broke 5e-05 as 5e-0 / 5), her likely mistake has a background
+    of its own, the layer norm's formula is drawn (it was raw TeX without the CDN's MathJax), the workload table is
+    ruled, and her note is there once. A script added to a copy reads the computed styles into the DOM that chromium
+    dumps; a screenshot of the page is left beside it (FEEDBACK_SCREENSHOTS names a folder to keep it in)."""
     root, _, _, _ = pipeline
     page = (root / "feedback" / "carol" / notebooks.ASSIGNMENT / "03_feedforward_layernorm.html").read_text()
     probe = tmp_path / "probe.html"
@@ -280,16 +402,33 @@ def test_feedback_page_wraps_at_spaces_and_sets_the_likely_mistake_apart_in_a_br
         page.replace(
             "</body>",
             "<script>const pre = document.querySelector('pre.kit-feedback'), likely = pre.querySelector('.kit-likely');"
-            " const style = getComputedStyle(pre), mark = getComputedStyle(likely);"
-            " document.body.setAttribute('data-breaks', style.wordBreak + '/' + style.overflowWrap);"
-            " document.body.setAttribute('data-likely', mark.backgroundColor + '/' + mark.display);</script></body>",
+            " const style = getComputedStyle(pre), mark = getComputedStyle(likely), b = document.body;"
+            " b.setAttribute('data-breaks', style.wordBreak + '/' + style.overflowWrap);"
+            " b.setAttribute('data-likely', mark.backgroundColor + '/' + mark.display);"
+            " const math = [...document.querySelectorAll('img.kit-math')];"
+            " b.setAttribute('data-math', math.length + '/' + math.filter(i => i.complete && i.naturalWidth > 0).length);"
+            " b.setAttribute('data-tex', document.body.innerText.includes('\\\\frac'));"
+            " const td = document.querySelector('div.text_cell_render td');"
+            " b.setAttribute('data-table', getComputedStyle(td).borderTopWidth + '/' + getComputedStyle(td).paddingLeft);"
+            "</script></body>",
         )
     )
-    run = subprocess.run(
-        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", probe.as_uri()],
+    browser = [shutil.which("chromium"), "--headless", "--no-sandbox", "--disable-gpu", "--proxy-server=127.0.0.1:9"]
+    run = subprocess.run([*browser, "--dump-dom", probe.as_uri()], capture_output=True, text=True, timeout=120)
+    dom = run.stdout
+    assert 'data-breaks="normal/normal"' in dom and 'data-likely="rgb(255, 243, 205)/block"' in dom, run.stderr[-2000:]
+    drawn = re.search(r'data-math="(\d+)/(\d+)"', dom)
+    assert drawn and int(drawn[1]) >= 1 and drawn[1] == drawn[2], dom[-3000:]
+    assert 'data-tex="false"' in dom and 'data-table="1px/10px"' in dom
+    assert page.count(SCRATCH_NOTE) == 1 and LIKELY_MISTAKE in page
+    shots = pathlib.Path(os.environ.get("FEEDBACK_SCREENSHOTS", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+    shot = shots / "carol_03_feedforward_layernorm.png"
+    source = tmp_path / "page.html"
+    source.write_text(page)
+    subprocess.run(
+        [*browser, "--hide-scrollbars", "--window-size=1200,4000", f"--screenshot={shot}", source.as_uri()],
         capture_output=True,
-        text=True,
         timeout=120,
     )
-    assert 'data-breaks="normal/normal"' in run.stdout, run.stderr[-2000:]
-    assert 'data-likely="rgb(255, 243, 205)/block"' in run.stdout, run.stderr[-2000:]
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

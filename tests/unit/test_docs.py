@@ -3,6 +3,8 @@ still exists (a `python -m autograder` command line that the kit's parser accept
 in the kit)."""
 
 import argparse
+import contextlib
+import io
 import re
 import shlex
 
@@ -38,15 +40,59 @@ def anchors(path):
     return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
 
 
-def commands(text):
-    """Each `python -m autograder ...` line in the text's code blocks and inline code, comments cut off."""
+def commands(text, programs=("python -m autograder ", "python3 -m autograder ")):
+    """Each line of one of the programs (`python -m autograder ...`) in the text's code blocks and inline code,
+    comments cut off, without the program's name."""
     found = []
     for block in re.findall(r"```(?:sh|bash)?\n(.*?)```", text, re.S) + re.findall(r"`([^`\n]+)`", text):
         for line in block.splitlines():
             line = line.split(" #")[0].strip()
-            if line.startswith("python -m autograder ") or line.startswith("python3 -m autograder "):
-                found.append(line.split(" -m autograder ", 1)[1])
+            found += [line.removeprefix(program) for program in programs if line.startswith(program)]
     return found
+
+
+def nbgrader_rejected(line):
+    """Why the pinned nbgrader would refuse this documented command (`autograde transformer --force`), or None: each
+    command word must name a subcommand (`db student add`), each option be one of that command's, or a setting
+    (`--Class.trait`) of a class nbgrader or the kit configures; and the command must show its --help."""
+    from nbgrader.apps import NbGraderApp
+    from traitlets.config import Configurable
+    from traitlets.utils.importstring import import_item
+
+    import autograder.nbgrader.export
+    import autograder.nbgrader.grades
+    import autograder.nbgrader.late  # noqa: F401 - the kit's classes, which a --Class.trait option may set
+
+    # An app's subcommands, aliases and flags are traits of some classes: an instance (not the singleton) has them.
+    tokens, app, words = shlex.split(line), NbGraderApp(), []
+    for token in tokens:
+        if token.startswith("-") or not app.subcommands:
+            break
+        if token not in app.subcommands:
+            return f"{line}: no command {' '.join([*words, token])}"
+        found = app.subcommands[token][0]
+        app, words = (import_item(found) if isinstance(found, str) else found)(), [*words, token]
+    if not words:
+        return f"{line}: no command"
+    classes = {c.__name__: c for c in _subclasses(Configurable)}
+    for option in (t[2:].split("=")[0] for t in tokens if t.startswith("--")):
+        owner, _, trait = option.rpartition(".")
+        known = option in app.aliases or option in app.flags
+        if not known and owner in classes and trait not in classes[owner].class_traits(config=True):
+            return f"{line}: {owner} has no setting {trait}"
+        if not known and owner not in classes:
+            return f"{line}: no option --{option}"
+    top, shown = NbGraderApp(), io.StringIO()
+    with contextlib.redirect_stdout(shown), contextlib.redirect_stderr(shown), pytest.raises(SystemExit) as exit:
+        top.initialize([*words, "--help"])
+    # Each subcommand's app is a singleton of its class: the next command's would be this one, configured.
+    while (top := getattr(top, "subapp", None)) is not None:
+        type(top).clear_instance()
+    return None if exit.value.code == 0 else f"{line}: --help failed: {shown.getvalue()[-500:]}"
+
+
+def _subclasses(cls):
+    return {cls} | {sub for direct in cls.__subclasses__() for sub in _subclasses(direct)}
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=_ids(DOCS))
@@ -97,6 +143,21 @@ def test_docs_commands_are_ones_the_kit_accepts(doc):
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=_ids(DOCS))
+def test_docs_nbgrader_commands_exist_in_the_pinned_nbgrader_and_show_their_help(doc):
+    """The docs once told instructors to run `nbgrader formgrader`, which nbgrader 0.9 does not have."""
+    assert [r for r in map(nbgrader_rejected, commands(doc.read_text(), ("nbgrader ",))) if r] == []
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=_ids(DOCS))
+def test_docs_kit_commands_show_their_help(doc, capsys):
+    for line in commands(doc.read_text()):
+        name = shlex.split(line)[0]
+        with pytest.raises(SystemExit) as exit:
+            parser().parse_args([name, "--help"])
+        assert exit.value.code == 0 and f"python -m autograder {name}" in capsys.readouterr().out, line
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=_ids(DOCS))
 def test_docs_paths_of_the_kit_exist(doc):
     named = {m.rstrip(".") for m in KIT_PATH.findall(doc.read_text()) if not re.search(r"[<>*{]|NN", m)}
     assert sorted(p for p in named if not (ROOT / p).exists()) == []
@@ -110,6 +171,14 @@ def test_docs_checks_catch_a_broken_link_and_an_unknown_command(tmp_path):
     assert LINK.findall(doc.read_text()) == ["missing.md", "#nowhere"] and "nowhere" not in anchors(doc)
     assert rejected(commands(doc.read_text())[0]) == "grade-all x --no-such: no option --no-such"
     assert rejected("grade-all x --workers 0") == "grade-all x --workers 0: refused as written"
+    assert nbgrader_rejected("formgrader") == "formgrader: no command formgrader"
+    assert nbgrader_rejected("db student drop alice") == "db student drop alice: no command db student drop"
+    assert nbgrader_rejected("autograde transformer --forse") == "autograde transformer --forse: no option --forse"
+    assert (
+        nbgrader_rejected("autograde t --KitGrades.time_limt=1")
+        == "autograde t --KitGrades.time_limt=1: KitGrades has no setting time_limt"
+    )
+    assert nbgrader_rejected("db student add alice --last-name=Liddell") is None
     assert (
         rejected("grade PATH [--json FILE]") is None and rejected("regrade PATH") == "regrade PATH: no command regrade"
     )
@@ -122,6 +191,8 @@ def test_docs_students_readme_names_the_kernel_and_the_torch_pin_the_kit_uses():
     pin = next(line for line in (ROOT / "requirements.txt").read_text().splitlines() if line.startswith("torch=="))
     assert jupyter.KERNEL_DISPLAY_NAME in text
     assert set(re.findall(r"torch==[\d.]+", text)) == {pin}
+    for doc in (ROOT / "README.md", ROOT / "docs" / "TERM.md"):
+        assert set(re.findall(r"torch==[\d.]+", doc.read_text())) == {pin}, doc.name
 
 
 def test_docs_count_the_questions_the_bank_holds():

@@ -123,3 +123,20 @@ def test_the_whole_stack_hint_is_said_where_the_stack_is_wrong_and_not_where_it_
         suite.test_whole_stack_matches_hf(Answering(case, lambda args, kwargs: True), case)
     assert shown(str(failure.value)) == {"integration.output"}
     suite.test_whole_stack_matches_hf(Answering(case, lambda args, kwargs: False), case)
+
+
+def test_the_hints_every_component_can_show_name_no_dropout_where_the_reference_has_none():
+    """Every component's train-mode check may show "any.eval-first": it once told a layer norm, which has no
+    dropout, that "where dropout goes can be told only once they are right"."""
+    from autograder.engine.contract import spec
+    from autograder.engine.judge.hints import HINTS as TABLE
+
+    without = [
+        c.id
+        for c in spec.COMPONENTS
+        if "dropout" not in (spec.KIT_ROOT / "solutions" / f"{c.id}.py").read_text().lower()
+    ]
+    assert "layernorm" in without
+    for component in without:
+        for topic, text in {**TABLE.get(component, {}), "eval-first": TABLE["any"]["eval-first"]}.items():
+            assert "dropout" not in text.lower(), (component, topic)

@@ -22,11 +22,12 @@ HINTS: dict[str, dict[str, str]] = {
             "Make new tensors with dtype=input.dtype, use Python floats (math.sqrt), and read every constant from "
             "the config."
         ),
-        # Under a train-mode check whose values are wrong in eval mode too: dropout's place cannot be told from
-        # outputs that are wrong without it.
+        # Under a train-mode check whose values are wrong in eval mode too: what train mode changes cannot be told
+        # from outputs that are wrong without it. Every component's train-mode check says it, layer norm's too,
+        # which has no dropout: so it names none (it once told a layer norm where dropout goes).
         "eval-first": (
-            "the values are wrong in eval mode too, where dropout is off: fix those first; where dropout goes can be "
-            "told only once they are right."
+            "the values are wrong in eval mode too: fix those first; the train-mode values can be judged only once "
+            "the eval-mode ones are right."
         ),
         # The case on a config unlike the others (engine/authoring/builder.py, ODD_CONFIG) differs in its sizes, its
         # eps and its three token types: what fails only there is one of those, and the hint names each.
