@@ -146,7 +146,7 @@ class TransformerEncoder(nn.Module):
         """
         # Hint 1: what goes into the first layer, and is the mask the same for every layer?
         # Hint 2: embed (token types too), encoder_mask(attention_mask) once, then every layer in order with that mask.
-        # Hint 3: mask = encoder_mask(attention_mask); h = self.embeddings(input_ids, token_type_ids=token_type_ids); for layer in self.layers: h = layer(h, mask); return h
+        # Hint 3: mask = encoder_mask(attention_mask); h = self.embeddings(input_ids, token_type_ids=token_type_ids); then each layer of self.layers in turn: h = layer(h, mask); return h
         ### BEGIN SOLUTION
         mask = None if attention_mask is None else padding_mask(attention_mask)  # (B, 1, 1, T)
         hidden_states = self.embeddings(input_ids, token_type_ids)  # (B, T, D)

@@ -99,7 +99,7 @@ class TransformerForSequenceClassification(nn.Module):
         """
         # Hint 1: which two modules does the model hold, and which arguments does the encoder need?
         # Hint 2: encode (with the attention mask and token types), then classify.
-        # Hint 3: return self.head(self.encoder(input_ids, attention_mask, token_type_ids))
+        # Hint 3: hidden = self.encoder(input_ids, attention_mask, token_type_ids); return self.head(hidden)
         ### BEGIN SOLUTION
         return self.head(self.encoder(input_ids, attention_mask, token_type_ids))
         ### END SOLUTION

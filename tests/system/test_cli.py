@@ -48,9 +48,16 @@ def test_grade_writes_gradescope_results(tmp_path):
     tests = {t["name"]: t for t in results["tests"]}
     assert set(tests) == {c.id for c in spec.COMPONENTS} | {spec.INTEGRATION}
     for test in tests.values():
-        assert set(test) == {"name", "score", "max_score", "status", "output", "tags", "visibility"} and test[
-            "tags"
-        ] == [test["name"]]
+        assert set(test) == {
+            "name",
+            "score",
+            "max_score",
+            "status",
+            "output",
+            "tags",
+            "visibility",
+            "extra_data",
+        } and test["tags"] == [test["name"]]
     assert tests["masking"]["status"] == "failed" and "causal" in tests["masking"]["output"]
     assert (
         tests["masking"]["output"].splitlines()[1]

@@ -149,9 +149,11 @@ def test_a_change_to_the_attention_reference_stales_the_parts_built_on_it_and_no
     kit = _kit_copy(tmp_path)
     _edit(kit / "solutions/attention.py", "return weights @ value,", "return weights @ value + 0,")
     before, after = _inputs(), _inputs(kit)
-    on_attention = {"attention", *(c.id for c in spec.COMPONENTS if "attention" in spec.dependencies(c.id))}
+    on_attention = {"attention", *(i for i in spec.BY_ID if "attention" in spec.dependencies(i))}
     # embeddings' cases map Hugging Face's weights by the reference encoder's names, and it uses attention.
     on_attention |= {"embeddings"}
+    # training's cases take one step of the reference's Seq2SeqTransformer, which is built on attention.
+    on_attention |= {"training"}
     expected = {part for part in generated.STAMPED if generated.unit(part) in on_attention | {generated.STEPS}}
     assert {part for part in before if before[part] != after[part]} == expected
     assert {"fixtures:masking", "fixtures:layernorm", "fixtures:feedforward"}.isdisjoint(expected)

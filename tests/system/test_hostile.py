@@ -191,8 +191,15 @@ def test_no_line_of_the_reference_is_in_a_childs_memory(tmp_path, sandbox):
     held, and 48 statements raised it into the student's own report. The child now holds compiled code only: its
     whole memory, read as a hostile submission would (the check waved through), holds no line of it."""
     held = [c for c in spec.references_for("masking")]
+    # Comments aside: a hint ladder's last level quotes a code line of the reference whole, so the probe's own halves
+    # of that comment held the code line, and it found itself; the text a comment sits in has every code line too.
     lines = sorted(
-        {line.strip() for c in held for line in c.reference.read_text().splitlines() if len(line.strip()) >= 30}
+        {
+            line.strip()
+            for c in held
+            for line in c.reference.read_text().splitlines()
+            if len(line.strip()) >= 30 and not line.strip().startswith("#")
+        }
     )
     assert len(lines) > 50
     own = [line.strip() for line in spec.BY_ID["masking"].reference.read_text().splitlines() if len(line.strip()) >= 30]
