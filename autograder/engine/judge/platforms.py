@@ -2,17 +2,32 @@
 
 import json
 
-from autograder.engine.judge.results import Report
+from autograder.engine.judge.results import BREAKOUT, Report
 
 FORMATS = ("gradescope", "prairielearn")
 
 
 def gradescope(report: Report, visibility: str = "visible") -> dict[str, object]:
     """Gradescope's results.json. visibility is when students see each component's score and feedback
-    (visible, after_due_date, after_published or hidden); the summary of the whole is always shown."""
+    (visible, after_due_date, after_published or hidden); the summary of the whole is always shown.
+
+    The breakout sheets are a test of their own, apart from the code's score; a hand-in of sheets alone is
+    scored by them."""
+    score, max_score = _total(report)
+    breakout = [
+        {
+            "name": BREAKOUT,
+            "score": report.breakout_score,
+            "max_score": report.breakout_points,
+            "status": "passed" if report.breakout_score >= report.breakout_points else "failed",
+            "output": f"{report.breakout_line()}\n{report.breakout_feedback()}",
+            "tags": [BREAKOUT],
+            "visibility": visibility,
+        }
+    ]
     return {
-        "score": report.score,
-        "max_score": report.max_score,
+        "score": score,
+        "max_score": max_score,
         "execution_time": round(report.seconds, 2),
         "output": report.summary(),
         # What the grader prints is the instructor's log, and the tests already carry the feedback.
@@ -28,8 +43,16 @@ def gradescope(report: Report, visibility: str = "visible") -> dict[str, object]
                 "visibility": visibility,
             }
             for c in report.components
-        ],
+        ]
+        + (breakout if report.sheets else []),
     }
+
+
+def _total(report: Report) -> tuple[float, float]:
+    """(score, max score): the code's, or the sheets' for a hand-in of breakout sheets alone."""
+    if report.sheets and not report.components:
+        return report.breakout_score, report.breakout_points
+    return report.score, report.max_score
 
 
 def prairielearn(report: Report) -> dict[str, object]:
@@ -47,9 +70,20 @@ def prairielearn(report: Report) -> dict[str, object]:
                 "output": feedback,
             }
         )
+    if report.sheets:
+        tests.append(
+            {
+                "name": BREAKOUT,
+                "points": report.breakout_score,
+                "max_points": report.breakout_points,
+                "message": report.breakout_line(),
+                "output": report.breakout_feedback(),
+            }
+        )
+    score, max_score = _total(report)
     return {
         "gradable": not report.grader_failed,
-        "score": round(report.score / report.max_score, 4) if report.max_score else 0.0,
+        "score": round(score / max_score, 4) if max_score else 0.0,
         "message": report.summary(),
         "output": report.table(),
         "tests": tests,

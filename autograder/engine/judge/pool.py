@@ -4,7 +4,7 @@ import multiprocessing
 import multiprocessing.util
 import os
 import time
-from collections.abc import Container, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -16,6 +16,9 @@ from autograder.engine.judge.results import Report
 from autograder.engine.judge.sandbox import Sandbox
 
 _PathT = TypeVar("_PathT", bound=str | Path)
+# What grades one submission, as grade.grade is called: the layers above pass their own (the breakout sheets beside
+# the code, breakout/sheets.py's grade_hand_in), a module's function, which a spawned worker imports by its name.
+Grader = Callable[..., Report]
 
 
 def submissions_in(folder: str | Path) -> list[Path]:
@@ -34,6 +37,7 @@ def grade_each(
     accepted: Container[_PathT] = (),
     workers: int | None = None,
     components: Sequence[str] | None = None,
+    grader: Grader = grade,
 ) -> Iterator[tuple[_PathT, Report]]:
     """Grade these submissions, on `workers` processes (default: one per core); yields (path, Report)
     in the order they finish.
@@ -48,7 +52,7 @@ def grade_each(
         sandbox = Sandbox(device, limits)
         try:
             for path in paths:
-                yield path, _graded(path, device, limits, sandbox, path in accepted, components)
+                yield path, _graded(grader, path, device, limits, sandbox, path in accepted, components)
         finally:
             sandbox.close()
         return
@@ -59,7 +63,7 @@ def grade_each(
     # spawn: a worker must not inherit the caller's threads and open files (nbgrader's, pytest's).
     pool = ProcessPoolExecutor(workers, multiprocessing.get_context("spawn"), _start_worker, (device, limits))
     try:
-        pending = {pool.submit(_grade_in_worker, path, path in accepted, components): path for path in paths}
+        pending = {pool.submit(_grade_in_worker, grader, path, path in accepted, components): path for path in paths}
         for future in as_completed(pending):
             path = pending[future]
             try:
@@ -71,6 +75,7 @@ def grade_each(
 
 
 def _graded(
+    grader: Grader,
     path: str | Path,
     device: str,
     limits: Limits,
@@ -80,7 +85,7 @@ def _graded(
 ) -> Report:
     started = time.monotonic()
     try:
-        return grade(path, device, limits, components, sandbox, accept_flagged)
+        return grader(path, device, limits, components, sandbox, accept_flagged)
     except Exception as error:  # noqa: BLE001 - one submission's failure must not cost the others their grades
         return Report.failed(path, error, time.monotonic() - started)
 
@@ -95,5 +100,7 @@ def _start_worker(device: str, limits: Limits) -> None:
     multiprocessing.util.Finalize(None, _worker["sandbox"].close, exitpriority=10)
 
 
-def _grade_in_worker(path: str | Path, accept_flagged: bool, components: Sequence[str] | None) -> Report:
-    return _graded(path, _worker["device"], _worker["limits"], _worker["sandbox"], accept_flagged, components)
+def _grade_in_worker(
+    grader: Grader, path: str | Path, accept_flagged: bool, components: Sequence[str] | None
+) -> Report:
+    return _graded(grader, path, _worker["device"], _worker["limits"], _worker["sandbox"], accept_flagged, components)
