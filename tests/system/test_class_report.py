@@ -43,7 +43,7 @@ def report(name, components, notes=(), problem=None, sheets=()):
 
 
 REACH = (
-    f'01_attention.ipynb, code cell 18 ("import json, os, sys"): line 2 imports autograder.course.jupyter, {KIT_REACH}'
+    f'01_attention.ipynb, code cell 18 ("import json, os, sys"): line 3 changes autograder.course.jupyter, {KIT_REACH}'
 )
 NOT_RUN_NOTE = f'01_attention.ipynb, code cell 19 ("import os"): 1 statement {NOT_RUN} it: line 1 imports os'
 SHEET = Sheet("01_attention", 7, 10, ["breakout/01_attention.ipynb (breakout 1): 7 of 10 points"])
@@ -110,7 +110,7 @@ def test_code_that_reached_for_the_kit_or_did_not_run_is_listed_to_read_with_its
     """Issue 49: a hostile notebook showed as "did not load", with nothing that asked an instructor to read it."""
     html = unescape(page.read_text())
     problems = html[html.index("Held for review, timed out") : html.index("Each student's feedback")]
-    assert "reached for the kit: read it" in problems and "code cell 18" in problems and "line 2 imports" in problems
+    assert "reached for the kit: read it" in problems and "code cell 18" in problems and "line 3 changes" in problems
     assert "not run: read it" in problems and "code cell 19" in problems
 
 

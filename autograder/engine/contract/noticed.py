@@ -1,7 +1,7 @@
 """What the kit notices in a submission besides the code it grades: the breakout quiz sheets among its notebooks
-(graded beside the code, autograder/breakout/sheets.py), and each import of the kit past the notebooks' facade,
-which the loader leaves unrun with the kit's other statements and an instructor should read (the class report
-lists it). Nothing here runs student code."""
+(graded beside the code, autograder/breakout/sheets.py), and each statement that reaches for the kit (imports the
+reference, or changes what it imported of the kit), which the loader leaves unrun with the kit's other statements
+and an instructor should read (the class report lists it). Nothing here runs student code."""
 
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ from pathlib import Path, PurePosixPath
 from autograder.engine.contract import loader
 from autograder.engine.contract.errors import SubmissionError
 
-# What a notebook imports of the kit: every other import of it reaches past the notebooks' helpers, and is noted.
-KIT_FACADE = f"{loader.KIT_PACKAGE}.notebook"
-KIT_REACH = "the kit's own code, not its notebooks' helpers: it was not run, and is listed for your instructor to read"
+REFERENCE = "solutions"  # the reference's package: a submission that imports it reaches for the answers
+KIT_REACH = "which reaches for the kit itself: it was not run, and is listed for your instructor to read"
 
 
 def quiz_sheet(text: str) -> tuple[str, list[dict[str, object]]] | None:
@@ -31,8 +30,8 @@ def quiz_sheet(text: str) -> tuple[str, list[dict[str, object]]] | None:
 
 
 def kit_reaches(path: str | Path) -> list[str]:
-    """A note for each top-level import of the kit other than its notebooks' facade (the grader's internals, the
-    reference) in the submission's files and code cells, where the loader labels them."""
+    """A note for each top-level statement of the submission's files and code cells, where the loader labels them,
+    that reaches for the kit: imports the reference, or changes what it imported of the kit."""
     try:
         _, files, _ = loader.read_files(path)
     except SubmissionError:
@@ -60,22 +59,51 @@ def kit_reaches(path: str | Path) -> list[str]:
 
 
 def _reaches(label: str, code: str | None) -> list[str]:
+    """The notes of a cell or file: an import of the reference, and each statement that changes what an import of
+    the kit bound (`kit.grade_here = ...`, `setattr(kit, ...)`, `del kit.x`). Calling the kit's helpers is what
+    a notebook does, and is not noted."""
     try:
         tree = ast.parse(code or "")
     except (SyntaxError, RecursionError, MemoryError, ValueError):
         return []
+    bound: dict[str, str] = {}  # a name an import of the kit bound -> the module
     reached = []
     for statement in tree.body:
-        if isinstance(statement, ast.Import):
-            modules = [alias.name for alias in statement.names]
-        elif isinstance(statement, ast.ImportFrom) and not statement.level:
-            base = statement.module or ""
-            modules = [base] if base != loader.KIT_PACKAGE else [f"{base}.{alias.name}" for alias in statement.names]
-        else:
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            for module, name in _imported(statement):
+                if module.split(".")[0] == REFERENCE:
+                    reached.append(f"{label}: line {statement.lineno} imports {module}, {KIT_REACH}")
+                elif module.split(".")[0] in loader.KIT_MODULES:
+                    bound[name] = module
             continue
-        reached += [
-            f"{label}: line {statement.lineno} imports {module}, {KIT_REACH}"
-            for module in modules
-            if module.split(".")[0] in loader.KIT_MODULES and module != KIT_FACADE
-        ]
+        changed = sorted({bound[n] for n in _changed(statement) if n in bound})
+        reached += [f"{label}: line {statement.lineno} changes {module}, {KIT_REACH}" for module in changed]
     return reached
+
+
+def _imported(statement: ast.Import | ast.ImportFrom) -> list[tuple[str, str]]:
+    """[(module, the name it binds)] of an import statement."""
+    if isinstance(statement, ast.Import):
+        return [(a.name, a.asname or a.name.split(".")[0]) for a in statement.names]
+    if statement.level:
+        return []
+    return [(f"{statement.module}.{a.name}", a.asname or a.name) for a in statement.names]
+
+
+def _changed(statement: ast.stmt) -> set[str]:
+    """The names whose attributes or items a statement assigns or deletes, or gives to setattr or delattr."""
+    targets: list[ast.expr] = []
+    for node in ast.walk(statement):
+        if isinstance(node, (ast.Assign, ast.Delete)):
+            targets += node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets.append(node.target)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr"):
+            targets += node.args[:1]
+    names = set()
+    for target in targets:
+        while isinstance(target, (ast.Attribute, ast.Subscript)):
+            target = target.value
+        if isinstance(target, ast.Name):
+            names.add(target.id)
+    return names
