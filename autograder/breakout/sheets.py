@@ -35,7 +35,8 @@ def find(path):
             code = True
         else:
             sheets.append((relative, *sheet))
-    return sheets, code
+    # Nothing read at all (every file skipped) is the code's grading to say, as for no hand-in.
+    return sheets, code or not sheets
 
 
 def answer_cells(cells):

@@ -220,7 +220,6 @@ def _readable_system(device: str) -> tuple[str, ...]:
     return tuple(p for i, p in enumerate(ordered) if not any(inside(p, q) for q in ordered[:i]))
 
 
-@functools.cache
 def why_not(reason: str) -> str:
     """What to do when bwrap could not build the jail, for bwrap's reason."""
     if "mount proc" in reason:  # a container engine's masked /proc: user namespaces worked, the flags are the fix
@@ -231,6 +230,7 @@ def why_not(reason: str) -> str:
     return f"the jail could not start ({reason}): {HOW_TO_INSTALL}"
 
 
+@functools.cache
 def check(device: str = "cpu") -> None:
     """Raise JailUnavailable with the reason when no jail can be built here (on a GPU, one in which CUDA starts:
     otherwise every component of every student would score 0 for the machine's fault); cached per process."""
