@@ -13,10 +13,13 @@ import html
 import io
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.engine.contract.noticed import KIT_REACH
 from autograder.engine.contract.protocol import visible, visible_name
+from autograder.engine.judge.results import BREAKOUT
 
 
 @dataclass
@@ -27,7 +30,8 @@ class Student:
     components: dict  # {component id: (score, max score, feedback)}, scored components only
     summary: str
     mistakes: list = field(default_factory=list)  # the "Likely mistake" sentences of its feedback
-    problems: list = field(default_factory=list)  # (kind, reason): held, timed out, unreadable
+    problems: list = field(default_factory=list)  # (kind, reason): held, timed out, unreadable, to read
+    breakout: tuple | None = None  # (score, max score, feedback) of the breakout sheets, when any were handed in
 
     @property
     def anchor(self) -> str:
@@ -38,17 +42,20 @@ def student(name: str, results: dict) -> Student:
     """A student as their Gradescope results.json says it (the kit writes it; a student chose the name, which is
     kept as visible_name shows it: every byte readable, none that a page, a plot or a file cannot hold)."""
     name = visible_name(name)
-    components = {
-        t["name"]: (float(t["score"]), float(t["max_score"]), str(t.get("output", "")))
+    tests = {
+        str(t["name"]): (float(t["score"]), float(t["max_score"]), str(t.get("output", "")))
         for t in results.get("tests", [])
         if t.get("max_score")
     }
+    breakout = tests.pop(BREAKOUT, None)
     summary = str(results.get("output", ""))
-    found = Student(name, float(results.get("score", 0)), float(results.get("max_score", 0)), components, summary)
+    # A hand-in of sheets alone is scored by them: its code scored nothing.
+    score, max_score = (float(results.get("score", 0)), float(results.get("max_score", 0))) if tests else (0.0, 0.0)
+    found = Student(name, score, max_score, tests, summary, breakout=breakout)
     # What it acts on are the fields the kit wrote (platforms.gradescope's extra_data), never sentences found in
     # feedback, where a student's own messages are quoted.
     for test in results.get("tests", []):
-        if not test.get("max_score"):
+        if not test.get("max_score") or test.get("name") == BREAKOUT:
             continue
         facts = _fields(test)
         if facts.get("mistake"):
@@ -62,6 +69,9 @@ def student(name: str, results: dict) -> Student:
         found.problems.append(("unreadable", str(facts["problem"])))
     for note in facts.get("loading") or []:  # a syntax error, a cell that raised: the rest of the code may have loaded
         found.problems.append(("did not load", str(note)))
+    for note in facts.get("to_read") or []:  # a reach for the kit, or code outside the policy that nothing needed
+        kind = "reached for the kit: read it" if KIT_REACH in str(note) else "not run: read it"
+        found.problems.append((kind, str(note)))
     return found
 
 
@@ -70,17 +80,30 @@ def _fields(entry: dict) -> dict:
     return facts if isinstance(facts, dict) else {}
 
 
+def student_names(entries: list[tuple[str, bool]]) -> list[str]:
+    """The students' names of submissions given as (file or folder name, whether it is a file): a notebook's or .py
+    file's name without its suffix, unless another submission has that name (bob/ and bob.py), where both keep their
+    whole names."""
+    stems = [Path(name).stem if is_file else name for name, is_file in entries]
+    counts = Counter(stems)
+    return [stem if is_file and counts[stem] == 1 else name for (name, is_file), stem in zip(entries, stems)]
+
+
 def read_folder(folder: str | Path) -> list[Student]:
-    """Every results.json in a folder (NAME.json, as grade-all's --json-dir writes them), by name."""
+    """Every results.json in a folder (NAME.json, as grade-all's --json-dir writes them, for the submission NAME),
+    each student named as grade-all names them."""
+    paths = sorted(Path(folder).glob("*.json"))
+    submissions = [path.name.removesuffix(".json") for path in paths]
+    names = student_names([(name, Path(name).suffix in (".py", ".ipynb")) for name in submissions])
     students = []
-    for path in sorted(Path(folder).glob("*.json")):
+    for path, name in zip(paths, names):
         try:
             results = json.loads(path.read_text())
         except (OSError, ValueError) as error:
             reason = f"{visible_name(path.name)}: {visible(str(error))}"
-            students.append(Student(visible_name(path.stem), 0.0, 0.0, {}, "", problems=[("unreadable", reason)]))
+            students.append(Student(visible_name(name), 0.0, 0.0, {}, "", problems=[("unreadable", reason)]))
             continue
-        students.append(student(path.stem, results if isinstance(results, dict) else {}))
+        students.append(student(name, results if isinstance(results, dict) else {}))
     return students
 
 
@@ -90,7 +113,7 @@ def render(students: list[Student], title: str = "Class report") -> str:
     parts = [
         f"<h1>{_e(title)}</h1>",
         f"<p>{len(students)} submissions; mean {_mean([s.score for s in students]):.1f} of "
-        f"{max((s.max_score for s in students), default=0):g} points.</p>",
+        f"{max((s.max_score for s in students), default=0):g} points.{_breakout_summary(students)}</p>",
         "<h2>Scores</h2>",
         _image(_histogram([s.score for s in students], "total score", "submissions"), "the class's scores"),
         "<h2>Components</h2>",
@@ -148,11 +171,24 @@ def _component_table(students, ids):
     )
 
 
+def _breakout_summary(students):
+    handed_in = [s.breakout for s in students if s.breakout]
+    if not handed_in:
+        return ""
+    return (
+        f" Breakout sheets, apart: {len(handed_in)} handed some in, mean {_mean([b[0] for b in handed_in]):.1f} of "
+        f"{max(b[1] for b in handed_in):g} points."
+    )
+
+
 def _student_table(students, ids):
-    head = "".join(f"<th>{_e(c)}</th>" for c in ids)
+    breakout = any(s.breakout for s in students)
+    head = "".join(f"<th>{_e(c)}</th>" for c in ids) + (f"<th>{BREAKOUT}</th>" if breakout else "")
     rows = []
     for s in students:
         cells = "".join(f"<td>{s.components[c][0]:g}</td>" if c in s.components else "<td></td>" for c in ids)
+        if breakout:
+            cells += f"<td>{s.breakout[0]:g} of {s.breakout[1]:g}</td>" if s.breakout else "<td></td>"
         rows.append(f"<tr><td class='name'><a href='#{s.anchor}'>{_e(s.name)}</a></td><td>{s.score:g}</td>{cells}</tr>")
     return (
         f"<div class='wide'><table><tr><th class='name'>student</th><th>total</th>{head}</tr>"
@@ -200,6 +236,9 @@ def _feedback(s, ids):
         for c in ids
         if c in s.components
     )
+    if s.breakout:
+        score, points, text = s.breakout
+        body += f"<h4>{BREAKOUT}: {score:g} of {points:g}</h4><pre>{_e(text)}</pre>"
     notes = f"<pre>{_e(s.summary)}</pre>" if s.summary else ""
     return (
         f"<details id='{s.anchor}'><summary>{_e(s.name)}: {s.score:g} of {s.max_score:g}</summary>"

@@ -4,13 +4,14 @@ Gradescope unzips the package into /autograder/source, runs setup.sh there once 
 assignment's image, then run_autograder once per submission, each in a fresh container. The package
 holds what grading needs and nothing more: the kit's package (hidden suites included, which Gradescope
 keeps from students), the data grading reads (the hidden cases and their evidence, the mistakes' sentences),
-the reference solutions, the pinned requirements and the
-scripts. Not the course's notebooks, the question bank or the kit's own tests.
+the reference solutions, the question bank's part files and settings (a hand-in's breakout sheets are graded
+against them), the pinned requirements and the scripts. Not the course's notebooks or the kit's own tests.
 """
 
 import zipfile
 from pathlib import Path
 
+from autograder.breakout import bank
 from autograder.engine.contract import spec
 from autograder.engine.judge import hints
 
@@ -45,6 +46,8 @@ def build(out, options):
             for path in sorted(found.rglob("*")) if found.is_dir() else [found]:
                 if path.is_file() and "__pycache__" not in path.parts:
                     _add(package, path.relative_to(spec.KIT_ROOT).as_posix(), path.read_bytes())
+        for path in sorted(bank.BANK.glob("*.yaml")):  # the parts and settings.yaml: not the handout, nor its README
+            _add(package, path.relative_to(spec.KIT_ROOT).as_posix(), path.read_bytes())
     return out
 
 

@@ -43,16 +43,19 @@ def run(parts, read=None, write=print, width=None):
         for part in parts:
             write(f"\n{RULE}\nBreakout {part.number}: {part.title} (about {part.minutes} minutes)\n{RULE}")
             for question in part.questions:
-                # Counted once the question is shown: stopping at it leaves its points unscored, not unasked.
-                possible += question.points if question.autograded else 0
                 scored += _ask(question, read, write)
+                # Counted once answered or skipped: a question the quiz stopped at was never answered.
+                possible += question.points if question.autograded else 0
     except Quit as stop:
         stopped, interrupted = True, isinstance(stop, Interrupted)
-    write(
-        f"\n{'Stopped. ' if stopped else ''}Score: {scored:g} of {possible:g} points"
-        f"{' on the questions you reached' if stopped else ''}. "
-        "Written answers are not scored here: compare yours with the model answer."
-    )
+    if stopped and not possible:
+        write("\nStopped before any scored question was answered: no score.")
+    else:
+        write(
+            f"\n{'Stopped. ' if stopped else ''}Score: {scored:g} of {possible:g} points"
+            f"{' on the questions you answered or skipped' if stopped else ''}. "
+            "Written answers are not scored here: compare yours with the model answer."
+        )
     if interrupted:
         raise KeyboardInterrupt
     return scored, possible

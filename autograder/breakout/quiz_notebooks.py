@@ -1,4 +1,5 @@
-"""What the question bank becomes: an nbgrader quiz notebook per part, and the instructors' handout.
+"""What the question bank becomes: an nbgrader quiz notebook per part, the instructors' handout, and the printable
+sheets for students.
 
 A quiz notebook asks each question in a Markdown cell. A choice or numeric question is answered in a
 code cell (`question_id = "B"`) and graded by the cell after it: its visible half checks that the
@@ -7,6 +8,9 @@ default, for discussion: written in a code cell (a string, `question_id = "..."`
 cell after it shows the model answer once the answer is written. With the bank's settings grading short
 answers, it is written in a Markdown cell that an instructor grades by hand, with the handout's rubric.
 """
+
+import html
+import re
 
 from autograder.breakout import bank
 from autograder.course import notebooks, release
@@ -17,6 +21,7 @@ ASSIGNMENT = "breakout"
 SOURCE = COURSE / "source" / ASSIGNMENT
 RELEASE = COURSE / "release" / ASSIGNMENT
 HANDOUT = bank.BANK / "HANDOUT.md"
+SHEETS = bank.BANK / "STUDENT_SHEETS.html"  # the printable sheets: every question, and no answer
 
 INTRODUCTION = """\
 Discuss each question in your group, then answer it in the cell below it.
@@ -188,17 +193,78 @@ def handout(parts=None):
     return "\n".join(lines).rstrip() + "\n"
 
 
+PRINTED = """
+body { font-family: Georgia, serif; max-width: 44em; margin: 2em auto; line-height: 1.45; }
+section + section { break-before: page; } .question { break-inside: avoid; margin: 1.4em 0; }
+h2 { margin-bottom: 0.2em; } .name { margin: 0.2em 0 1em; } .how { font-style: italic; }
+ul.options { list-style: none; padding-left: 0.5em; } ul.options li { margin: 0.3em 0; }
+.box { display: inline-block; width: 0.8em; height: 0.8em; border: 1px solid #000; margin-right: 0.6em; }
+.line { display: inline-block; width: 12em; border-bottom: 1px solid #000; height: 1.2em; }
+.written { height: 8em; border: 1px solid #888; border-radius: 3px; }
+@media print { body { margin: 0 auto; } }
+"""
+
+
+def student_sheets(parts=None):
+    """The printable sheets for students, one page per part: every question with room to answer, and no answer,
+    explanation or rubric. Self-contained HTML (a browser prints it), the text as the notebooks show it."""
+    parts = parts or bank.load()
+    sections = []
+    for part in parts:
+        questions = "".join(_printed(question) for question in part.questions)
+        sections.append(
+            f"<section><h2>Breakout {part.number}: {_inline(part.title)}</h2>"
+            f"<p class='name'>Name: <span class='line'></span></p><p>{_inline(_size(part))}</p>{questions}</section>"
+        )
+    return (
+        "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>Breakout questions</title>"
+        f"<style>{PRINTED}</style></head><body>\n<!-- Generated from breakout_questions/*.yaml by "
+        "python -m autograder generate --part breakout: edit those files, not this one. -->\n"
+        + "\n".join(sections)
+        + "\n</body></html>\n"
+    )
+
+
+def _printed(question):
+    if question.kind == "choice":
+        room = (
+            "<ul class='options'>"
+            + "".join(
+                f"<li><span class='box'></span><b>{letter}.</b> {_inline(text)}</li>"
+                for letter, text in question.options.items()
+            )
+            + "</ul>"
+        )
+    elif question.kind == "numeric":
+        room = (
+            "<p>Answer: <span class='line'></span>" + (f" {_inline(question.unit)}" if question.unit else "") + "</p>"
+        )
+    else:
+        room = "<div class='written'></div>"
+    return (
+        f"<div class='question'><h3>{_inline(_heading(question))}</h3><p>{_inline(question.text)}</p>{room}"
+        f"<p class='how'>{_inline(question.instruction())}</p></div>"
+    )
+
+
+def _inline(text):
+    """The bank's Markdown as HTML: its text is prose wrapped across lines, with `code`."""
+    escaped = html.escape(" ".join(str(text).split()), quote=False)
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", escaped)
+
+
 def write(parts=None):
     parts = parts or bank.load()
     release.write_assignment(ASSIGNMENT, expected_sources(parts))
     HANDOUT.write_text(handout(parts))
+    SHEETS.write_text(student_sheets(parts))
 
 
 def drift():
     parts = bank.load()
-    stale = (
-        []
-        if HANDOUT.exists() and HANDOUT.read_text() == handout(parts)
-        else [str(HANDOUT.relative_to(bank.BANK.parent))]
-    )
+    stale = [
+        str(path.relative_to(bank.BANK.parent))
+        for path, text in [(HANDOUT, handout(parts)), (SHEETS, student_sheets(parts))]
+        if not path.exists() or path.read_text() != text
+    ]
     return stale + release.assignment_drift(ASSIGNMENT, expected_sources(parts))

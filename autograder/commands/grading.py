@@ -25,6 +25,7 @@ def add(commands):
     )
     report.add_argument("folder")
     report.add_argument("--out", default="class-report.html", metavar="FILE", help="default: class-report.html")
+    report.add_argument("--title", default="Class report", help="the page's title (default: Class report)")
     report.set_defaults(run=run_report)
 
 
@@ -97,9 +98,9 @@ def _add_grade_all(commands):
 def run_grade(args):
     if args.public:
         return student.run_public(args)
+    from autograder.breakout.sheets import grade_hand_in
     from autograder.engine.contract.errors import SubmissionError
     from autograder.engine.contract.loader import candidate_files
-    from autograder.engine.judge.grade import grade
     from autograder.engine.judge.platforms import results_json
     from autograder.engine.judge.results import Report
 
@@ -114,7 +115,7 @@ def run_grade(args):
         not_a_submission = 0
     started = time.monotonic()
     try:
-        report = grade(
+        report = grade_hand_in(
             args.path, components=args.component, accept_flagged=args.accept_flagged, **options.grade_args(args)
         )
         if args.pretrained:
@@ -166,38 +167,43 @@ def run_grade_all(args):
 def _grade_class(args, paths):
     """Grade the class, a row printed as each submission finishes: (the CSV's rows, [(student, Gradescope
     results)] for the class report)."""
+    from autograder.breakout.sheets import grade_hand_in
     from autograder.engine.judge.platforms import gradescope, results_json
     from autograder.engine.judge.pool import grade_each
     from autograder.engine.judge.progress_bar import Progress
+    from autograder.engine.judge.results import BREAKOUT
 
-    widths = {i: max(8, len(i)) for i in COMPONENT_IDS}
+    widths = {i: max(8, len(i)) for i in [*COMPONENT_IDS, BREAKOUT]}
     students = student_ids(paths)
     rows = []
-    print(f"{'submission':<24} {'total':>7}  " + " ".join(f"{i:>{widths[i]}}" for i in COMPONENT_IDS))
+    print(f"{'submission':<24} {'total':>7}  " + " ".join(f"{i:>{widths[i]}}" for i in [*COMPONENT_IDS, BREAKOUT]))
     accepted = [path for path in paths if {path.name, students[path]} & set(args.accept_flagged)]
     progress = Progress(len(paths))
     graded = []  # (student, Gradescope results), for the class report
     # Rows are printed as submissions finish, and written to the CSV in name order.
     # Closed on the way out, interrupted too: the gradings under way stop at once (pool.grade_each).
     with contextlib.closing(
-        grade_each(paths, accepted=accepted, workers=args.workers, **options.grade_args(args))
-    ) as gradings:
-        for path, report in gradings:
+        grade_each(paths, accepted=accepted, workers=args.workers, grader=grade_hand_in, **options.grade_args(args))
+    ) as hand_ins:
+        for path, report in hand_ins:
             scores = {c.id: c.score for c in report.scored}
             # A zero says why: the grading's own problem, or what loading the code noted (a syntax error, say).
             why = report.problem or ("; ".join(report.notes) if not report.score else "")
             name, problem = visible_name(students[path]), visible(why)  # a student chose the name
+            breakout = report.breakout_score if report.sheets else ""
             totals = {part: score for part, (score, _) in report.totals().items()}
-            row = {"submission": name, "total": report.score, **totals, **scores}
+            row = {"submission": name, "total": report.score, **totals, **scores, BREAKOUT: breakout}
             rows.append(row | {"flags": " | ".join(report.flags), "problem": problem})
-            mark = "  HELD for review" if report.flags else f"  {problem[:80]}" if problem else ""
+            # The whole reason, however long: the terminal wraps it, and a cut one says nothing.
+            mark = f"  HELD for review: {visible(' | '.join(report.flags))}" if report.flags else f"  {problem}"
             extensions = "".join(f"  {c.id} {scores[c.id]:.2f}" for c in spec.EXTENSIONS if c.id in scores)
             progress.clear()
             print(
                 f"{name[:24]:<24} {report.score:7.2f}  "
-                + " ".join(f"{scores[i]:{widths[i]}.2f}" for i in COMPONENT_IDS)
+                + " ".join(f"{scores.get(i, 0.0):{widths[i]}.2f}" for i in COMPONENT_IDS)
+                + f" {breakout if breakout == '' else f'{breakout:.2f}':>{widths[BREAKOUT]}}"
                 + extensions
-                + mark,
+                + mark.rstrip(),
                 flush=True,
             )
             progress.step(name)
@@ -218,11 +224,15 @@ def _grade_class(args, paths):
 def _write_csv(path, rows):
     import csv
 
+    from autograder.engine.judge.results import BREAKOUT
+
     # The extensions' columns, and the core's total apart from theirs, where some submission was graded on one: a
     # class of parts 1 to 8 keeps the columns it always had. A submission not graded on an extension has no cell there.
     extensions = [c.id for c in spec.EXTENSIONS if any(c.id in row for row in rows)]
     totals = ["core", "extensions"] if extensions else []
-    columns = ["submission", "total", *totals, *COMPONENT_IDS, *extensions, "flags", "problem"]
+    # The breakout sheets' column likewise, where some submission handed sheets in.
+    breakout = [BREAKOUT] if any(row.get(BREAKOUT, "") != "" for row in rows) else []
+    columns = ["submission", "total", *totals, *COMPONENT_IDS, *extensions, *breakout, "flags", "problem"]
     with open(path, "w", newline="") as file:
         writer = csv.DictWriter(file, columns, restval="", extrasaction="ignore")
         writer.writeheader()
@@ -243,7 +253,8 @@ def run_report(args):
     if not students:
         print(f"nothing to report: {visible(args.folder)} holds no .json file")
         return 2
-    options.write(args.out, class_report.render(students, f"Class report: {visible_name(Path(args.folder).name)}"))
+    # The folder holds results, and its name (reports/) says nothing of the class: the title is the instructor's.
+    options.write(args.out, class_report.render(students, visible(args.title)))
     print(f"class report of {len(students)} submissions written to {args.out}")
     return 0
 
@@ -254,7 +265,7 @@ def spreadsheet_safe(value):
 
 
 def student_ids(paths):
-    """{path: the student's id}: a notebook's or .py file's name without its suffix, unless another
-    submission has that name (bob/ and bob.py), where both keep their whole names."""
-    stems = [p.stem if p.is_file() else p.name for p in paths]
-    return {p: stem if p.is_file() and stems.count(stem) == 1 else p.name for p, stem in zip(paths, stems)}
+    """{path: the student's id}, as class_report.student_names names them."""
+    from autograder.class_report import student_names
+
+    return dict(zip(paths, student_names([(p.name, p.is_file()) for p in paths])))

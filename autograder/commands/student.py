@@ -35,13 +35,25 @@ def add_grade(commands):
     grade.set_defaults(run=run_public)
 
 
+SHEETS_ONLY = (
+    "{path} holds breakout quiz sheets only ({count}), no code to check: their answers are graded when you hand them "
+    "in, against answers this bundle does not hold; each sheet's cells tell you whether an answer can be graded"
+)
+
+
 def run_public(args):
     from autograder.course.progress import progress
     from autograder.engine.contract.errors import SubmissionError
-    from autograder.engine.contract.loader import candidate_files
+    from autograder.engine.contract.loader import candidate_files, read_files
+    from autograder.engine.contract.noticed import quiz_sheet
 
     try:
         candidate_files(Path(args.path))
+        _, files, _ = read_files(args.path)
+        sheets = [relative for relative, text in files if relative.endswith(".ipynb") and quiz_sheet(text)]
+        if sheets and len(sheets) == len(files):
+            print(SHEETS_ONLY.format(path=args.path, count=len(sheets)))
+            return 0
         print(progress(args.path))
     except SubmissionError as error:
         print(f"nothing to check: {error}")

@@ -8,6 +8,7 @@ sentence-transformers' own `encode` (the sentence embeddings), compared within t
 """
 
 import os
+import warnings
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -39,6 +40,9 @@ def _offline():
     """Keep Hugging Face's libraries off the network and out of stderr (a notebook cell that writes there
     looks failed, and nbgrader fails it): the hub is never asked, and no progress bar is drawn."""
     os.environ["HF_HUB_OFFLINE"] = "1"
+    # tqdm.auto, which transformers imports, warns in a kernel without ipywidgets that it cannot draw a bar: red text
+    # that reads as a broken install, about a bar that is never drawn.
+    warnings.filterwarnings("ignore", message="IProgress not found")
     from transformers.utils import logging
 
     logging.disable_progress_bar()
@@ -86,12 +90,12 @@ def pretrained(TransformerEncoder, folder: str | Path | None = None):
     Raises NotStarted while the encoder, or a part it runs, is still a stub, and StudentError when its submodules do
     not take BERT's weights by the SPEC's names.
     """
+    _offline()  # before transformers is first imported
     from transformers import BertConfig
 
     from autograder.engine.judge import hf
 
     folder = Path(folder) if folder else checkpoint()
-    _offline()
     config = BertConfig.from_pretrained(folder, local_files_only=True)
     try:
         encoder = TransformerEncoder(SimpleNamespace(**hf.spec_config(config))).float().eval()

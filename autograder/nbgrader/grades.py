@@ -135,20 +135,15 @@ class KitGrades(NbGraderPreprocessor):
     def _quiz(self, nb):
         """({check cell id: (points, text)}, no notes): the sheet's code cells run in the jail, its answers judged
         by the bank."""
-        from autograder.breakout import bank
+        from autograder.breakout import bank, sheets
 
         converter, run = self._run()
         if run.sandbox is None:
             run.questions = {q.id: q for part in bank.load() for q in part.questions if q.autograded}
             run.sandbox = sandbox.Sandbox(self.device, self.limits)
             weakref.finalize(converter, run.sandbox.close)
-        cells = [
-            loader.without_magics(cell.source) or ""
-            for cell in nb.cells
-            if cell.cell_type == "code" and not cell.metadata.get("nbgrader", {}).get("grade")
-        ]
         try:
-            answers, problem = run.sandbox.answers(cells, list(run.questions)), ""
+            answers, problem = run.sandbox.answers(sheets.answer_cells(nb.cells), list(run.questions)), ""
         except SubmissionError as error:
             answers, problem = {}, f"\nYour answer cells could not be run: {error}"
         verdicts = {q.id: bank.cell_verdict(q, answers.get(q.id)) for q in run.questions.values()}

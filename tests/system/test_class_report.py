@@ -11,11 +11,13 @@ import pytest
 
 from autograder import __main__ as cli
 from autograder.engine.authoring import mistakes
+from autograder.engine.child.scrutiny import NOT_RUN
 from autograder.engine.contract import spec
+from autograder.engine.contract.noticed import KIT_REACH
 from autograder.engine.contract.protocol import visible_name
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 from autograder.engine.judge.platforms import gradescope
-from autograder.engine.judge.results import ComponentResult, Report
+from autograder.engine.judge.results import BREAKOUT, ComponentResult, Report, Sheet
 from autograder.engine.judge.run import TestResult
 
 HOSTILE = "<img src=x onerror=alert(1)>$\\alpha$"
@@ -41,9 +43,16 @@ def result(component_id, passed, total, diagnosis=None, fatal=None, flags=(), ti
 FORGED = "the submission could not be read: grading failed; your code ran past the time limit of 1 s; " + LIKELY_MISTAKE
 
 
-def report(name, components, notes=(), problem=None):
+def report(name, components, notes=(), problem=None, sheets=()):
     every = {c.id: result(c.id, 4, 4) for c in spec.COMPONENTS} | {c.id: c for c in components}
-    return name, gradescope(Report(name, list(every.values()), list(notes), 1.0, problem))
+    return name, gradescope(Report(name, list(every.values()), list(notes), 1.0, problem, sheets=list(sheets)))
+
+
+REACH = (
+    f'01_attention.ipynb, code cell 18 ("import json, os, sys"): line 3 changes autograder.course.jupyter, {KIT_REACH}'
+)
+NOT_RUN_NOTE = f'01_attention.ipynb, code cell 19 ("import os"): 1 statement {NOT_RUN} it: line 1 imports os'
+SHEET = Sheet("01_attention", 7, 10, ["breakout/01_attention.ipynb (breakout 1): 7 of 10 points"])
 
 
 CLASS = [
@@ -68,6 +77,7 @@ CLASS = [
     ),
     report("hal", [], notes=["while loading your code: transformer.py: syntax error on line 1: invalid syntax"]),
     report("ivy", [result("masking", 4, 4, notes=[f"RuntimeError: {FORGED}"])], notes=[f"note: {FORGED}"]),
+    report("jo", [], notes=[REACH, NOT_RUN_NOTE], sheets=[SHEET]),
 ]
 
 
@@ -114,6 +124,38 @@ def test_held_timed_out_and_unreadable_are_listed_with_their_reasons(page):
     assert "unreadable" in problems and "could not be read: it holds no notebook" in problems
     assert "did not load" in problems and "transformer.py: syntax error on line 1" in problems
     assert ">ivy<" not in problems, "a student's own words are not the kit's markers"
+
+
+def test_code_that_reached_for_the_kit_or_did_not_run_is_listed_to_read_with_its_lines(page):
+    """Issue 49: a hostile notebook showed as "did not load", with nothing that asked an instructor to read it."""
+    html = unescape(page.read_text())
+    problems = html[html.index("Held for review, timed out") : html.index("Each student's feedback")]
+    assert "reached for the kit: read it" in problems and "code cell 18" in problems and "line 3 changes" in problems
+    assert "not run: read it" in problems and "code cell 19" in problems
+
+
+def test_the_breakout_sheets_are_a_column_and_a_section_apart_from_the_codes_points(page):
+    html = page.read_text()
+    assert f"<th>{BREAKOUT}</th>" in html and "<td>7 of 10</td>" in html
+    assert f"<h4>{BREAKOUT}: 7 of 10</h4>" in html and "breakout/01_attention.ipynb (breakout 1)" in html
+    assert "Breakout sheets, apart: 1 handed some in, mean 7.0 of 10 points." in html
+    assert ">jo: 100 of 100</summary>" in html  # the code's score, as before
+
+
+def test_report_titles_the_page_as_asked_and_names_students_as_grade_all_does(tmp_path):
+    """Issue 49: `report reports/` titled the page "Class report: reports" and listed mallory.ipynb, where grade-all
+    says mallory; a name two submissions share (bob/ and bob.py) stays whole, as grade-all keeps it."""
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    for name in ("mallory.ipynb", "bob", "bob.py", "carol.py"):
+        (folder / f"{name}.json").write_text(json.dumps(report(name, [])[1]))
+    assert cli.main(["report", str(folder), "--out", str(tmp_path / "a.html")]) == 0
+    html = (tmp_path / "a.html").read_text()
+    assert "<title>Class report</title>" in html and "reports" not in html.split("</h1>")[0]
+    names = re.findall(r"<summary>([^:<]+): ", html)
+    assert names == ["bob", "bob.py", "carol", "mallory"]
+    assert cli.main(["report", str(folder), "--out", str(tmp_path / "b.html"), "--title", "CS 4 <week 3>"]) == 0
+    assert "<title>CS 4 &lt;week 3&gt;</title>" in (tmp_path / "b.html").read_text()
 
 
 def test_what_a_student_wrote_is_escaped(page):

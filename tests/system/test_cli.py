@@ -5,6 +5,7 @@ import html
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -331,3 +332,26 @@ def test_no_process_outlives_grade_all(tmp_path, ending):
         timeout=300,
     )
     assert json.loads(run.stdout) == {}, run.stderr[-2000:]
+
+
+def test_grade_on_a_folder_of_breakout_sheets_says_what_it_is_and_grades_them(tmp_path, capsys):
+    """Issue 49: `grade breakout/` said every component was "not found" and "0 of 10 components pass". A second sheet of
+    a part (a copy, the release's) is noted and not graded: the first, by path, is."""
+    from autograder import __main__ as main
+    from autograder.breakout import bank
+
+    sheets, names = tmp_path / "breakout", ["01_attention.ipynb", "02_multihead.ipynb"]
+    sheets.mkdir()
+    for name in names:
+        shutil.copy(spec.KIT_ROOT / "course" / "source" / "breakout" / name, sheets / name)
+    shutil.copy(spec.KIT_ROOT / "course" / "release" / "breakout" / names[0], sheets / "copy of 01.ipynb")
+    assert main.main(["grade", "--public", str(sheets)]) == 0
+    assert "holds breakout quiz sheets only (3), no code to check" in capsys.readouterr().out
+    assert main.main(["grade", str(sheets), "--json", str(tmp_path / "results.json")]) == 0
+    out, points = capsys.readouterr().out, sum(p.points for p in bank.load() if f"{p.name}.ipynb" in names)
+    assert "breakout sheets only (3), no code" in out and "not found" not in out
+    assert not re.search(r"^(component|total)\s", out, re.M)  # no table of components
+    assert re.search(rf"^breakout\s+{points:.2f} / {points:g}", out, re.M)
+    assert "copy of 01.ipynb was not graded: a second sheet of 01_attention (01_attention.ipynb is graded)" in out
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert [t["name"] for t in results["tests"]] == ["breakout"] and results["score"] == results["max_score"] == points

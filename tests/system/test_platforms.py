@@ -13,18 +13,21 @@ from pathlib import Path
 
 import pytest
 from support import mutations
+from support.course_helpers import completed, install_test_kernel, nbgrader, new_course
 from support.helpers import submission
 
 from autograder import __main__ as cli
 from autograder import bundle
 from autograder import gradescope as gradescope_package
+from autograder.breakout import bank
+from autograder.breakout.sheets import SHEETS_ONLY
 from autograder.course import notebooks
 from autograder.engine.authoring import mistakes
 from autograder.engine.contract import spec
 from autograder.engine.judge import grade as grading
 from autograder.engine.judge import jail, platforms
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
-from autograder.engine.judge.results import ComponentResult, Report
+from autograder.engine.judge.results import BREAKOUT, ComponentResult, Report
 from autograder.engine.judge.run import TestResult
 
 KIT = spec.KIT_ROOT
@@ -74,8 +77,9 @@ def check_gradescope(results):
         assert isinstance(test["name"], str) and isinstance(test["output"], str)
         assert 0 <= test["score"] <= test["max_score"] and test["status"] in ("passed", "failed")
         assert test["visibility"] in VISIBILITY and test["tags"] == [test["name"]]
-    if results["tests"]:
-        assert results["score"] == pytest.approx(sum(t["score"] for t in results["tests"]), abs=0.011)
+    code = [t for t in results["tests"] if t["name"] != BREAKOUT]  # the breakout sheets' test is apart
+    if code:
+        assert results["score"] == pytest.approx(sum(t["score"] for t in code), abs=0.011)
         assert results["max_score"] == spec.TOTAL_POINTS
     return {t["name"]: t for t in results["tests"]}
 
@@ -88,8 +92,14 @@ def check_prairielearn(results):
         assert 0 <= test["points"] <= test["max_points"] and all(
             isinstance(test[k], str) for k in ("name", "message", "output")
         )
-    earned = sum(t["points"] for t in results["tests"])
-    assert results["score"] == pytest.approx(earned / spec.TOTAL_POINTS, abs=1e-3)
+    code = [t for t in results["tests"] if t["name"] != BREAKOUT]  # the breakout sheets' test is apart
+    # A hand-in of breakout sheets alone is scored by them.
+    earned, possible = (
+        (sum(t["points"] for t in code), spec.TOTAL_POINTS)
+        if code
+        else (sum(t["points"] for t in results["tests"]), sum(t["max_points"] for t in results["tests"]))
+    )
+    assert results["score"] == pytest.approx(earned / possible if possible else 0.0, abs=1e-3)
     return {t["name"]: t for t in results["tests"]}
 
 
@@ -157,9 +167,12 @@ def test_the_package_holds_the_scripts_the_grader_and_nothing_else(gradescope):
     assert {"setup.sh", "run_autograder", "install.sh", "requirements.txt", "grade-options"} <= set(names)
     assert modes["setup.sh"] & 0o111 and modes["run_autograder"] & 0o111
     code = [n for n in names if "/" in n]
-    assert {n.split("/")[0] for n in code} == {"autograder", "solutions", "generated"}
+    assert {n.split("/")[0] for n in code} == {"autograder", "solutions", "generated", "breakout_questions"}
     assert {n.rsplit("/", 1)[0] for n in code if n.startswith("generated/")} == {"generated", "generated/fixtures"}
-    assert not [n for n in code if "__pycache__" in n or n.endswith(".ipynb") or n.endswith(".yaml")]
+    assert not [n for n in code if "__pycache__" in n or n.endswith(".ipynb")]
+    # Of the question bank, what grades a breakout sheet: its parts and settings, not the handout or the README.
+    bank_files = sorted(p.relative_to(KIT).as_posix() for p in (KIT / "breakout_questions").glob("*.yaml"))
+    assert sorted(n for n in code if n.endswith(".yaml") or n.startswith("breakout_questions/")) == bank_files
     assert (
         f"solutions/{spec.COMPONENTS[0].reference.name}" in names
         and "autograder/engine/judge/suites/test_multihead.py" in names
@@ -450,3 +463,185 @@ def test_the_image_builds_and_grades_a_mounted_submission(tmp_path):
     document = json.loads((results / "results.json").read_text())
     check_prairielearn(document)
     assert document["gradable"] and document["score"] == pytest.approx(BUGGY_SCORE / 100, abs=1e-4)
+
+
+# A class of eight handed in as course/STUDENTS.md tells students (transformer/ and breakout/), graded by every door.
+# Notebook 1 and the first two sheets keep the four gradings of each student cheap: the other components are not found.
+NOTEBOOKS, SHEETS = ["01_attention.ipynb"], ["01_attention.ipynb", "02_multihead.ipynb"]
+PARTS = {p.name: p for p in bank.load()}
+WRONG = next(q for q in PARTS["01_attention"].questions if q.kind == "choice" and not q.several)
+NUMERIC = next(q for q in PARTS["01_attention"].questions if q.kind == "numeric")
+CHOICE = next(q for q in PARTS["02_multihead"].questions if q.kind == "choice")
+PATCH_BANK = "import autograder.breakout.bank as bank\nbank.judge = lambda question, answer: None\n"
+REACH = "import autograder.course.jupyter as kit\nkit.grade_here = lambda component, notebook: 15\n"
+CLASS = ["ada", "ben", "cy", "di", "ed", "flo", "gus", "hal"]
+DOCKERFILE = (KIT / "docker" / "Dockerfile").read_text()
+IMAGE = [  # the command a container of the image runs: its ENTRYPOINT, then its CMD
+    *json.loads(re.search(r"^ENTRYPOINT (.+)$", DOCKERFILE, re.M)[1]),
+    *json.loads(re.search(r"^CMD (.+)$", DOCKERFILE, re.M)[1]),
+]
+
+
+def answer(question, value):
+    return (f"{question.id} = {question.written_answer()!r}", f"{question.id} = {value}")
+
+
+@pytest.fixture(scope="module")
+def class_of_eight(tmp_path_factory):
+    """The class in an nbgrader course (both assignments autograded) and as the folders students hand in.
+
+    ada completes both; ben's causal mask is upper-triangular and one answer is wrong; cy hands in the releases;
+    di's numeric answer is computed, and he hands in one sheet; ed's notebook reaches for the kit and his sheet
+    patches the bank; flo's scores are not scaled and one answer is not of the question's form; gus hands in no
+    sheet, hal no notebook."""
+    root = tmp_path_factory.mktemp("course")
+    env = install_test_kernel(tmp_path_factory.mktemp("jupyter"))
+    code_release = new_course(root, env, CLASS, only=NOTEBOOKS)
+    shutil.copytree(
+        notebooks.COURSE / "source" / "breakout",
+        root / "source" / "breakout",
+        ignore=lambda _, names: [n for n in names if n not in SHEETS],
+    )
+    for step in [("db", "assignment", "add", "breakout"), ("generate_assignment", "breakout", "--force")]:
+        assert nbgrader(root, env, *step).returncode == 0
+    code_source, sheets_release, sheets_source = (
+        root / "source" / "transformer",
+        root / "release" / "breakout",
+        root / "source" / "breakout",
+    )
+
+    def code(student, edits=()):
+        return completed(code_release, code_source, root / "submitted" / student / "transformer", edits)
+
+    def sheets(student, edits=()):
+        return completed(sheets_release, sheets_source, root / "submitted" / student / "breakout", edits)
+
+    code("ada"), sheets("ada")
+    code("ben", mistakes.BY_ID["masking/causal-mask-upper-triangular"].edits)
+    sheets("ben", [answer(WRONG, repr(next(x for x in WRONG.options if x not in WRONG.answer)))])
+    shutil.copytree(code_release, root / "submitted" / "cy" / "transformer")
+    shutil.copytree(sheets_release, root / "submitted" / "cy" / "breakout")
+    code("di")
+    (sheets("di", [answer(NUMERIC, f"sum([{NUMERIC.written_answer()!r} / 2] * 2)")]) / SHEETS[1]).unlink()
+    add_cell(code("ed") / NOTEBOOKS[0], REACH)
+    add_cell(sheets("ed") / SHEETS[0], PATCH_BANK, first=True)
+    code("flo", mistakes.BY_ID["attention/scores-not-scaled"].edits)
+    sheets("flo", [answer(CHOICE, repr("Z"))])
+    code("gus")
+    sheets("hal")
+    for assignment in ("transformer", "breakout"):
+        run = nbgrader(root, env, "autograde", assignment)
+        assert run.returncode == 0, run.stdout + run.stderr
+    hand_ins = tmp_path_factory.mktemp("class")
+    for student in CLASS:
+        shutil.copytree(root / "submitted" / student, hand_ins / student)
+    return root, hand_ins
+
+
+def add_cell(path, source, first=False):
+    nb = json.loads(path.read_text())
+    cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source}
+    nb["cells"].insert(0 if first else len(nb["cells"]), cell)
+    path.write_text(json.dumps(nb))
+
+
+def nbgrader_scores(root, student):
+    """(code scores by component, breakout points) of a student in the course's gradebook."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    scores = {}
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        for assignment in ("transformer", "breakout"):
+            try:
+                found = gradebook.find_submission(assignment, student)
+            except MissingEntry:
+                continue
+            # A sheet not handed in has no score: nbgrader's 0.
+            scores[assignment] = {g.name: g.auto_score or 0.0 for nb in found.notebooks for g in nb.grades}
+    code = {c: scores.get("transformer", {}).get(f"grade-{c}", 0.0) for c in ("attention", "masking")}
+    return code, round(sum(scores.get("breakout", {}).values()), 2) if "breakout" in scores else None
+
+
+def door_scores(results, points="score"):
+    """(code scores by component, breakout points) of a results.json, Gradescope's or PrairieLearn's (points)."""
+    tests = {t["name"]: t[points] for t in results["tests"]}
+    return {c: tests.get(c, 0.0) for c in ("attention", "masking")}, tests.get(BREAKOUT)
+
+
+def test_a_class_gets_the_same_code_and_breakout_scores_through_every_door(class_of_eight, gradescope, tmp_path):
+    root, hand_ins = class_of_eight
+    doors = {"nbgrader": {student: nbgrader_scores(root, student) for student in CLASS}}
+    run = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade-all", hand_ins, "--json-dir", tmp_path / "reports"]
+        + ["--report", tmp_path / "class.html", "--time-limit", "20"],
+        cwd=KIT,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    # hal's reason, whole on the console (it was cut at 80 characters): a hand-in of sheets alone.
+    assert len(SHEETS_ONLY.format(count=2)) > 80 and re.search(
+        rf"^hal .*{re.escape(SHEETS_ONLY.format(count=2))}$", run.stdout, re.M
+    )
+    doors["grade-all"] = {s: door_scores(json.loads((tmp_path / "reports" / f"{s}.json").read_text())) for s in CLASS}
+    doors["gradescope"] = {
+        s: door_scores(check_and_keep(run_autograder(gradescope, lambda f, s=s: shutil.copytree(hand_ins / s, f))))
+        for s in CLASS
+    }
+    # The image's own command, ENTRYPOINT and CMD, with the student's folder where a container mounts it; run in this
+    # process (`python3 -m autograder` is cli.main), which has imported the grader already.
+    image = {}
+    for student in CLASS:
+        out = tmp_path / "grade" / student / "results"
+        argv = [a.replace("/grade/student", str(hand_ins / student)).replace("/grade/results", str(out)) for a in IMAGE]
+        assert argv[:3] == ["python3", "-m", "autograder"] and cli.main(argv[3:]) == 0
+        results = json.loads((out / "results.json").read_text())
+        check_prairielearn(results)
+        image[student] = door_scores(results, "points")
+    doors["image"] = image
+    for door, scores in doors.items():
+        assert scores == doors["nbgrader"], door
+    code, breakout = zip(*(doors["nbgrader"][s] for s in CLASS))
+    # Not all alike: the class tells the doors apart where they would differ.
+    assert len({tuple(c.values()) for c in code}) >= 3 and len(set(breakout)) >= 4
+    assert doors["nbgrader"]["ada"] == ({"attention": 10, "masking": 5}, sum(PARTS[n[:-6]].points for n in SHEETS))
+    assert breakout[CLASS.index("gus")] is None and code[CLASS.index("hal")] == {"attention": 0, "masking": 0}
+    # The class report lists the notebook that reached for the kit, with its line, and every student's breakout.
+    page = (tmp_path / "class.html").read_text()
+    assert "reached for the kit" in page and "line 2 changes autograder.course.jupyter" in page
+    assert f"<th>{BREAKOUT}</th>" in page and ">hal: " in page
+
+
+def check_and_keep(results):
+    check_gradescope(results)
+    return results
+
+
+def test_the_prairielearn_questions_grade_uploads_where_prairielearn_puts_them(class_of_eight, tmp_path):
+    """ada's notebooks and sheets, each uploaded to its question: PrairieLearn puts the files flat in /grade/student,
+    then runs the question's entrypoint."""
+    _, hand_ins = class_of_eight
+    graded = {}
+    for question, folder in [("transformerNotebooks", "transformer"), ("breakoutSheets", "breakout")]:
+        info = json.loads((KIT / "prairielearn" / "questions" / question / "info.json").read_text())
+        taken = re.search(
+            r'optional-file-names="([^"]*)"',
+            (KIT / "prairielearn" / "questions" / question / "question.html").read_text(),
+        )[1]
+        student, results = tmp_path / question / "student", tmp_path / question / "results"
+        student.mkdir(parents=True)
+        for name in (n.strip() for n in taken.split(",")):
+            if (hand_ins / "ada" / folder / name).exists():
+                shutil.copy(hand_ins / "ada" / folder / name, student / name)
+        argv = [
+            a.replace("/grade/student", str(student)).replace("/grade/results", str(results))
+            for a in info["externalGradingOptions"]["entrypoint"]
+        ]
+        assert argv[:3] == ["python3", "-m", "autograder"] and cli.main(argv[3:]) == 0
+        graded[question] = json.loads((results / "results.json").read_text())
+        check_prairielearn(graded[question])
+    notebooks_, sheets = graded["transformerNotebooks"], graded["breakoutSheets"]
+    assert door_scores(notebooks_, "points") == ({"attention": 10, "masking": 5}, None)
+    assert notebooks_["score"] == 0.15 and notebooks_["gradable"]
+    assert [t["name"] for t in sheets["tests"]] == [BREAKOUT] and sheets["score"] == 1.0
+    assert sheets["tests"][0]["points"] == sum(PARTS[n[:-6]].points for n in SHEETS)

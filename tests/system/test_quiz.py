@@ -19,8 +19,9 @@ def typed(question):
     return str(question.answer) if question.kind == "numeric" else "Heads are a view of the features, then a transpose."
 
 
-def reached(part, count):
-    """The points of a part's first count questions that the quiz scores: shown, they count as possible."""
+def answered(part, count):
+    """The points of a part's first count questions that the quiz scores: answered or skipped, they count as
+    possible; the question the quiz stopped at does not."""
     return sum(q.points for q in part.questions[:count] if q.autograded)
 
 
@@ -61,7 +62,10 @@ def test_bad_answers_are_explained_and_asked_again():
     assert f"There is no option Z: the options are {', '.join(second.options)}" in run.stdout
     assert "Only one option is correct here" in run.stdout
     assert f"Skipped. The answer: {second.key()}" in run.stdout
-    assert f"Stopped. Score: 1 of {reached(MULTIHEAD, 3):g} points on the questions you reached." in run.stdout
+    assert (
+        f"Stopped. Score: 1 of {answered(MULTIHEAD, 2):g} points on the questions you answered or skipped."
+        in run.stdout
+    )
 
 
 def test_a_wrong_answer_gets_the_key_and_no_points():
@@ -69,16 +73,20 @@ def test_a_wrong_answer_gets_the_key_and_no_points():
     wrong = next(letter for letter in question.options if letter not in question.answer)
     run = quiz("2", lines=[typed(MULTIHEAD.questions[0]), wrong])
     assert f"Not correct: the answer is {question.key()}." in run.stdout
-    assert f"Stopped. Score: 1 of {reached(MULTIHEAD, 3):g} points" in run.stdout
+    assert f"Stopped. Score: 1 of {answered(MULTIHEAD, 2):g} points" in run.stdout
 
 
 def test_end_of_input_stops_cleanly_with_the_score_so_far():
-    """The first question was shown: its points are possible, and unscored (it once said 0 of 0)."""
+    """The question the input ended at was never answered: its points are not counted as possible (issue 49), and
+    with nothing answered there is no score to give (it once said 0 of 0)."""
     run = quiz(lines=[])
     assert run.returncode == 0 and run.stderr == ""
     assert f"{sum(len(p.questions) for p in PARTS)} questions." in run.stdout
-    assert reached(PARTS[0], 1) > 0
-    assert f"Stopped. Score: 0 of {reached(PARTS[0], 1):g} points" in run.stdout
+    assert "Stopped before any scored question was answered: no score." in run.stdout and "Score:" not in run.stdout
+    first = PARTS[0].questions[0]
+    assert first.autograded
+    run = quiz(lines=[typed(first)])
+    assert f"Stopped. Score: {first.points:g} of {first.points:g} points on the questions you answered" in run.stdout
 
 
 @pytest.mark.parametrize("part, message", [("12", "no part '12'; the parts are 01_attention"), ("e", "could be")])
@@ -118,6 +126,6 @@ def test_ctrl_c_scores_what_was_answered_and_exits_as_interrupted(monkeypatch, c
     monkeypatch.setattr("builtins.input", read)
     assert main(["quiz", "2"]) == 130
     assert (
-        f"Stopped. Score: 1 of {reached(MULTIHEAD, 2):g} points on the questions you reached."
+        f"Stopped. Score: 1 of {answered(MULTIHEAD, 1):g} points on the questions you answered or skipped."
         in capsys.readouterr().out
     )

@@ -360,3 +360,25 @@ def test_the_detached_layer_norm_key_counts_the_parameters_that_learn():
     (key,) = question.answer
     assert f"{len(learning)} of the model's {total} parameter tensors" in question.options[key], learning
     assert all(name.startswith("lm_head.") for name in learning), learning
+
+
+def test_the_printable_sheets_ask_every_question_and_answer_none():
+    """The students' sheets (issue 49: the handout was the instructors' alone, answers and all): a page per part, every
+    question and option with room to answer, and not one explanation, model answer, rubric line or key."""
+    import html
+    import re
+
+    from autograder.breakout import quiz_notebooks
+
+    page = quiz_notebooks.SHEETS.read_text()
+    assert page == quiz_notebooks.student_sheets(PARTS)
+    text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", page)).split())
+    assert page.count("<section>") == len(PARTS) and page.count("class='question'") == len(QUESTIONS)
+    for question in QUESTIONS:
+        assert " ".join(question.text.replace("`", "").split()) in text, question.id
+        assert all(" ".join(option.replace("`", "").split()) in text for option in question.options.values())
+        hidden = [question.explanation, question.model_answer or "", *(c for _, c in question.rubric)]
+        for secret in filter(None, hidden):
+            assert " ".join(secret.replace("`", "").split())[:60] not in text, question.id
+    assert "Answer: " not in text.replace("Answer: ", "", sum(q.kind == "numeric" for q in QUESTIONS))
+    assert "<script" not in page and "http" not in page  # prints offline, as it is

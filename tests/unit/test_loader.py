@@ -254,3 +254,28 @@ def test_the_bundles_own_package_uploaded_with_the_work_is_not_graded(tmp_path):
     assert submission.notes == [
         "my work/autograder/ was not graded: it is the kit's own package (the student bundle's copy), not your work"
     ]
+
+
+def test_what_reaches_for_the_kit_is_noted_and_what_calls_its_helpers_is_not(tmp_path):
+    """Issue 49: a notebook that patched the grader showed in the class report as nothing to read. Importing the
+    reference, or changing what an import of the kit bound, is noted with its cell and line; calling a helper (a
+    self-check line, an old style's public check) is what notebooks do."""
+    from autograder.engine.contract.noticed import KIT_REACH, kit_reaches
+
+    cells = [
+        "from autograder.notebook import check_masking\ncheck_masking(causal_mask)",
+        "from autograder.checks import close\nclose(None, None, '', '', None)",
+        "import autograder.course.jupyter as kit\nx = 1\nkit.grade_here = lambda c, n: 15",
+        "from autograder.notebook import check_attention as check\nsetattr(check, 'ok', True)",
+        "import solutions.attention as answers",
+    ]
+    notebook = {"cells": [{"cell_type": "code", "metadata": {}, "source": c} for c in cells], "metadata": {}}
+    (tmp_path / "work.ipynb").write_text(json.dumps(notebook))
+    (tmp_path / "helper.py").write_text("from solutions import masking\n")
+    cell = {n: loader.cell_label("work.ipynb", n, cells[n - 1]) for n in (3, 4, 5)}
+    assert kit_reaches(tmp_path) == [
+        f"helper.py: line 1 imports solutions.masking, {KIT_REACH}",
+        f"{cell[3]}: line 3 changes autograder.course.jupyter, {KIT_REACH}",
+        f"{cell[4]}: line 2 changes autograder.notebook.check_attention, {KIT_REACH}",
+        f"{cell[5]}: line 1 imports solutions.attention, {KIT_REACH}",
+    ]

@@ -47,6 +47,7 @@ def test_the_extensions_points_are_counted_apart_from_the_cores():
     assert results["extra_data"] == {
         "problem": None,
         "loading": [],
+        "to_read": [],
         "core": {"score": core[0], "max_score": core[1]},
         "extensions": {"score": extensions[0], "max_score": extensions[1]},
     }

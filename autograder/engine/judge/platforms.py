@@ -2,8 +2,10 @@
 
 import json
 
+from autograder.engine.child.scrutiny import NOT_RUN
+from autograder.engine.contract.noticed import KIT_REACH
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
-from autograder.engine.judge.results import LOADING_NOTE, Report
+from autograder.engine.judge.results import BREAKOUT, LOADING_NOTE, Report
 
 FORMATS = ("gradescope", "prairielearn")
 
@@ -12,17 +14,33 @@ def gradescope(report: Report, visibility: str = "visible") -> dict[str, object]
     """Gradescope's results.json. visibility is when students see each component's score and feedback
     (visible, after_due_date, after_published or hidden); the summary of the whole is always shown. A report
     that grades a course extension has the core's and the extensions' totals in extra_data, Gradescope's field
-    for the kit's own data."""
+    for the kit's own data.
+
+    The breakout sheets are a test of their own, apart from the code's score; a hand-in of sheets alone is
+    scored by them."""
     # What the class report acts on, as fields (class_report.py): never found by searching text a student can write.
     extra: dict[str, object] = {
         "problem": report.problem,
         "loading": [note.removeprefix(LOADING_NOTE) for note in report.notes if note.startswith(LOADING_NOTE)],
+        "to_read": [note for note in report.notes if KIT_REACH in note or NOT_RUN in note],
     }
     if report.extended:
         extra |= {part: {"score": score, "max_score": points} for part, (score, points) in report.totals().items()}
+    score, max_score = _total(report)
+    breakout = [
+        {
+            "name": BREAKOUT,
+            "score": report.breakout_score,
+            "max_score": report.breakout_points,
+            "status": "passed" if report.breakout_score >= report.breakout_points else "failed",
+            "output": f"{report.breakout_line()}\n{report.breakout_feedback()}",
+            "tags": [BREAKOUT],
+            "visibility": visibility,
+        }
+    ]
     document: dict[str, object] = {
-        "score": report.score,
-        "max_score": report.max_score,
+        "score": score,
+        "max_score": max_score,
         "execution_time": round(report.seconds, 2),
         "output": report.summary(),
         # What the grader prints is the instructor's log, and the tests already carry the feedback.
@@ -44,9 +62,17 @@ def gradescope(report: Report, visibility: str = "visible") -> dict[str, object]
                 },
             }
             for c in report.components
-        ],
+        ]
+        + (breakout if report.sheets else []),
     }
     return document
+
+
+def _total(report: Report) -> tuple[float, float]:
+    """(score, max score): the code's, or the sheets' for a hand-in of breakout sheets alone."""
+    if report.sheets and not report.components:
+        return report.breakout_score, report.breakout_points
+    return report.score, report.max_score
 
 
 def prairielearn(report: Report) -> dict[str, object]:
@@ -64,9 +90,20 @@ def prairielearn(report: Report) -> dict[str, object]:
                 "output": feedback,
             }
         )
+    if report.sheets:
+        tests.append(
+            {
+                "name": BREAKOUT,
+                "points": report.breakout_score,
+                "max_points": report.breakout_points,
+                "message": report.breakout_line(),
+                "output": report.breakout_feedback(),
+            }
+        )
+    score, max_score = _total(report)
     return {
         "gradable": not report.grader_failed,
-        "score": round(report.score / report.max_score, 4) if report.max_score else 0.0,
+        "score": round(score / max_score, 4) if max_score else 0.0,
         "message": report.summary(),
         "output": report.table(),
         "tests": tests,

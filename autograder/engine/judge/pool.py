@@ -7,7 +7,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Container, Generator, Iterable, Sequence
+from collections.abc import Callable, Container, Generator, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -20,6 +20,9 @@ from autograder.engine.judge.sandbox import Sandbox
 
 _PathT = TypeVar("_PathT", bound=str | Path)
 PR_SET_PDEATHSIG = 1
+# What grades one submission, as grade.grade is called: the layers above pass their own (the breakout sheets beside
+# the code, breakout/sheets.py's grade_hand_in), a module's function, which a spawned worker imports by its name.
+Grader = Callable[..., Report]
 
 
 def submissions_in(folder: str | Path) -> list[Path]:
@@ -38,6 +41,7 @@ def grade_each(
     accepted: Container[_PathT] = (),
     workers: int | None = None,
     components: Sequence[str] | None = None,
+    grader: Grader = grade,
 ) -> Generator[tuple[_PathT, Report], None, None]:
     """Grade these submissions, on `workers` processes (default: one per core); yields (path, Report)
     in the order they finish.
@@ -52,7 +56,7 @@ def grade_each(
         sandbox = Sandbox(device, limits)
         try:
             for path in paths:
-                yield path, _graded(path, device, limits, sandbox, path in accepted, components)
+                yield path, _graded(grader, path, device, limits, sandbox, path in accepted, components)
         finally:
             sandbox.close()
         return
@@ -66,7 +70,7 @@ def grade_each(
         workers, multiprocessing.get_context("spawn"), _start_worker, (device, limits, os.getpid())
     )
     try:
-        pending = {pool.submit(_grade_in_worker, path, path in accepted, components): path for path in paths}
+        pending = {pool.submit(_grade_in_worker, grader, path, path in accepted, components): path for path in paths}
         for future in as_completed(pending):
             path = pending[future]
             try:
@@ -84,6 +88,7 @@ def grade_each(
 
 
 def _graded(
+    grader: Grader,
     path: str | Path,
     device: str,
     limits: Limits,
@@ -93,7 +98,7 @@ def _graded(
 ) -> Report:
     started = time.monotonic()
     try:
-        return grade(path, device, limits, components, sandbox, accept_flagged)
+        return grader(path, device, limits, components, sandbox, accept_flagged)
     except Exception as error:  # noqa: BLE001 - one submission's failure must not cost the others their grades
         return Report.failed(path, error, time.monotonic() - started)
 
@@ -109,8 +114,10 @@ def _start_worker(device: str, limits: Limits, parent: int) -> None:
     multiprocessing.util.Finalize(None, _worker["sandbox"].close, exitpriority=10)
 
 
-def _grade_in_worker(path: str | Path, accept_flagged: bool, components: Sequence[str] | None) -> Report:
-    return _graded(path, _worker["device"], _worker["limits"], _worker["sandbox"], accept_flagged, components)
+def _grade_in_worker(
+    grader: Grader, path: str | Path, accept_flagged: bool, components: Sequence[str] | None
+) -> Report:
+    return _graded(grader, path, _worker["device"], _worker["limits"], _worker["sandbox"], accept_flagged, components)
 
 
 def _die_with(parent: int) -> None:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from autograder.engine.judge.run import TestResult
 
 LOADING_NOTE = "while loading your code: "  # a report's note of what went wrong loading the submission
+BREAKOUT = "breakout"  # the line of the breakout sheets in a report, and its test in a results.json
 SHOWN_FAILURES = 3  # per component in the printed table; the JSON report has them all
 
 
@@ -116,6 +117,19 @@ class ComponentResult:
 
 
 @dataclass
+class Sheet:
+    """A breakout sheet of the hand-in, graded beside the code (autograder/breakout/sheets.py): its points are
+    reported apart from the code's."""
+
+    name: str  # the bank's part
+    score: float
+    points: float  # what its autograded questions are worth
+    lines: list[str]  # what the student reads: the sheet's score, then each question's verdict
+    waiting: float = 0.0  # the points of its short answers, which wait for a person to grade them
+    misses: list[str] = field(default_factory=list)  # the first line of each answer that scored nothing, for a table
+
+
+@dataclass
 class Report:
     submission: str
     components: list[ComponentResult]
@@ -123,6 +137,7 @@ class Report:
     seconds: float
     problem: str | None = None  # why it could not be graded at all, if it could not
     grader_failed: bool = False  # the grader itself raised: never the submission's doing
+    sheets: list[Sheet] = field(default_factory=list)  # the breakout sheets found beside the code
 
     @property
     def scored(self) -> list[ComponentResult]:
@@ -152,6 +167,30 @@ class Report:
         }
 
     @property
+    def breakout_score(self) -> float:
+        return round(sum(s.score for s in self.sheets), 2)
+
+    @property
+    def breakout_points(self) -> float:
+        return sum(s.points for s in self.sheets)
+
+    @property
+    def breakout_waiting(self) -> float:
+        return sum(s.waiting for s in self.sheets)
+
+    def breakout_line(self) -> str:
+        """The breakout's score in words: "12 of 14 points in 2 sheets (3 more wait for your instructor)"."""
+        waiting = self.breakout_waiting
+        return (
+            f"{self.breakout_score:g} of {self.breakout_points:g} points in {len(self.sheets)} "
+            f"sheet{'s' if len(self.sheets) != 1 else ''}"
+            + (f" ({waiting:g} more wait for your instructor to grade short answers by hand)" if waiting else "")
+        )
+
+    def breakout_feedback(self) -> str:
+        return visible("\n".join(line for sheet in self.sheets for line in sheet.lines), newlines=True)
+
+    @property
     def flags(self) -> list[str]:
         """One line per held component, for the CSV: "multihead: reason; ..."."""
         return [f"{c.id}: {'; '.join(c.flags)}" for c in self.components if c.flags]
@@ -162,7 +201,8 @@ class Report:
 
     def table(self) -> str:
         lines = [f"Grading {visible_name(self.submission)}", ""]
-        lines.append(f"{'component':<13} {'score':>15}   tests")
+        if self.components:
+            lines.append(f"{'component':<13} {'score':>15}   tests")
         for c in self.components:
             score = f"{c.score:6.2f} / {c.points:<3g}" if c.id in spec.BY_ID else "not scored"
             mark = "HELD" if c.flags else "ok" if c.status == "passed" else "FAILED" if c.fatal or not c.passed else ""
@@ -171,11 +211,17 @@ class Report:
             lines += [
                 f"{part:<13} {f'{score:6.2f} / {points:<3g}':>15}" for part, (score, points) in self.totals().items()
             ]
-        lines.append(f"{'total':<13} {f'{self.score:6.2f} / {self.max_score:<3g}':>15}")
+        if self.components:
+            lines.append(f"{'total':<13} {f'{self.score:6.2f} / {self.max_score:<3g}':>15}")
+        if self.sheets:  # apart from the code's total: a course weighs the discussions as it chooses
+            lines.append(f"{BREAKOUT:<13} {f'{self.breakout_score:6.2f} / {self.breakout_points:<3g}':>15}")
         lines += [f"note: {note}" for note in self.notes]
         for c in self.components:
             if c.status != "passed" or c.flags or c.notes:
                 lines += ["", f"[{c.id}] " + c.feedback(SHOWN_FAILURES).replace("\n", "\n  ")]
+        if self.sheets:
+            lines += ["", f"[{BREAKOUT}] {self.breakout_line()}"]
+            lines += [f"  {line}" for sheet in self.sheets for line in [sheet.lines[0], *sheet.misses]]
         lines += ["", f"graded in {self.seconds:.1f} s"]
         return visible("\n".join(lines), newlines=True)
 
