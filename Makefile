@@ -7,7 +7,8 @@ PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 # PyPI's torch for Linux brings several GB of CUDA packages: where the machine has no NVIDIA driver (no nvidia-smi),
 # the pinned torch comes first from PyTorch's CPU index, and then satisfies requirements.txt's pin (docs/TERM.md says
-# how to install for --device cuda).
+# how to install for --device cuda). Where that index cannot be reached (a machine that sees only a package mirror,
+# which serves the CPU build itself), pip asks its own index: pointed at the CPU index alone, it retried every package.
 TORCH := $(shell grep -E '^torch==' requirements.txt)
 CPU_INDEX := $(if $(filter Linux,$(shell uname -s)),$(if $(shell command -v nvidia-smi),,--index-url https://download.pytorch.org/whl/cpu))
 
@@ -59,7 +60,7 @@ bundle: $(INSTALLED)
 $(INSTALLED): requirements.txt Makefile
 	python3 -m venv $(VENV)
 	$(PYTHON) -m pip install --quiet --upgrade pip
-	$(PYTHON) -m pip install --quiet $(CPU_INDEX) '$(TORCH)'
+	$(PYTHON) -m pip install --quiet $$($(PYTHON) -c 'import urllib.request; urllib.request.urlopen("https://download.pytorch.org/whl/cpu/", timeout=10)' 2>/dev/null && echo '$(CPU_INDEX)') '$(TORCH)'
 	$(PYTHON) -m pip install --quiet -r requirements.txt
 	$(PYTHON) -c 'import pathlib, sysconfig; pathlib.Path(sysconfig.get_path("purelib"), "transformers-kit.pth").write_text("$(CURDIR)\n")'
 	$(PYTHON) -m autograder kernel
