@@ -169,10 +169,11 @@ def test_a_sleeping_component_is_stopped_by_the_wall_clock(tmp_path, sandbox):
         sandbox=sandbox,
     )  # time.sleep is held for review; accepted, it still cannot wait for ever
     assert results["masking"].score == 0
-    assert (
-        "was stopped while running causal_mask: it slept or waited for 14 s, using 0.0 s of its 1 s of CPU time"
-        in results["masking"].feedback()
-    )
+    # The CPU time it used before sleeping is what a loaded machine makes it (0.0 s idle, a few hundredths under load).
+    assert re.search(
+        r"was stopped while running causal_mask: it slept or waited for 14 s, using [\d.]+ s of its 1 s of CPU time",
+        results["masking"].feedback(),
+    ), results["masking"].feedback()
     assert "zero.slept" in reasons_said(results["masking"].feedback())
 
 
