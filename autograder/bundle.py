@@ -89,6 +89,7 @@ STUDENT_DATA = tuple(
         *sorted(PUBLIC_CASES.glob("*.*")),
         hints.MISTAKE_SENTENCES,
         hints.STEP_HINTS,
+        hints.FAILURE_HINTS,
         HINTS,
         *sorted(CORPUS_FOLDER.glob("*.*")),
     )

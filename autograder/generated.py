@@ -132,14 +132,15 @@ def _run(part, check):
 
 def sentences(setting=None):
     """{path: text} of the sentences part's files, under the course's hints setting unless given: with none, no
-    step's hint and no ladder."""
+    step's hint, no component's hint under a failing output and no ladder."""
     from autograder.course import HINTS, stubs
-    from autograder.engine.authoring import mistakes, steps
+    from autograder.engine.authoring import failure_hints, mistakes, steps
 
     setting = setting or stubs.hints_setting()
     return {
         hints.MISTAKE_SENTENCES: mistakes.sentences(),
         hints.STEP_HINTS: steps.hints() if setting != "none" else "{}\n",
+        hints.FAILURE_HINTS: failure_hints.table(setting),
         HINTS: stubs.hints_table(setting),
     }
 

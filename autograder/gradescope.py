@@ -24,6 +24,7 @@ CODE = (
     "solutions",
     str((spec.GENERATED / "fixtures").relative_to(spec.KIT_ROOT)),
     str(hints.MISTAKE_SENTENCES.relative_to(spec.KIT_ROOT)),
+    str(hints.FAILURE_HINTS.relative_to(spec.KIT_ROOT)),
 )
 # What grading imports, by distribution: the child's torch, numpy and BertConfig (transformers), the hidden
 # suites' pytest, the jail's bwrap. Not the notebooks' Jupyter and matplotlib, nor nbgrader: a grading image

@@ -73,7 +73,9 @@ def test_bundle_holds_the_release_the_student_modules_a_readme_and_requirements(
 SHIPPED_CASES = {str(path.relative_to(spec.KIT_ROOT)) for path in PUBLIC_CASES.glob("*.*")}
 # Of the catalog, whose edits quote the reference, the sentences alone, and of the steps' entries the hints alone
 # (their texts are searched below as any other).
-SHIPPED_SENTENCES = {str(path.relative_to(spec.KIT_ROOT)) for path in (hints.MISTAKE_SENTENCES, hints.STEP_HINTS)}
+SHIPPED_SENTENCES = {
+    str(path.relative_to(spec.KIT_ROOT)) for path in (hints.MISTAKE_SENTENCES, hints.STEP_HINTS, hints.FAILURE_HINTS)
+}
 # The hint ladders under the course's setting: their last level is the line itself, given to a student who asks for
 # it (course/settings.yaml's none ships none: tests/system/test_ladder.py); searched for every other secret.
 SHIPPED_HINTS = str(HINTS.relative_to(spec.KIT_ROOT))

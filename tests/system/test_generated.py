@@ -84,13 +84,13 @@ def _edit(path, old, new):
 
 def _reword_a_hint(kit):
     hint = next(iter(next(iter(_hints().values())).values()))
-    _edit(kit / "autograder/engine/judge/hints/failures.py", hint[:40], hint[:40].upper())
+    _edit(kit / "autograder/engine/authoring/failure_hints.py", hint[:40], hint[:40].upper())
 
 
 def _hints():
-    from autograder.engine.judge.hints import HINTS
+    from autograder.engine.authoring.failure_hints import TOPICS
 
-    return HINTS
+    return TOPICS
 
 
 def _reword_a_likely_mistake(kit):

@@ -8,7 +8,7 @@ from support.course_helpers import install_test_kernel, outputs, run_cells
 
 from autograder import generated
 from autograder.course import HINTS, ladder, notebooks, release, stubs
-from autograder.engine.authoring import steps
+from autograder.engine.authoring import failure_hints, steps
 
 
 @pytest.fixture(scope="module")
@@ -47,9 +47,10 @@ def test_with_hints_set_to_none_the_built_release_and_its_data_hold_no_hint(tmp_
     built = release.build_release(source, tmp_path / "course", notebooks.ASSIGNMENT)
     texts = {path.name: path.read_text() for path in built.glob("*.ipynb")}
     texts |= {path.name: text for path, text in generated.sentences("none").items()}
-    assert len(texts) == len(notebooks.parts()) + 3
+    assert len(texts) == len(notebooks.parts()) + 4
     ladders = json.loads(stubs.hints_table("on-request"))["ladders"]
     said = [level for levels in ladders.values() for level in levels] + [step.hint for step in steps.STEPS]
+    said += [hint for topics in failure_hints.TOPICS.values() for hint in topics.values()]
     said += [note for note in notebooks.HINTS_NOTES.values() if note]
     for name, text in texts.items():
         found = [s for s in said if s in text or json.dumps(s, ensure_ascii=False)[1:-1] in text]

@@ -178,6 +178,7 @@ def test_the_package_holds_the_scripts_the_grader_and_nothing_else(gradescope):
         and "autograder/engine/judge/suites/test_multihead.py" in names
         and "generated/fixtures/multihead.npz" in names
         and "generated/mistake_sentences.json" in names
+        and "generated/failure_hints.json" in names
     )
     assert (
         options[options.index("--visibility") + 1] == "after_due_date"

@@ -13,13 +13,14 @@ import json
 import re
 import textwrap
 
+import numpy as np
 import pytest
 
 from autograder import generated
 from autograder.course import ladder, notebooks, stubs
-from autograder.engine.authoring import mistakes, steps
+from autograder.engine.authoring import failure_hints, mistakes, steps
 from autograder.engine.contract import spec
-from autograder.engine.contract.errors import KitFault
+from autograder.engine.contract.errors import KitFault, StudentError
 
 # A word that the docstrings use as English ("convert to", "all rows", "the size", "one step", "an item"), whose
 # call (.to(), .all(), .size(), optimizer.step(), .item()) is no operation a docstring gives away by naming it.
@@ -134,10 +135,11 @@ def test_no_stub_and_no_cell_of_the_release_holds_a_hint():
 
 
 def test_with_hints_set_to_none_nothing_shipped_holds_a_hint():
-    """The data shipped hold no level and no step's hint; the notebooks say nothing of hints and import no hint()
+    """The data shipped hold no level, no step's hint and no component's hint under a failing output; the notebooks say nothing of hints and import no hint()
     (the release nbgrader makes of them is grepped whole in tests/system/test_ladder.py)."""
     ladders = on_request()["ladders"]
     said = [*(level for levels in ladders.values() for level in levels), *(step.hint for step in steps.STEPS)]
+    said += [hint for topics in failure_hints.TOPICS.values() for hint in topics.values()]
     for text in generated.sentences("none").values():
         assert [s for s in said if json.dumps(s, ensure_ascii=False)[1:-1] in text] == []
     notes = [note for note in notebooks.HINTS_NOTES.values() if note]
@@ -232,3 +234,31 @@ def test_with_none_no_hint_is_given_or_offered(table, capsys):
 def test_malformed_ladders_are_refused(source, problem):
     with pytest.raises(KitFault, match=problem):
         stubs.ladders(source)
+
+
+def test_with_hints_set_to_none_a_failing_output_reads_its_numbers_back_and_gives_no_hint(tmp_path, monkeypatch):
+    """The suites ask the judge's table for a component's topic; under none it has none to give, and a check
+    shows no "Hint:" line for an empty one. What reads the check's own numbers back (any component's) stays."""
+    from autograder.engine.contract.messages import TENSOR
+    from autograder.engine.judge import checks
+    from autograder.engine.judge.hints import HINTS, failures
+
+    (tmp_path / "failure_hints.json").write_text(failure_hints.table("none"))
+    monkeypatch.setattr(failures, "FAILURE_HINTS", tmp_path / "failure_hints.json")
+    failures._shipped.cache_clear()
+    try:
+        assert HINTS["attention"]["weights"] == "" and list(HINTS) == ["any"]
+        assert HINTS["any"]["eval-first"] == failures.ANY["eval-first"]
+        with pytest.raises(StudentError) as failed:
+            checks.equal(
+                {TENSOR: np.array([1, 2]), "dtype": "torch.int64"},
+                np.array([1, 3]),
+                "the output",
+                "case",
+                HINTS["attention"]["weights"],
+            )
+        assert "1 of 2 elements differ" in str(failed.value) and failures.HINT not in str(failed.value)
+    finally:
+        monkeypatch.undo()
+        failures._shipped.cache_clear()
+    assert HINTS["attention"]["weights"] == failure_hints.TOPICS["attention"]["weights"]

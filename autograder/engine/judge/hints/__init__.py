@@ -1,6 +1,7 @@
 """Every sentence a student reads about their own code, one table per kind, each by component and topic:
 
-- the hint under a failing output, "Hint: ..." (failures.py: HINTS), and under a failing step of the notebooks
+- the hint under a failing output, "Hint: ..." (failures.py: HINTS; a component's topics read from
+  generated/failure_hints.json, each written in engine/authoring/failure_hints.py), and under a failing step of the notebooks
   (step(), from generated/step_hints.json: each is written in its step's entry, engine/authoring/steps/, and `python -m autograder
   generate --part sentences` copies the hints alone here);
 - the likely mistake the diagnosis names, by the catalog's id of the mistake (likely(), from generated/mistake_sentences.json): each
@@ -20,9 +21,9 @@ import json
 
 from autograder.engine.contract.reasons import DELEGATION, ZERO
 from autograder.engine.contract.spec import GENERATED
-from autograder.engine.judge.hints.failures import HINT, HINTS
+from autograder.engine.judge.hints.failures import FAILURE_HINTS, HINT, HINTS
 
-__all__ = ["DELEGATION", "HINT", "HINTS", "MISTAKE_SENTENCES", "STEP_HINTS", "ZERO", "likely", "step"]
+__all__ = ["DELEGATION", "FAILURE_HINTS", "HINT", "HINTS", "MISTAKE_SENTENCES", "STEP_HINTS", "ZERO", "likely", "step"]
 
 MISTAKE_SENTENCES = GENERATED / "mistake_sentences.json"
 STEP_HINTS = GENERATED / "step_hints.json"

@@ -5,155 +5,99 @@ The hidden suites show them, the public checks (the same suites, on the public c
 tests hold each to its evidence (tests/support/hint_evidence.py: a graded mistake whose numbers support it, and one whose
 numbers do not). A hint says what is graded, as the contract says it; what the student likely did wrong is the
 diagnosis's "Likely mistake" line (generated/mistake_sentences.json, from the catalog).
+
+Two kinds. Any component's (ANY, here) read the check's own numbers back to the student: the values agree to
+float32 only, they change between calls, the eval-mode ones are wrong too; they are how a failure is read, so they
+are shown under every setting. A component's topics say what its contract asks, and so how it is done: they are
+written in engine/authoring/failure_hints.py, which never ships, and `python -m autograder generate --part
+sentences` copies them to generated/failure_hints.json under the course's hints setting, none copying none.
 """
 
-HINT = "Hint: "  # the line a hint begins, under the failure it explains
+import functools
+import json
+from collections.abc import Iterator, Mapping
 
-HINTS: dict[str, dict[str, str]] = {
-    # Any component's: what checks.py and suites/ say under failures of their own kind.
-    "any": {
-        # The numbers say only that the values are near: both causes that make them so are named, neither asserted.
-        "float32-only": (
-            "the values agree with the expected ones to float32 precision, but not to float64's: something in your "
-            "code is slightly off. Usual causes: a computation in float32 when the inputs are float64 (a constant or "
-            "buffer made in float32, torch.tensor(x) or torch.ones(...) without dtype=, a registered 1/sqrt(Dh) "
-            "scale, a .float() call, a number rounded to float32 precision), or a small constant other than the "
-            "config's (a layer norm's eps: nn.LayerNorm's default is 1e-5, where config.layer_norm_eps is 1e-12). "
-            "Make new tensors with dtype=input.dtype, use Python floats (math.sqrt), and read every constant from "
-            "the config."
-        ),
-        # Under a train-mode check whose values are wrong in eval mode too: what train mode changes cannot be told
-        # from outputs that are wrong without it. Every component's train-mode check says it, layer norm's too,
-        # which has no dropout: so it names none (it once told a layer norm where dropout goes).
-        "eval-first": (
-            "the values are wrong in eval mode too: fix those first; the train-mode values can be judged only once "
-            "the eval-mode ones are right."
-        ),
-        # The case on a config unlike the others (engine/authoring/builder.py, ODD_CONFIG) differs in its sizes, its
-        # eps and its three token types: what fails only there is one of those, and the hint names each.
-        "config": (
-            "this config differs from the others in its sizes, its eps (0.05) and its token types (three): read "
-            "every size from the config you are given, none hard-coded (num_attention_heads and Dh = hidden_size // "
-            "num_attention_heads, intermediate_size, max_position_embeddings, type_vocab_size, num_hidden_layers, "
-            "num_labels), pass eps=config.layer_norm_eps to every LayerNorm, and pass token_type_ids on wherever "
-            "they are given."
-        ),
-        # Where the values are right and a gradient is not.
-        "gradient": (
-            "the outputs are right but this gradient is not: part of the computation is cut from the graph "
-            "(.detach(), .data, torch.no_grad(), a value rebuilt from .item() or .tolist()), or a custom autograd "
-            "Function computes its own backward wrongly."
-        ),
-        # Where the values are wrong and a second call on the same input gives other ones: what the values are
-        # cannot be judged while they change, and a hint on the formula would name a cause they do not show.
-        "changing": (
-            "two calls on the same input in eval() mode gave different values: something changes between calls, "
-            "such as dropout that does not follow eval() (F.dropout(x, p) without training=self.training), "
-            "torch.rand, or state that a call updates. The values can be judged once they repeat."
-        ),
-        # Only where the first call's values are right: so it is not dropout left on in eval mode (that makes them
-        # wrong), but something that changes between calls.
-        "deterministic": (
-            "the first call gave the right values and the second call other ones: in eval() mode nothing may "
-            "change between calls. Look for state that a call changes (a counter, a cached tensor, a weight or "
-            "buffer updated in place) or randomness that does not follow eval() (F.dropout with training=True, "
-            "torch.rand)."
-        ),
-    },
-    "masking": {
-        "causal": "True at [i, j] exactly where j <= i: the diagonal is included (torch.tril), and the dtype is torch.bool.",
-        "padding": "True at real tokens (attention_mask == 1), shaped (B, 1, 1, S) so it broadcasts over heads and queries.",
-    },
-    "attention": {
-        "weights": "weights = softmax(query @ key.transpose(-2, -1) / sqrt(Dh)) over the LAST dimension (S), "
-        "with Dh = query.size(-1); blocked positions (mask False) must be filled with -inf before the softmax.",
-        "output": "output = weights @ value.",
-    },
-    "layernorm": {
-        "output": "normalise over the last dimension only: mean and BIASED variance (divide by D: unbiased=False), "
-        "then weight * (x - mean) / sqrt(var + eps) + bias.",
-        "eps": "with eps=0.5 the answer shows which eps is used and where it goes: (x - mean) / sqrt(var + self.eps), "
-        "with the eps the module was built with (self.eps, never a constant), added to the variance under the root.",
-        "fresh": "a new LayerNorm must start with weight = ones and bias = zeros, before any weights are loaded.",
-    },
-    "multihead": {
-        "weights": "weights are (B, H, T, S), one (T, S) map per head: each projection split into heads as "
-        ".view(B, T, H, Dh).transpose(1, 2) gives them; queries from hidden_states, keys and values from "
-        "key_value_states when it is given.",
-        "output": "merge the heads back with .transpose(1, 2).reshape(B, T, D), in head order, then apply the "
-        "output projection (if weights pass, the mistake is after the attention).",
-        "train": "in train mode dropout (self.dropout, p = attention_probs_dropout_prob) applies to the attention "
-        "probabilities, after the softmax and before they weight the values: context = dropout(weights) @ v; "
-        "nowhere else.",
-    },
-    "feedforward": {
-        "output": "dropout(linear2(gelu(linear1(x)))) with the exact GELU, 0.5·x·(1 + erf(x / sqrt(2))) "
-        "(F.gelu's default), not the tanh approximation and not ReLU.",
-        "train": "in train mode dropout (p = hidden_dropout_prob) comes last, after linear2: "
-        "dropout(linear2(gelu(linear1(x)))); not between the two linears, not on the input.",
-    },
-    "embeddings": {
-        "output": "token + position + token type, then layer_norm, then dropout; positions are 0..T-1 "
-        "(torch.arange(T)), and missing token_type_ids mean all zeros.",
-        "train": "in train mode dropout (p = hidden_dropout_prob) comes after the layer norm, on the sum's "
-        "normalised value: dropout(layer_norm(token + position + token type)); not before the layer norm, not on "
-        "one embedding alone.",
-        "table": "PE[p, 2i] = sin(p / 10000^(2i/d_model)) in even columns and PE[p, 2i+1] = cos(same angle) "
-        "in odd columns; the exponent uses 2i (the even column index), not the column index itself.",
-    },
-    "encoder": {
-        "layer": "BERT is post-LN: x = attention_norm(x + dropout(attention(x, mask))); "
-        "x = output_norm(x + feed_forward(x)). The residual is added before each layer norm, not after.",
-        "model": "embeddings, then every layer in order with padding_mask(attention_mask) (None when no mask is "
-        "given); pass token_type_ids on to the embeddings.",
-        "train": "in train mode the attention's output goes through self.dropout before the residual sum: "
-        "attention_norm(x + dropout(attention(x))); the feed-forward block ends in its own dropout, so "
-        "output_norm(x + feed_forward(x)) adds none; nothing else is dropped out.",
-        "padding": "padded keys must be blocked in every layer, whatever tokens they hold: no real position's "
-        "output may depend on a padded position's token.",
-        "pretrained": "the encoder passes every synthetic test but not this one: look for what small configs do not "
-        "show (eps, large D, many layers).",
-    },
-    "decoder": {
-        "layer": "three post-LN sub-blocks in this order: masked self-attention (self_mask), cross-attention "
-        "(queries from the decoder, keys and values from encoder_hidden_states, cross_mask), feed-forward; "
-        "each as norm(x + dropout(sublayer(x))).",
-        "model": "self-attention mask = causal_mask(T) & padding_mask(attention_mask) when a mask is given; "
-        "cross-attention mask = padding_mask(encoder_attention_mask).",
-        "train": "in train mode each attention's output goes through self.dropout before its residual sum: "
-        "norm(x + dropout(attention(...))) for the self-attention and the cross-attention alike; the feed-forward "
-        "block ends in its own dropout, so output_norm(x + feed_forward(x)) adds none.",
-        "causal": "position i may only attend to positions 0..i, whatever tokens come later: causal_mask(T) in "
-        "every self-attention.",
-    },
-    "heads": {
-        "LanguageModelHead": "logits = decoder(layer_norm(gelu(dense(h)))) with the exact GELU; no softmax: "
-        "logits are unnormalised scores (cross-entropy applies log-softmax itself).",
-        "SequenceClassificationHead": "logits = classifier(dropout(tanh(pooler(h[:, 0])))), from the first "
-        "position (the [CLS] token), unnormalised: no softmax or log_softmax.",
-        "TransformerForSequenceClassification": "head(encoder(input_ids, attention_mask, token_type_ids)): "
-        "pass both masks and token types through.",
-        "train LanguageModelHead": "the LM head has no dropout: in train mode it computes what it computes in eval "
-        "mode.",
-        "train SequenceClassificationHead": "in train mode dropout (p = hidden_dropout_prob) sits between the "
-        "pooler and the classifier: classifier(dropout(tanh(pooler(h[:, 0])))); not after the classifier, not "
-        "before the pooler.",
-        "train TransformerForSequenceClassification": "in train mode the encoder's dropouts and the head's one "
-        "apply, nothing else: head(encoder(input_ids, attention_mask, token_type_ids)).",
-    },
-    "seq2seq": {
-        "model": "encode the source with attention_mask, decode decoder_input_ids with decoder_attention_mask as "
-        "the target mask and attention_mask as the cross-attention mask, then lm_head.",
-        "decode": "start every row with bos_token_id; each step append the arg-max of the LAST position's logits; "
-        "once a row has emitted eos_token_id, append pad_token_id to it; stop as soon as every row has finished, "
-        "or after max_new_tokens steps.",
-        "causal": "the decoder's self-attention must be causal, also inside the full model.",
-    },
-    "integration": {
-        "output": "every part is yours here: the component whose own tests fail is the one to fix first.",
-    },
+from autograder.engine.contract.spec import GENERATED
+
+HINT = "Hint: "  # the line a hint begins, under the failure it explains
+FAILURE_HINTS = GENERATED / "failure_hints.json"
+
+ANY = {
+    # The numbers say only that the values are near: both causes that make them so are named, neither asserted.
+    "float32-only": (
+        "the values agree with the expected ones to float32 precision, but not to float64's: something in your "
+        "code is slightly off. Usual causes: a computation in float32 when the inputs are float64 (a constant or "
+        "buffer made in float32, torch.tensor(x) or torch.ones(...) without dtype=, a registered 1/sqrt(Dh) "
+        "scale, a .float() call, a number rounded to float32 precision), or a small constant other than the "
+        "config's (a layer norm's eps: nn.LayerNorm's default is 1e-5, where config.layer_norm_eps is 1e-12). "
+        "Make new tensors with dtype=input.dtype, use Python floats (math.sqrt), and read every constant from "
+        "the config."
+    ),
+    # Under a train-mode check whose values are wrong in eval mode too: what train mode changes cannot be told
+    # from outputs that are wrong without it. Every component's train-mode check says it, layer norm's too,
+    # which has no dropout: so it names none (it once told a layer norm where dropout goes).
+    "eval-first": (
+        "the values are wrong in eval mode too: fix those first; the train-mode values can be judged only once "
+        "the eval-mode ones are right."
+    ),
+    # The case on a config unlike the others (engine/authoring/builder.py, ODD_CONFIG) differs in its sizes, its
+    # eps and its three token types: what fails only there is one of those, and the hint names each.
+    "config": (
+        "this config differs from the others in its sizes, its eps (0.05) and its token types (three): read "
+        "every size from the config you are given, none hard-coded (num_attention_heads and Dh = hidden_size // "
+        "num_attention_heads, intermediate_size, max_position_embeddings, type_vocab_size, num_hidden_layers, "
+        "num_labels), pass eps=config.layer_norm_eps to every LayerNorm, and pass token_type_ids on wherever "
+        "they are given."
+    ),
+    # Where the values are right and a gradient is not.
+    "gradient": (
+        "the outputs are right but this gradient is not: part of the computation is cut from the graph "
+        "(.detach(), .data, torch.no_grad(), a value rebuilt from .item() or .tolist()), or a custom autograd "
+        "Function computes its own backward wrongly."
+    ),
+    # Where the values are wrong and a second call on the same input gives other ones: what the values are
+    # cannot be judged while they change, and a hint on the formula would name a cause they do not show.
+    "changing": (
+        "two calls on the same input in eval() mode gave different values: something changes between calls, "
+        "such as dropout that does not follow eval() (F.dropout(x, p) without training=self.training), "
+        "torch.rand, or state that a call updates. The values can be judged once they repeat."
+    ),
+    # Only where the first call's values are right: so it is not dropout left on in eval mode (that makes them
+    # wrong), but something that changes between calls.
+    "deterministic": (
+        "the first call gave the right values and the second call other ones: in eval() mode nothing may "
+        "change between calls. Look for state that a call changes (a counter, a cached tensor, a weight or "
+        "buffer updated in place) or randomness that does not follow eval() (F.dropout with training=True, "
+        "torch.rand)."
+    ),
 }
-HINTS["seq2seq"]["train"] = (
-    "in train mode the dropouts are the encoder's and the decoder's own; the model adds none. "
-    + HINTS["seq2seq"]["model"]
-)
+
+
+class Topics(dict[str, str]):
+    """A component's hints by topic; a topic the course ships no hint for reads as "" (no "Hint:" line)."""
+
+    def __missing__(self, topic: str) -> str:
+        return ""
+
+
+class Table(Mapping[str, Topics]):
+    """The hints by component, read from the generated table when first asked (what imports this module to name
+    the file, the grading image's first stage, has no table to read); a component with none shipped has no topics."""
+
+    def __getitem__(self, component: str) -> Topics:
+        return _shipped().get(component, Topics())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_shipped())
+
+    def __len__(self) -> int:
+        return len(_shipped())
+
+
+@functools.cache
+def _shipped() -> dict[str, Topics]:
+    shipped: dict[str, dict[str, str]] = json.loads(FAILURE_HINTS.read_text())
+    return {"any": Topics(ANY), **{component: Topics(topics) for component, topics in shipped.items()}}
+
+
+HINTS = Table()
