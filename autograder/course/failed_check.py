@@ -2,8 +2,9 @@
 earlier part that fails, a wrong call between two of the student's own parts, a shape error on its case, or the
 hint of the first failure), then the first failing case named with its inputs, then the rest as counts.
 
-The exception the check raises then says one line in a notebook (errors.StudentFault's IPython hook): the block is
-printed once, and no frame of the kit's files reads as if the grader had crashed.
+The exception the check raises then says one line in a notebook (errors.StudentFault's IPython hook), and in a
+script the student runs (quiet_faults, Python's own hook): the block is printed once, and no frame of the kit's
+files reads as if the grader had crashed.
 """
 
 import linecache
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import torch
 
+from autograder.engine.contract.errors import StudentFault
 from autograder.engine.contract.protocol import REFERENCE_LABEL
 from autograder.engine.judge.hints import HINT, HINTS
 
@@ -152,3 +154,20 @@ def earlier_line(earlier):
         f"part runs {'it' if one else 'them'}: fix {'it' if one else 'them'} first; what fails here may follow from "
         f"{'it' if one else 'them'}."
     )
+
+
+def quiet_faults():
+    """Make Python's hook for an uncaught exception print a StudentFault as a notebook does, on its own line, with
+    no traceback (a script that runs a check, outside IPython); anything else as the hook before did."""
+    if getattr(sys.excepthook, "quiet_faults", False):
+        return
+    before = sys.excepthook
+
+    def hook(kind, error, trace):
+        if isinstance(error, StudentFault):
+            print("\n".join(error._render_traceback_()), file=sys.stderr)
+        else:
+            before(kind, error, trace)
+
+    hook.quiet_faults = True
+    sys.excepthook = hook

@@ -135,6 +135,24 @@ def test_a_failed_check_says_what_to_change_then_its_first_case_then_counts(tmp_
     assert not any(KIT_FILES in line or 'File "' in line for line in lines)
 
 
+def test_outside_ipython_a_failed_check_ends_a_script_with_its_own_line_and_no_traceback(capsys):
+    """A script that runs a check (python my_attention.py) ended with a traceback through the kit's files: Python's
+    hook prints what a notebook prints, and anything not the student's doing as before."""
+    failure = public.Failed("attention", 1, ["case 1: wrong"], told="what to change")
+    failure.printed = True
+    sys.excepthook(public.Failed, failure, failure.__traceback__)
+    assert capsys.readouterr().err == (
+        "Failed: attention: 1 of 2 public checks passed. What to change, then the first failing case: above.\n"
+    )
+    crash = ValueError("the kit's own")
+    try:
+        raise crash
+    except ValueError:
+        sys.excepthook(ValueError, crash, crash.__traceback__)
+    said = capsys.readouterr().err
+    assert said.startswith("Traceback (most recent call last):") and said.endswith("ValueError: the kit's own\n")
+
+
 def test_a_shape_error_names_its_case_and_the_shape_expected(tmp_path, capsys):
     """The odd-width sinusoidal table got the bare RuntimeError, no hint, and no case (issue 46)."""
     edit = ("embeddings", "table[:, 1::2] = torch.cos(angles[:, : d_model // 2])", "table[:, 1::2] = torch.cos(angles)")
