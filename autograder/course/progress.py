@@ -58,7 +58,8 @@ def progress(path):
                 f"[{component.id}] "
                 + "\n  ".join(
                     line.replace("\n", "\n    ")
-                    for line in ([failure.likely] if failure.likely else []) + failure.failures
+                    for line in [failure.likely, failure.offered, *failure.failures]
+                    if line
                 )
             )
         else:

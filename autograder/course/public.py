@@ -58,10 +58,12 @@ class NotStarted(StudentFault, NotImplementedError):
 
 class Failed(StudentFault, AssertionError):
     """Some of a component's public checks failed; likely is the "Likely mistake: ..." line, if one is named; told is
-    what the check prints, what to change first (failed_check.py), when it is more than the first failure."""
+    what the check prints, what to change first (failed_check.py), when it is more than the first failure; offered
+    is the hint ladder's line for what failed, where the course gives hints."""
 
-    def __init__(self, component_id, passed, failures, likely=None, told=None):
+    def __init__(self, component_id, passed, failures, likely=None, told=None, offered=None):
         self.passed, self.total, self.failures, self.likely = passed, passed + len(failures), failures, likely
+        self.offered = offered
         self.summary = f"{component_id}: {passed} of {self.total} public checks passed"
         self.printed = False  # whether told was printed above the error, as a notebook shows it
         super().__init__(told or f"{self.summary}; first failure: {failures[0]}" + (f"\n{likely}" if likely else ""))
@@ -105,13 +107,12 @@ def check(component_id, names, quiet=False):
     # An earlier part that fails is what to change first; asked in a notebook alone, as each costs a check, and the
     # progress report, which checks every part, says it on its own row.
     earlier = [] if likely or quiet else failing_earlier(component_id, names)
-    # The ladder's level for what failed, offered in a notebook (asking for it opens the exercise's hints there).
-    offered = None
-    if not quiet:
-        named = ladder.mistakes_named(likely or "")
-        offered = ladder.offer(spec.BY_ID[component_id].names, _failed_targets(component_id, student), named)
+    # The ladder's level for what failed, offered in a notebook and in the progress report (asking for it opens the
+    # exercise's hints).
+    named = ladder.mistakes_named(likely or "")
+    offered = ladder.offer(spec.BY_ID[component_id].names, _failed_targets(component_id, student), named)
     told = _told(checks, student, names, likely, earlier, offered)
-    failure = Failed(component_id, len(checks) - len(failures), failures, likely, told)
+    failure = Failed(component_id, len(checks) - len(failures), failures, likely, told, offered)
     if not quiet:
         print(failure)
         failure.printed = True
