@@ -99,6 +99,22 @@ def test_every_declared_step_is_asked_once_and_has_its_cases_and_hint():
         assert hints.step(step.name) == step.hint and step.title and step.says
 
 
+# A call as code writes it: torch.tril(, F.softmax(, scores.masked_fill(, x.view(.
+CALL = re.compile(r"\b(?:torch|F|nn)\.\w+\(|\w\.\w+\(")
+
+
+def test_a_steps_hint_states_what_is_checked_and_names_no_call():
+    """A failing step's hint was the line itself ("scores.masked_fill(~mask, float('-inf'))"): a student copied it
+    (issue 46). It says what the check holds the step to; the call is the ladder's last level, asked for."""
+    called = {step.name: CALL.findall(step.hint) for step in steps.STEPS}
+    assert {name: calls for name, calls in called.items() if calls} == {}
+    assert CALL.findall("fill them (scores.masked_fill(~mask, x)), then torch.softmax(s, -1) and F.gelu(x)") == [
+        "s.masked_fill(",
+        "torch.softmax(",
+        "F.gelu(",
+    ]
+
+
 def test_the_reference_steps_pass_their_checks(reference, capsys):
     for name, function in reference.items():
         assert public.check_step(name, function) is None  # no Out[] under the check cell

@@ -47,8 +47,10 @@ STEPS = of(
         "Every query against every key at once: query (..., T, Dh) times key transposed, (..., Dh, S), is "
         "(..., T, S), and entry [t, s] is query t · key s. Only the key's last two dimensions trade places, "
         "so that the batch dimensions stay where they are.",
-        hint="scores = query @ key.transpose(-2, -1) / sqrt(Dh), with Dh = query.size(-1): swap the last two "
-        "dimensions of key only (not .T, which reverses every dimension), and divide by the square root.",
+        hint=(
+            "scores[..., t, s] = query[..., t, :] · key[..., s, :] / sqrt(Dh), with Dh the size of query's last "
+            "dimension: (B, H, T, Dh) and (B, H, S, Dh) give (B, H, T, S), every leading dimension kept as it is."
+        ),
         wrong=lambda query, key: query @ key.transpose(-2, -1) / query.size(-1),
         cases=_scores,
         minutes=5,
@@ -61,8 +63,10 @@ STEPS = of(
         "anything that broadcasts to the scores. A blocked position must end with weight exactly 0, so its score "
         "becomes `-inf` (not 0: e^0 = 1 still counts), whose e^-inf is exactly 0 in every dtype. The step's check "
         "asks for -inf itself.",
-        hint="fill the scores with float('-inf') where the mask is False (scores.masked_fill(~mask, "
-        "float('-inf'))), and return the scores as they are when mask is None; -inf, not 0 or a large negative number.",
+        hint=(
+            "where the mask is False a score must be minus infinity exactly (not 0, nor a large negative number),"
+            " and every other score unchanged; with mask None, the scores unchanged."
+        ),
         wrong=lambda scores, mask=None: scores if mask is None else scores.masked_fill(~mask, 0.0),
         cases=_masked,
         minutes=10,
@@ -72,8 +76,10 @@ STEPS = of(
         "attention_weights",
         "the softmax",
         "Over the keys, the last dimension, so that each query's row of weights sums to 1.",
-        hint="softmax over the LAST dimension, the keys (dim=-1), so that each query's row sums to 1; "
-        "torch.softmax, not log_softmax.",
+        hint=(
+            "each query's row of weights is a distribution over the keys, the LAST dimension: positive, summing "
+            "to 1; probabilities, not their logarithms."
+        ),
         wrong=lambda scores: scores.softmax(dim=-2),
         cases=_weights,
         minutes=5,

@@ -51,8 +51,10 @@ STEPS = of(
         "the self mask",
         "`self_attention_mask(T, attention_mask)`: `causal_mask(T)`, (T, T), when there is no target padding; "
         "`causal_mask(T) & padding_mask(attention_mask)`, (B, 1, T, T), when there is, as in the picture above.",
-        hint="causal_mask(length) when attention_mask is None; else causal_mask(length) & "
-        "padding_mask(attention_mask), (B, 1, T, T): and (&), not or (|), so that a key must be both earlier and real.",
+        hint=(
+            "True where a key is both at or before its query and a real token, (B, 1, T, T): both conditions, not"
+            " either; the causal mask alone when attention_mask is None."
+        ),
         wrong=lambda length, attention_mask=None: (
             torch.ones(length, length, dtype=torch.bool).tril()
             | (attention_mask is not None and attention_mask.bool()[:, None, None, :])
@@ -67,9 +69,10 @@ STEPS = of(
         "One head, no projections: x on a head axis of size 1, (B, 1, T, D), is the query, the key and the value "
         "of your `scaled_dot_product_attention`, with the self mask; then add & norm, LN(x + context), with the "
         "weight, bias and eps given (the library's layer norm is allowed here).",
-        hint="x.unsqueeze(1) as query, key and value, self_mask passed to "
-        "scaled_dot_product_attention, then F.layer_norm(x + context.squeeze(1), (D,), weight, bias, eps): the "
-        "residual before the norm.",
+        hint=(
+            "x is the query, the key and the value, as a single head, with self_mask; then the layer norm of x "
+            "plus the context, with the weight, bias and eps given: the residual is added before the norm."
+        ),
         wrong=lambda x, self_mask, weight, bias, eps: layer_norm(
             plain_attention(x, x, x, self_mask)[0], weight, bias, eps
         ),  # no residual
@@ -83,8 +86,10 @@ STEPS = of(
         "The worked example above, on a batch, with add & norm. The queries come from x, (B, T, D); the keys and "
         "the values from the memory, (B, S, D); the cross mask (B, 1, 1, S) hides the source's padding; the "
         "context, (B, T, D), is added to x.",
-        hint="the queries come from x, the keys AND the values from memory (memory.unsqueeze(1)), "
-        "with cross_mask; the context (B, T, D) is added to x, then F.layer_norm(x + context, (D,), weight, bias, eps).",
+        hint=(
+            "the queries come from x, the keys AND the values from memory, with cross_mask; the context (B, T, D)"
+            " is added to x, then normalised with the weight, bias and eps given."
+        ),
         wrong=lambda x, memory, cross_mask, weight, bias, eps: layer_norm(
             x + plain_attention(x, x, x)[0], weight, bias, eps
         ),  # keys and values from the target itself

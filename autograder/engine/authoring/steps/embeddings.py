@@ -46,8 +46,11 @@ STEPS = of(
         "sinusoid_angles",
         "the angles",
         "(max_len, ceil(d_model/2)): angle[p, i] = p / 10000^(2i/d_model).",
-        hint="angle[p, i] = p / 10000 ** (2i / d_model) for i = 0 .. ceil(d_model / 2) - 1, positions p = 0 "
-        ".. max_len - 1: shaped (max_len, (d_model + 1) // 2), 2i (the even column's index) in the exponent.",
+        hint=(
+            "angle[p, i] = p / 10000 ** (2i / d_model) for i = 0 .. ceil(d_model / 2) - 1 and positions p = 0 .. "
+            "max_len - 1: shaped (max_len, (d_model + 1) // 2), with 2i, the even column's index, in the "
+            "exponent."
+        ),
         wrong=lambda max_len, d_model: (
             torch.arange(max_len)[:, None] / 10000 ** (torch.arange((d_model + 1) // 2) / d_model)  # i for 2i
         ),
@@ -60,8 +63,10 @@ STEPS = of(
         "the table",
         "Sines of the angles in the even columns, cosines in the odd ones, (max_len, d_model); for an odd "
         "d_model, the cosine of the last angle has no column.",
-        hint="sin(angles) into the even columns (table[:, 0::2]) and cos(angles) into the odd ones "
-        "(table[:, 1::2]); for an odd d_model there is one odd column fewer: drop the cos of the last angle.",
+        hint=(
+            "the sines of the angles fill the even columns and their cosines the odd ones; for an odd d_model "
+            "there is one odd column fewer, and the last angle's cosine is left out."
+        ),
         wrong=lambda angles, d_model: torch.cat([angles.sin(), angles.cos()], -1)[:, :d_model],
         cases=_interleave,
         minutes=15,
@@ -72,8 +77,10 @@ STEPS = of(
         "the sum of the three embeddings",
         "On the tables as tensors: token_table[input_ids] + the positions 0..T-1 of position_table + "
         "type_table[token_type_ids], with types all 0 when none are given.",
-        hint="token_table[input_ids] + position_table[:T] (positions 0 .. T-1) + type_table[token_type_ids], "
-        "with every token type 0 when token_type_ids is None.",
+        hint=(
+            "each token's row of the token table, plus the row of its position (0 .. T - 1), plus the row of its "
+            "token type, every type 0 when token_type_ids is None."
+        ),
         wrong=lambda input_ids, tokens, positions, types, token_type_ids=None: (
             tokens[input_ids] + positions[1 : input_ids.size(1) + 1]
         ),

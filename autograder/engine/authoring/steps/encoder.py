@@ -56,8 +56,10 @@ STEPS = of(
         "add & norm",
         "LN(x + sublayer_output) over the last dimension, with a layer norm's weight, bias and eps given as "
         "tensors and a number: the library's layer norm is allowed now that you have written your own.",
-        hint="post-LN: add first, then normalise the sum, LN(x + sublayer_output) with the given weight, bias "
-        "and eps (F.layer_norm(x + sublayer_output, (D,), weight, bias, eps)); not x + LN(sublayer_output).",
+        hint=(
+            "post-LN: the layer norm of the sum, LN(x + sublayer_output), with the weight, bias and eps given; "
+            "not x + LN(sublayer_output)."
+        ),
         wrong=lambda x, sublayer_output, weight, bias, eps: x + layer_norm(sublayer_output, weight, bias, eps),
         cases=_add_and_norm,
         minutes=5,
@@ -69,9 +71,10 @@ STEPS = of(
         "The worked example's sub-block, on a batch: x on a head axis of size 1, (B, 1, T, D), is the query, the "
         "key and the value of your `scaled_dot_product_attention`, with the mask; then your add & norm of x and "
         "the context.",
-        hint="query, key and value are all x on a head axis of size 1 (x.unsqueeze(1)), the mask "
-        "passed to scaled_dot_product_attention; then add_and_norm(x, context.squeeze(1), weight, bias, eps): the "
-        "residual is x, added before the norm.",
+        hint=(
+            "query, key and value are all x, as a single head, with the mask given; then add_and_norm with x as "
+            "the residual, added before the norm."
+        ),
         wrong=lambda x, mask, weight, bias, eps: layer_norm(x + plain_attention(x, x, x)[0], weight, bias, eps),
         cases=_block,
         minutes=10,
@@ -82,9 +85,11 @@ STEPS = of(
         "the stack's mask",
         "From the 0/1 `attention_mask` (B, T), the boolean (B, 1, 1, T) that every layer gets; None when there is "
         "no `attention_mask`.",
-        hint="padding_mask(attention_mask): bool (B, 1, 1, T), True at the REAL tokens, where attending is "
-        "allowed (not at the padding, as nn.MultiheadAttention's key_padding_mask has it); None when attention_mask "
-        "is None.",
+        hint=(
+            "your padding_mask of attention_mask: bool (B, 1, 1, T), True at the REAL tokens, where attending is "
+            "allowed (not at the padding, as nn.MultiheadAttention's key_padding_mask has it); None when "
+            "attention_mask is None."
+        ),
         wrong=lambda attention_mask: (attention_mask == 0)[:, None, None, :],  # True at padding
         cases=_mask,
         minutes=5,

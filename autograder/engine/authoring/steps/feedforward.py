@@ -18,8 +18,7 @@ STEPS = of(
         "gelu",
         "the exact GELU",
         "The exact x·Φ(x), not the tanh approximation, on a tensor of any shape, in its dtype.",
-        hint="the exact GELU, 0.5 * x * (1 + erf(x / sqrt(2))) (torch.erf, math.sqrt(2)); not the tanh approximation, "
-        "not x * sigmoid(1.702 x).",
+        hint="the exact GELU, 0.5·x·(1 + erf(x / sqrt(2))): not the tanh approximation, nor x·sigmoid(1.702·x).",
         wrong=lambda x: torch.nn.functional.gelu(x, approximate="tanh"),
         cases=_gelu,
         minutes=10,

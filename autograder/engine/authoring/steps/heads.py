@@ -24,8 +24,10 @@ STEPS = of(
         "the pooler",
         "Position 0 of every sequence, through a dense layer (weight (D, D) and bias (D,) as tensors), then tanh: "
         "(B, T, D) → (B, D).",
-        hint="position 0 only (hidden_states[:, 0], not a mean over positions nor the last one), then "
-        "F.linear(..., weight, bias) and torch.tanh.",
+        hint=(
+            "position 0 alone (not a mean over the positions, nor the last one), through the dense layer given, "
+            "then tanh."
+        ),
         wrong=lambda hidden_states, weight, bias: torch.tanh(F.linear(hidden_states.mean(1), weight, bias)),
         cases=_pool,
         minutes=5,

@@ -38,8 +38,10 @@ STEPS = of(
         "mean_and_variance",
         "the statistics",
         "The mean and the biased variance over the last dimension, kept as (..., 1) so that they broadcast against x.",
-        hint="over the last dimension only, keepdim=True so that both are (..., 1); the variance is the "
-        "BIASED one, the mean of (x - mean) ** 2 (divide by D, not D - 1).",
+        hint=(
+            "both over the last dimension only, each shaped (..., 1); the variance is the BIASED one, the mean of"
+            " the squared deviations from the mean (divided by D, not D - 1)."
+        ),
         wrong=lambda x: (x.mean(-1, keepdim=True), x.var(-1, keepdim=True)),
         cases=_statistics,
         minutes=5,
@@ -49,8 +51,10 @@ STEPS = of(
         "normalise",
         "normalise",
         "(x - mean) / sqrt(variance + eps), eps given.",
-        hint="add eps to the variance first and take the square root of the sum, not eps added to the square "
-        "root: (x - mean) / sqrt(variance + eps).",
+        hint=(
+            "(x - mean) / sqrt(variance + eps): eps is added to the variance, inside the square root, not to the "
+            "square root."
+        ),
         wrong=lambda x, mean, variance, eps: (x - mean) / (variance.sqrt() + eps),
         cases=_normalise,
         minutes=5,
@@ -60,7 +64,7 @@ STEPS = of(
         "scale_and_shift",
         "scale and shift",
         "weight · normalised + bias, with weight and bias (D,).",
-        hint="weight * normalised + bias: weight and bias (D,) broadcast over the last dimension.",
+        hint="weight * normalised + bias, the (D,) weight and bias applied along the last dimension.",
         wrong=lambda normalised, weight, bias: normalised * weight,
         cases=_scale_and_shift,
         minutes=5,

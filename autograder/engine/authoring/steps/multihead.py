@@ -40,8 +40,10 @@ STEPS = of(
         "split_heads",
         "split the heads",
         "(B, T, D) → (B, H, T, Dh), for one projection. The number of heads is given; Dh = D / H.",
-        hint="x.view(B, T, H, Dh).transpose(1, 2) with Dh = D // H: the view keeps each position's features "
-        "together, and the transpose puts the head axis before the positions.",
+        hint=(
+            "(B, T, D) becomes (B, H, T, Dh), Dh = D // H: head h of position t holds that position's features "
+            "h·Dh to (h + 1)·Dh - 1, and the head axis comes before the positions."
+        ),
         wrong=lambda x, num_heads: x.view(x.size(0), num_heads, x.size(1), -1),
         cases=_split,
         minutes=10,
@@ -54,9 +56,11 @@ STEPS = of(
         "The weights come from your `scaled_dot_product_attention`; the context from the weights after `dropout` "
         "(a module, or None for none), times v. Returns `(context, weights)`, the weights before dropout. The "
         "check runs it without dropout; the whole module's checks run it in train mode too.",
-        hint="the weights are the second value of scaled_dot_product_attention(q, k, v, mask), mask passed on; the "
-        "context is dropout(weights) @ v (weights @ v when dropout is None); return (context, weights), the weights "
-        "as the softmax gave them.",
+        hint=(
+            "returns (context, weights): the weights as your scaled_dot_product_attention gives them for the mask"
+            " given, and the context computed from the weights after dropout (from the weights alone when dropout"
+            " is None)."
+        ),
         wrong=lambda q, k, v, mask=None, dropout=None: plain_attention(q, k, v),  # the mask not passed on
         cases=_attend,
         minutes=10,
@@ -66,8 +70,11 @@ STEPS = of(
         "merge_heads",
         "merge the heads",
         "(B, H, T, Dh) → (B, T, H·Dh), head 0's features first: the inverse of `split_heads`.",
-        hint="x.transpose(1, 2) first, (B, T, H, Dh), then .reshape(B, T, H * Dh): a reshape without the "
-        "transpose mixes positions into features.",
+        hint=(
+            "the inverse of split_heads: (B, H, T, Dh) back to (B, T, H·Dh), position t's row holding its H heads"
+            " in order; regrouping the numbers before the positions come back in front of the heads mixes "
+            "positions into features."
+        ),
         wrong=lambda x: x.reshape(x.size(0), x.size(2), -1),
         cases=_merge,
         minutes=5,

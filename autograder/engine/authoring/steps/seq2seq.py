@@ -67,8 +67,10 @@ STEPS = of(
         "returns the arg-max over V of the last position's logits, (B,). (Running the LM head on the last position "
         "alone, h[:, -1] (B, D) → (B, V), as in the example above, gives the same tokens for less work; the step "
         "takes every position's logits, as Hugging Face's `generate()` reads them.)",
-        hint="logits[:, -1].argmax(dim=-1): the LAST position (the one that scores the token to come), and the "
-        "arg-max over the vocabulary, the last dimension; a LongTensor (B,).",
+        hint=(
+            "the most likely token at the LAST position of each row, over the vocabulary: the position that "
+            "scores the token to come; a LongTensor (B,)."
+        ),
         wrong=lambda logits: logits[:, 0].argmax(dim=-1),  # the first position's
         cases=_next_tokens,
         minutes=5,
@@ -82,9 +84,10 @@ STEPS = of(
         "token is EOS. The order matters: pad with the rows finished *before* the step, or a row's own EOS becomes "
         "PAD. It computes the table's last column from the two before it, as the example above did for the "
         "table's step 2.",
-        hint="pad with the rows finished BEFORE this step, next_token.masked_fill(finished, pad_token_id); then "
-        "finished | (that token == eos_token_id): a row that emits EOS now keeps its EOS, and a finished row stays "
-        "finished.",
+        hint=(
+            "a row finished BEFORE this step gets pad_token_id; a row that emits eos_token_id now keeps its EOS "
+            "and is finished from then on; a finished row stays finished."
+        ),
         wrong=lambda next_token, finished, eos_token_id, pad_token_id: _finished_first(
             next_token, finished | (next_token == eos_token_id), pad_token_id
         ),
@@ -100,8 +103,10 @@ STEPS = of(
         "column, (B, 1)). It returns `(tokens, finished)`. Its logits are the LM head's on every position, "
         "(B, L, V), as `next_tokens` takes them: given (B, V) instead, `logits[:, -1]` would pick one number for "
         "every row, silently.",
-        hint="next_tokens(logits), then finish_rows; append the new tokens as a column, torch.cat([tokens, "
-        "next_token[:, None]], dim=1), (B, L + 1); return (tokens, finished).",
+        hint=(
+            "the next tokens of the logits, then finish_rows; the new tokens appended as the last column, (B, L +"
+            " 1); returns (tokens, finished)."
+        ),
         wrong=lambda tokens, logits, finished, eos_token_id, pad_token_id: (  # finished rows not padded
             torch.cat([tokens, logits[:, -1].argmax(-1, keepdim=True)], dim=1),
             finished | (logits[:, -1].argmax(-1) == eos_token_id),
