@@ -5,6 +5,7 @@ progress report on them, and the catalog's mistakes checked one by one: tests/sy
 diagnosis names each from its numbers on the public cases: tests/unit/test_mutations.py.)"""
 
 import json
+import os
 import re
 import sys
 
@@ -27,6 +28,17 @@ def test_the_notebooks_checks_print_and_return_nothing(capsys):
     names, _ = jupyter.load_names(spec.SOLUTIONS)
     assert public.check_masking(names["causal_mask"], names["padding_mask"]) is None
     assert capsys.readouterr().out.endswith("masking: all 2 public checks passed\n")
+
+
+def test_the_environments_pytest_settings_stop_no_check(monkeypatch):
+    """A PYTEST_ADDOPTS naming a plugin the student's Python cannot import stopped every check: "the suites did not
+    run (pytest exit code 4)". The checks run their own pytest, and the environment's settings are put back."""
+    names, _ = jupyter.load_names(spec.SOLUTIONS)
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p a_plugin_nobody_installed")
+    monkeypatch.setenv("PYTEST_PLUGINS", "another_plugin_nobody_installed")
+    assert check("masking", names) == 2
+    assert os.environ["PYTEST_ADDOPTS"] == "-p a_plugin_nobody_installed"
+    assert os.environ["PYTEST_PLUGINS"] == "another_plugin_nobody_installed"
 
 
 def test_stubs_are_not_started_and_say_where():

@@ -5,9 +5,11 @@ public checks run the same suites on the public cases, the student an object of 
 (course/local.py). Only the cases and where the code runs differ: every comparison, hint and message is the suites'.
 """
 
+import contextlib
 import io
+import os
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from contextlib import redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,10 +124,24 @@ def run_suites(
         str(SUITES / "pytest.ini"),
     ]
     args += ["--cases", str(cases)] if cases is not None else []
-    with redirect_stdout(io.StringIO()) as output:
+    with redirect_stdout(io.StringIO()) as output, _without_pytest_settings():
         code = pytest.main(args, plugins=[collector])
     if collector.kit_fault is not None:
         raise collector.kit_fault
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
         raise KitFault(f"the suites did not run (pytest exit code {int(code)}):\n{output.getvalue()}")
     return collector.results
+
+
+ENVIRONMENT_SETTINGS = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
+
+
+@contextlib.contextmanager
+def _without_pytest_settings() -> Iterator[None]:
+    """Without the environment's options and plugins for pytest: the public checks run in the student's own
+    process, where a PYTEST_ADDOPTS naming a plugin of theirs stopped every check ("the suites did not run")."""
+    saved = {name: os.environ.pop(name) for name in ENVIRONMENT_SETTINGS if name in os.environ}
+    try:
+        yield
+    finally:
+        os.environ.update(saved)
