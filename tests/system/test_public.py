@@ -30,7 +30,8 @@ CORRECT = [spec.SOLUTIONS, *(SUBMISSIONS / name for name in STYLES)]
 
 
 def check(component_id, names, quiet=True):
-    return public.check(component_id, {n: names[n] for n in spec.BY_ID[component_id].names}, quiet=quiet)
+    given = [*spec.BY_ID[component_id].names, *public.built(component_id)]
+    return public.check(component_id, {n: names[n] for n in given}, quiet=quiet)
 
 
 @pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.name)

@@ -190,8 +190,8 @@ class Server:
 
         def run() -> dict[str, object]:
             if request["effect"] == "draw":
-                logits, seed = args
-                return {"result": plain(stateful.draw(target, logits, seed, kwargs))}
+                (logits,) = args
+                return {"result": plain(stateful.draw(target, logits, kwargs))}
             if request["effect"] == "cache":
                 _modules(target, args, kwargs, dtype)
                 calls = stateful.cached(target, *args)

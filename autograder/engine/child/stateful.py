@@ -14,12 +14,23 @@ if TYPE_CHECKING:  # annotations only: the child imports nothing more than it ru
     from collections.abc import Callable, Mapping, Sequence
 
 
+# {SEEDED: seed} in a call's keyword arguments: a torch.Generator seeded with seed, which the wire carries as its seed.
+# Called without the child's or the builder's draw(), the call fails: a run that does not set the generator up draws
+# nothing that could be graded.
+SEEDED = "$seeded generator"
+
+
 @torch.no_grad()
-def draw(target: Callable[..., object], logits: torch.Tensor, seed: int, kwargs: Mapping[str, object]) -> object:
-    """target(logits, **kwargs, generator=a generator seeded with seed). On the CPU whatever the grading's device:
-    a CUDA generator draws other numbers than the CPU's that the expected draws come from."""
-    generator = torch.Generator().manual_seed(seed)
-    return target(logits.cpu(), **kwargs, generator=generator)
+def draw(target: Callable[..., object], logits: torch.Tensor, kwargs: Mapping[str, object]) -> object:
+    """target(logits, **kwargs), each {SEEDED: seed} among kwargs a generator seeded with seed. On the CPU whatever
+    the grading's device: a CUDA generator draws other numbers than the CPU's that the expected draws come from."""
+    seeded = {
+        name: torch.Generator().manual_seed(int(value[SEEDED]))
+        if isinstance(value, dict) and SEEDED in value
+        else value
+        for name, value in kwargs.items()
+    }
+    return target(logits.cpu(), **seeded)
 
 
 @torch.no_grad()

@@ -10,17 +10,19 @@ from autograder.engine.contract.errors import Fatal, StudentError
 from autograder.engine.contract.messages import CALL
 from autograder.engine.judge import checks
 from autograder.engine.judge.fixtures import Case
+from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.seams import Student
 from autograder.engine.judge.suites.checking import check_case, check_outputs, observe
 from autograder.engine.judge.suites.running import Outputs, build, checked
 from autograder.engine.judge.suites.selection import cases
 
 COMPONENT = "generation"
+HINT = HINTS[COMPONENT]
 
 
 @cases("probabilities")
 def test_sampling_probabilities_match_hugging_faces_processors(student: Student, case: Case, dtype: str | None) -> None:
-    check_case(student, case, dtype, {"probabilities": ""})
+    check_case(student, case, dtype, {"probabilities": HINT["probabilities"]})
 
 
 @cases("draw")
@@ -28,14 +30,18 @@ def test_sample_next_draws_as_the_reference_with_a_seeded_generator(
     student: Student, case: Case, dtype: str | None
 ) -> None:
     args, kwargs = case.call_args(dtype)
-    message: dict[str, object] = {
-        "op": CALL,
-        "effect": "draw",
-        "target": case.target,
-        "args": [*args, case.meta["seed"]],
-    }
-    tokens = _graded(student, case, dtype, {**message, "kwargs": kwargs, "dtype": dtype}, lambda result: [result])
-    _, tokens_dtype = checks.tensor(tokens["tokens"], "tokens", case.describe(dtype))
+    message: dict[str, object] = {"op": CALL, "effect": "draw", "target": case.target, "args": args, "kwargs": kwargs}
+    tokens = _graded(student, case, dtype, {**message, "dtype": dtype}, lambda result: [result], HINT["draw"])
+    _long(tokens, case, dtype)
+
+
+@cases("arg-max")
+def test_sample_next_with_top_k_1_draws_the_arg_max(student: Student, case: Case, dtype: str | None) -> None:
+    _long(check_case(student, case, dtype, {"tokens": HINT["draw"]}), case, dtype)
+
+
+def _long(outputs: Outputs, case: Case, dtype: str | None) -> None:
+    _, tokens_dtype = checks.tensor(outputs["tokens"], "tokens", case.describe(dtype))
     if tokens_dtype != "int64":
         raise StudentError(f"{case.describe(dtype)}: tokens has dtype {tokens_dtype}, expected torch.long (int64).")
 
@@ -68,12 +74,12 @@ def test_attend_with_cache_matches_the_reference_call_after_call(
             values += [call["output"], call["key"], call["value"]]
         return values
 
-    _graded(student, case, dtype, message, named)
+    _graded(student, case, dtype, message, named, HINT["cache"])
 
 
 @cases("generate")
 def test_beam_search_matches_hf_generate_with_beams(student: Student, case: Case, dtype: str | None) -> None:
-    check_case(student, case, dtype, {"tokens": ""})
+    check_case(student, case, dtype, {"tokens": HINT["beam"]})
 
 
 def _graded(
@@ -82,6 +88,7 @@ def _graded(
     dtype: str | None,
     message: dict[str, object],
     values: Callable[[object], list[object]],
+    hint: str,
 ) -> Outputs:
     """A stateful call's outputs (values(result): in the order of case.outputs) against the expected ones, kept for
     the diagnosis as check_case keeps a plain call's."""
@@ -94,7 +101,7 @@ def _graded(
         observe(student, case, dtype, passed=False, failure=str(error))
         raise
     try:
-        check_outputs(outputs, case, dtype, {})
+        check_outputs(outputs, case, dtype, dict.fromkeys(case.outputs, hint))
     except StudentError:
         observe(student, case, dtype, passed=False, outputs=outputs)
         raise
