@@ -4,9 +4,10 @@ They are the hidden suites themselves (engine/judge/suites), every comparison, h
 the same, run in the student's own process (course/local.py) on the public cases: the hidden cases' kinds
 drawn from other seeds, a few of each (generated/public_cases, with each cataloged mistake's evidence on them;
 built by `python -m autograder generate`). A local verdict and the grader's can differ only by their cases.
-`check_<component>(names...)` takes the component's SPEC names in SPEC order. `check_step(name, function)` checks
-one of the notebooks' steps (a helper towards an exercise, never graded) with the suites' own comparison on the
-step's public cases, against the reference's helper.
+`check_<component>(names...)` takes the component's SPEC names in SPEC order, and by keyword the modules of other
+parts its cases run them on, where there are some (built(): generation's MultiHeadAttention and Seq2SeqTransformer).
+`check_step(name, function)` checks one of the notebooks' steps (a helper towards an exercise, never graded) with the
+suites' own comparison on the step's public cases, against the reference's helper.
 """
 
 import inspect
