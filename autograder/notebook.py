@@ -13,7 +13,7 @@ HOMES = {
     "autograder.course.public": (
         "Failed",
         "NotStarted",
-        *(f"check_{component.id}" for component in spec.COMPONENTS),
+        *(f"check_{component.id}" for component in spec.ALL_COMPONENTS if spec.has_suite(component)),
         "check_step",
         "config",
         "seeded",

@@ -4,9 +4,10 @@ They are the hidden suites themselves (engine/judge/suites), every comparison, h
 the same, run in the student's own process (course/local.py) on the public cases: the hidden cases' kinds
 drawn from other seeds, a few of each (generated/public_cases, with each cataloged mistake's evidence on them;
 built by `python -m autograder generate`). A local verdict and the grader's can differ only by their cases.
-`check_<component>(names...)` takes the component's SPEC names in SPEC order. `check_step(name, function)` checks
-one of the notebooks' steps (a helper towards an exercise, never graded) with the suites' own comparison on the
-step's public cases, against the reference's helper.
+`check_<component>(names...)` takes the component's SPEC names in SPEC order, and by keyword the modules of other
+parts its cases run them on, where there are some (built(): generation's MultiHeadAttention and Seq2SeqTransformer).
+`check_step(name, function)` checks one of the notebooks' steps (a helper towards an exercise, never graded) with the
+suites' own comparison on the step's public cases, against the reference's helper.
 """
 
 import inspect
@@ -261,18 +262,34 @@ def _failed_targets(component_id, student):
     return list(dict.fromkeys(c.target for c in cases if c.id in failed or diagnosis.trained(c.id) in failed))
 
 
+def built(component_id):
+    """The SPEC names of other components whose modules the component's cases run its own on (generation's: the
+    attention its cache serves, the model its beam search decodes), sorted; the public checks take the student's."""
+    own = spec.BY_ID[component_id].names
+    targets = {case.meta["model"]["target"] for case in PUBLIC.cases(component_id) if "model" in case.meta}
+    return sorted(targets - set(own))
+
+
 def _checker(component):
-    def check_component(*objects, quiet=False):
-        check(component.id, dict(zip(component.names, objects)), quiet)  # returns nothing: no Out[] in a notebook
+    def check_component(*objects, quiet=False, **modules):
+        missing = [name for name in built(component.id) if name not in modules]
+        if missing:
+            given = ", ".join(f"{name}={name}" for name in missing)
+            raise TypeError(f"check_{component.id} runs your functions on your own modules too: pass {given}")
+        names = dict(zip(component.names, objects)) | modules
+        check(component.id, names, quiet)  # returns nothing: no Out[] in a notebook
 
     check_component.__name__ = f"check_{component.id}"
-    check_component.__doc__ = f"The public checks of {component.id}: {', '.join(component.names)}, in that order."
+    check_component.__doc__ = (
+        f"The public checks of {component.id}: {', '.join(component.names)}, in that order; by keyword, the modules "
+        "of other parts its cases run them on, where there are some (built() names them)."
+    )
     return check_component
 
 
-# check_attention, check_masking, ...: one per component of the spec, named by its id, so that a component added
-# to the spec has its check without a line here (autograder.notebook offers them by the same names).
-CHECKS = {f"check_{c.id}": _checker(c) for c in spec.COMPONENTS}
+# check_attention, check_masking, ...: one per component of the spec whose suite exists, named by its id, so that a
+# component added to the spec has its check without a line here (autograder.notebook offers them by the same names).
+CHECKS = {f"check_{c.id}": _checker(c) for c in spec.ALL_COMPONENTS if spec.has_suite(c)}
 globals().update(CHECKS)
 
 

@@ -100,6 +100,16 @@ EVIDENCE = {
         "extra:heads:dropout on the encoder's output",
         "heads/classifier-reads-the-last-position",
     ),
+    "generation.probabilities": (
+        "generation/temperature-multiplied",
+        "generation/beam-search-without-the-length-penalty",
+    ),
+    "generation.draw": (
+        "generation/sample-next-ignores-top-k-and-top-p",
+        "generation/beam-search-without-the-length-penalty",
+    ),
+    "generation.cache": ("generation/cache-not-updated", "generation/temperature-multiplied"),
+    "generation.beam": ("generation/beam-search-without-the-length-penalty", "generation/temperature-multiplied"),
     "seq2seq.model": (
         "seq2seq/source-padding-not-passed-to-cross-attention",
         "seq2seq/finished-rows-not-padded",

@@ -28,6 +28,8 @@ from autograder.engine.judge import fixtures
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 from autograder.engine.judge.platforms import gradescope
 
+# The components with a catalog: every one of the core's, and the course extensions' that have one.
+CATALOGED = [c.id for c in spec.ALL_COMPONENTS if mistakes.of(c.id)]
 # (mistake, entry id, edits) of every member of every family: a mistake as written, then its variants.
 MEMBERS = [(mistake, entry, edits) for mistake in mistakes.CATALOG for entry, edits in mistake.members()]
 
@@ -58,7 +60,7 @@ def _first_pair(component):
     )
 
 
-@pytest.mark.parametrize("component", [c.id for c in spec.COMPONENTS])
+@pytest.mark.parametrize("component", CATALOGED)
 def test_two_mistakes_in_one_component_are_named_together(component):
     pair = _first_pair(component)
     both = [mistakes.BY_ID[part] for part in pair.split("+")]
@@ -76,7 +78,7 @@ def test_mistake_outside_the_catalog_is_not_named(component, mistake, edits):
 
 
 # The first cataloged mistake of each component that its evidence names.
-ONE_EACH = {c.id: next(filter(named, mistakes.of(c.id))) for c in spec.COMPONENTS}
+ONE_EACH = {c: next(filter(named, mistakes.of(c))) for c in CATALOGED}
 
 
 def graded(tmp_path, sandbox, component, edits, everything=False):

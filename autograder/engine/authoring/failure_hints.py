@@ -96,6 +96,21 @@ TOPICS: dict[str, dict[str, str]] = {
         "or after max_new_tokens steps.",
         "causal": "the decoder's self-attention must be causal, also inside the full model.",
     },
+    "generation": {
+        "probabilities": "divide the logits by the temperature; then set to -inf every logit below the top_k-th "
+        "largest of its row (those equal to it stay); then sort what is left by probability, largest first, and drop "
+        "each token that the larger ones before it already reach top_p with (the largest always stays); then a "
+        "softmax.",
+        "draw": "draw from sampling_probabilities(logits, temperature, top_k, top_p), every argument passed on, with "
+        "one batched torch.multinomial(probabilities, 1, generator=generator), and return the tokens shaped (B,).",
+        "cache": "project the new positions' keys and values, split the heads, put them after the cached ones (the "
+        "positions' dimension) and store the result in the cache; new position i is position S + i, and sees keys 0 "
+        "to S + i.",
+        "beam": "score a hypothesis by the sum of its tokens' log-probabilities; each step take the 2 * num_beams best "
+        "(beam, token) candidates: those among the first num_beams that end in EOS, or reach max_new_tokens, finish "
+        "with their score divided by (tokens generated, EOS included) ** length_penalty; the rest are the next beams; "
+        "stop once num_beams have finished.",
+    },
     "integration": {
         "output": "every part is yours here: the component whose own tests fail is the one to fix first.",
     },

@@ -62,8 +62,9 @@ COMPUTES_NOTHING = {
     "autograder.engine.judge.tolerances": "the component's tolerance in each dtype, hashed as data (tolerances())",
 }
 # Kit code that computes the values of one unit alone, hashed for it alone: the training component's calls graded by
-# their effect, which no other component's cases make.
-COMPUTES_OF = {"training": ("autograder.engine.child.effects",)}
+# their effect, and the generation component's calls with state (a seeded generator, a cache), which no other
+# component's cases make.
+COMPUTES_OF = {"training": ("autograder.engine.child.effects",), "generation": ("autograder.engine.child.stateful",)}
 PINNED = ("numpy", "torch", "transformers")
 CASES = "autograder.engine.authoring.cases"
 STEPS = "steps"  # the unit of the steps' public cases, beside the components' ids

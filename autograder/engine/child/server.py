@@ -20,7 +20,7 @@ import numpy as np
 import torch
 from torch.nn.parameter import is_lazy
 
-from autograder.engine.child import allowed, binding, confinement, effects, runtime, scrutiny, train_mode
+from autograder.engine.child import allowed, binding, confinement, effects, runtime, scrutiny, stateful, train_mode
 from autograder.engine.child.plain import answer, gradient, plain
 from autograder.engine.child.tripwire import Forbidden, Tripwire, Unwatched
 from autograder.engine.contract import loader, messages, protocol, spec
@@ -184,10 +184,18 @@ class Server:
         return self._guarded(dtype, train)
 
     def _effect(self, request: Message) -> dict[str, object]:
-        """A call graded by its effect (effects.py): "clip" reads the gradients after it, "step" the weights."""
+        """A call graded by its effect (effects.py): "clip" reads the gradients after it, "step" the weights; or with
+        state the wire cannot carry (stateful.py): "draw" from a seeded generator, "cache" over calls in turn."""
         target, args, kwargs, dtype = self._arguments(request)
 
         def run() -> dict[str, object]:
+            if request["effect"] == "draw":
+                (logits,) = args
+                return {"result": plain(stateful.draw(target, logits, kwargs))}
+            if request["effect"] == "cache":
+                _modules(target, args, kwargs, dtype)
+                calls = stateful.cached(target, *args)
+                return {"result": [{key: plain(value) for key, value in call.items()} for call in calls]}
             if request["effect"] == "clip":
                 result, grads = effects.clip(target, *args)
                 return {"result": plain(result), "grads": [plain(grad) for grad in grads]}

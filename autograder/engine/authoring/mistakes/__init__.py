@@ -14,6 +14,7 @@ students (bundle.py). What ships is sentences(), the sentences alone by the mist
 """
 
 import importlib
+import importlib.util
 import json
 
 from autograder.engine.authoring.mistakes.mistake import Mistake, apply
@@ -21,9 +22,11 @@ from autograder.engine.contract import spec
 
 __all__ = ["BY_ID", "CATALOG", "Mistake", "apply", "of", "sentences"]
 
+# The core's mistakes, then those of each course extension that has a catalog (issue 48 writes them one by one).
 CATALOG = [
     mistake
-    for component in spec.COMPONENTS
+    for component in spec.ALL_COMPONENTS
+    if importlib.util.find_spec(f"{__name__}.{component.id}")
     for mistake in importlib.import_module(f"{__name__}.{component.id}").MISTAKES
 ]
 
