@@ -14,7 +14,7 @@ import sys
 
 import pytest
 from support import mutations
-from support.helpers import STYLES, SUBMISSIONS, catalog, lazy_submission, submission
+from support.helpers import STYLES, SUBMISSIONS, catalog, checked_names, lazy_submission, submission
 from support.hint_evidence import EVIDENCE, shown
 from support.mutations import OUTSIDE, VARIANTS
 
@@ -30,7 +30,7 @@ CORRECT = [spec.SOLUTIONS, *(SUBMISSIONS / name for name in STYLES)]
 
 
 def check(component_id, names, quiet=True):
-    return public.check(component_id, {n: names[n] for n in spec.BY_ID[component_id].names}, quiet=quiet)
+    return public.check(component_id, checked_names(component_id, names), quiet=quiet)
 
 
 @pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.name)

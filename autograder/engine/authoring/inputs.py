@@ -63,7 +63,7 @@ COMPUTES_NOTHING = {
 }
 # Kit code that computes the values of one unit alone, hashed for it alone: the training component's calls graded by
 # their effect, which no other component's cases make.
-COMPUTES_OF = {"training": ("autograder.engine.child.effects",)}
+COMPUTES_OF = {"training": ("autograder.engine.authoring.effect_runs", "autograder.engine.child.effects")}
 PINNED = ("numpy", "torch", "transformers")
 CASES = "autograder.engine.authoring.cases"
 STEPS = "steps"  # the unit of the steps' public cases, beside the components' ids

@@ -21,9 +21,12 @@ from autograder.engine.contract import spec
 
 __all__ = ["BY_ID", "CATALOG", "Mistake", "apply", "of", "sentences"]
 
+# Every graded component's: the core's, and each extension's once its hidden suite (on whose cases the evidence is
+# built) exists.
 CATALOG = [
     mistake
-    for component in spec.COMPONENTS
+    for component in spec.ALL_COMPONENTS
+    if spec.has_suite(component)
     for mistake in importlib.import_module(f"{__name__}.{component.id}").MISTAKES
 ]
 
