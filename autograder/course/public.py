@@ -259,17 +259,24 @@ def _failed_targets(component_id, student):
 
 
 def _checker(component):
-    def check_component(*objects, quiet=False):
-        check(component.id, dict(zip(component.names, objects)), quiet)  # returns nothing: no Out[] in a notebook
+    def check_component(*objects, quiet=False, **core):
+        """core: for an extension, the student's core classes its checks build, by name (a training step steps a
+        Seq2SeqTransformer), as the child that grades it holds the core's references."""
+        unknown = sorted(set(core) - {name for c in spec.references_for(component.id) for name in c.names})
+        if not component.extension and core or unknown:
+            raise TypeError(f"check_{component.id} takes no keyword {', '.join(unknown or sorted(core))}")
+        # Returns nothing: no Out[] in a notebook.
+        check(component.id, dict(zip(component.names, objects)) | core, quiet)
 
     check_component.__name__ = f"check_{component.id}"
     check_component.__doc__ = f"The public checks of {component.id}: {', '.join(component.names)}, in that order."
     return check_component
 
 
-# check_attention, check_masking, ...: one per component of the spec, named by its id, so that a component added
-# to the spec has its check without a line here (autograder.notebook offers them by the same names).
-CHECKS = {f"check_{c.id}": _checker(c) for c in spec.COMPONENTS}
+# check_attention, check_masking, ...: one per graded component of the spec (an extension's once its suite exists),
+# named by its id, so that a component added to the spec has its check without a line here (autograder.notebook
+# offers them by the same names).
+CHECKS = {f"check_{c.id}": _checker(c) for c in spec.ALL_COMPONENTS if spec.has_suite(c)}
 globals().update(CHECKS)
 
 

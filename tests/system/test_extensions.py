@@ -7,6 +7,7 @@ import shutil
 from support.helpers import catalog, graded_here, scores, submission
 from support.hint_evidence import reasons_said
 
+from autograder.course import notebooks
 from autograder.engine.authoring import mistakes
 from autograder.engine.contract import spec
 from autograder.engine.contract.reasons import DELEGATION
@@ -29,6 +30,13 @@ def test_the_reference_scores_full_marks_in_training_and_the_release_zero_apart_
     assert "extensions" in report.table() and "core" in report.table()
     results, _ = scores(spec.ASSIGNMENTS, sandbox=sandbox, components=["training"])
     assert results["training"].score == 0 and results["training"].tests
+
+
+def test_part_9s_source_notebook_scores_full_marks_in_training_and_its_release_zero(sandbox):
+    """The graded cell of part 9 grades the notebook's own exercises: the source's reference, the release's stubs."""
+    for folder, score in ((notebooks.SOURCE, TRAINING.points), (notebooks.RELEASE, 0)):
+        results, _ = scores(folder / "09_train.ipynb", sandbox=sandbox, components=["training"])
+        assert results["training"].score == score, results["training"].feedback()
 
 
 def test_a_broken_sequence_loss_costs_training_alone(tmp_path, sandbox):
