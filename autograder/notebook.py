@@ -43,6 +43,7 @@ HOMES = {
         "WIDTH",
         "batch_of",
         "check_overfit_one_batch",
+        "check_pre_ln",
         "check_train",
         "digits",
         "reversal_split",

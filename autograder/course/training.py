@@ -16,7 +16,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from autograder.course import ladder
-from autograder.course.public import NotStarted
+from autograder.course.public import NotStarted, config
 from autograder.engine.contract.errors import StudentError
 
 PAD, BOS, EOS = 0, 1, 2
@@ -249,3 +249,33 @@ def _check_reports(model, batches, reported, validated):
         if validation != float(number) or validated[number - 1] != (True, step):
             raise StudentError(f"call validate(model) once after each {EVERY} steps, after the step, and yield it")
     _passed(f"every {EVERY} steps: the step, the mean of its last {EVERY} losses, validate(model)")
+
+
+@_offering
+def check_pre_ln(PreLNEncoderLayer, PreLNDecoderLayer):  # noqa: N803 - the classes, as the notebook names them
+    """Each pre-LN layer in eval mode, on a small case, against its own sub-blocks composed pre-LN."""
+    cfg = config(hidden_size=8, num_attention_heads=2, intermediate_size=16, vocab_size=VOCAB_SIZE)
+    torch.manual_seed(0)
+    x, memory = torch.randn(2, 3, 8), torch.randn(2, 4, 8)
+    encoder = _call(PreLNEncoderLayer, cfg).eval()
+    decoder = _call(PreLNDecoderLayer, cfg).eval()
+    with torch.no_grad():
+        h = x + encoder.attention(encoder.attention_norm(x))[0]
+        want = h + encoder.feed_forward(encoder.output_norm(h))
+        got = _call(encoder, x)
+        if not torch.allclose(got, want, atol=1e-5):
+            raise StudentError(
+                "the pre-LN encoder layer is not x + attention(attention_norm(x)), then h + "
+                "feed_forward(output_norm(h)): each norm goes in front of its sub-block, none after the sum"
+            )
+        _passed("the encoder layer: each sub-block reads its norm, and adds to what it read from")
+        h = x + decoder.self_attention(decoder.self_attention_norm(x))[0]
+        h = h + decoder.cross_attention(decoder.cross_attention_norm(h), key_value_states=memory)[0]
+        want = h + decoder.feed_forward(decoder.output_norm(h))
+        if not torch.allclose(_call(decoder, x, memory), want, atol=1e-5):
+            raise StudentError(
+                "the pre-LN decoder layer: self-attention on self_attention_norm(x), cross-attention on "
+                "cross_attention_norm(h) to the encoder's states, feed-forward on output_norm(h), each added to its input"
+            )
+    _passed("the decoder layer: the same, with cross-attention between")
+    print("pre-LN layers: all checks passed")

@@ -24,6 +24,8 @@ FULL, SHORT = "STEPS, PEAK, WARMUP = 300, 0.02, 30", "STEPS, PEAK, WARMUP = 150,
 LEARNED_LOSS, LEARNED_MATCH, LEARNED_CLASSIFIER = 0.1, 0.95, 0.9
 UNSEEN_MATCH, BACKWARDS = 0.1, 0.8  # at most, on a length never trained on; at least, one head reading backwards
 COLD_LOSS, COLD_MATCH = 1, 0.2  # without warm-up, and with the detached layer norm: the loss above, the match below
+PRE_LN_COLD_LOSS = 0.5  # pre-LN without warm-up: its validation loss above, and below post-LN's
+SINUSOIDAL_MATCH, UNSEEN_SINUSOIDAL = 0.9, 0.1  # the sinusoidal table: the test sources at least, six digits under
 INSTRUCTORS = " ".join((spec.KIT_ROOT / "docs" / "INSTRUCTORS.md").read_text().split())
 
 
@@ -65,6 +67,13 @@ def train(folder, env, failing=None):
         "cold match": number(r"exact match on the test sources without warm-up ([\d.]+)%", text) / 100,
         "backwards": number(r"the source position it copies for ([\d.]+)% of the digits", text) / 100,
         "classifier": number(r"classification accuracy ([\d.]+)%", text) / 100,
+        "pre-LN cold validation": number(r"validation loss without warm-up: post-LN [\d.]+, pre-LN ([\d.]+)", text),
+        "pre-LN cold match": number(r"exact match on the test sources without warm-up, pre-LN ([\d.]+)%", text) / 100,
+        "sinusoidal match": number(r"sinusoidal positions: exact match on the test sources ([\d.]+)%", text) / 100,
+        "sinusoidal unseen": number(
+            rf"sinusoidal positions: exact match on {task.UNSEEN_LENGTH} digits ([\d.]+)%", text
+        )
+        / 100,
     }
     return found, text
 
@@ -73,7 +82,7 @@ def test_correct_components_run_clean_and_learn_to_reverse_digits(kernel_env, tm
     """The reference's exercises in the release notebooks (test_course runs every other source notebook)."""
     folder = completed(notebooks.RELEASE, notebooks.SOURCE, tmp_path / "student")
     found, text = train(folder, kernel_env)
-    assert text.count("all checks passed") == 2 and "every parameter gets a gradient" in text, text
+    assert text.count("all checks passed") == 3 and "every parameter gets a gradient" in text, text
     assert re.search(r"training: all \d+ public checks passed", text), text
     assert "one batch memorised" in text and "no held-out source is a training source" in text, text
     assert found["validation"] < LEARNED_LOSS and found["match"] >= LEARNED_MATCH, found
@@ -82,6 +91,19 @@ def test_correct_components_run_clean_and_learn_to_reverse_digits(kernel_env, tm
     assert found["unseen"] < UNSEEN_MATCH, found
     assert found["cold validation"] > COLD_LOSS and found["cold match"] < COLD_MATCH, found
     assert found["backwards"] >= BACKWARDS, found
+    # Pre-LN without warm-up: better than post-LN, still far from a run with warm-up; the sinusoidal table: the test
+    # sources still right, six digits still wrong (part 9's prose says each, in these thresholds).
+    assert found["cold validation"] > found["pre-LN cold validation"] > PRE_LN_COLD_LOSS, found
+    assert found["pre-LN cold match"] < COLD_MATCH, found
+    assert found["sinusoidal match"] >= SINUSOIDAL_MATCH and found["sinusoidal unseen"] < UNSEEN_SINUSOIDAL, found
+    prose = " ".join((notebooks.PARTS / "09_train.md").read_text().split())
+    for said in (
+        "without warm-up the pre-LN model ends with a lower validation loss than the post-LN one",
+        f"its validation loss stays above {PRE_LN_COLD_LOSS:g}, and it gets under {COLD_MATCH:.0%} of the test sources right",
+        f"the test sources still come out right (at least {SINUSOIDAL_MATCH:.0%}), and the six-digit ones still come "
+        f"out wrong (under {UNSEEN_SINUSOIDAL:.0%})",
+    ):
+        assert said in prose, said
     for promise in (
         f"the validation loss ends below {LEARNED_LOSS:g}, at least {LEARNED_MATCH:.0%} of the test sources are "
         f"decoded exactly and under {UNSEEN_MATCH:.0%} of the {task.UNSEEN_LENGTH}-digit ones",

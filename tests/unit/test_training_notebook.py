@@ -95,6 +95,26 @@ LOOPS = {
 }
 
 
+def test_the_pre_ln_check_passes_on_the_reference_and_names_post_ln_and_a_norm_misplaced(capsys):
+    reference = training_reference()
+    task.check_pre_ln(reference.PreLNEncoderLayer, reference.PreLNDecoderLayer)
+    assert capsys.readouterr().out.count("all checks passed") == 1
+    names = breakout_facts.reference()
+    with pytest.raises(StudentError, match="pre-LN encoder layer"):
+        task.check_pre_ln(names["TransformerEncoderLayer"], reference.PreLNDecoderLayer)
+
+    class CrossNormAfter(reference.PreLNDecoderLayer):
+        def forward(self, hidden_states, encoder_hidden_states, self_mask=None, cross_mask=None):
+            attended, _ = self.self_attention(self.self_attention_norm(hidden_states), self_mask)
+            hidden_states = hidden_states + attended
+            attended, _ = self.cross_attention(hidden_states, cross_mask, key_value_states=encoder_hidden_states)
+            hidden_states = self.cross_attention_norm(hidden_states + attended)
+            return hidden_states + self.feed_forward(self.output_norm(hidden_states))
+
+    with pytest.raises(StudentError, match="pre-LN decoder layer"):
+        task.check_pre_ln(reference.PreLNEncoderLayer, CrossNormAfter)
+
+
 @pytest.mark.parametrize("mistake", LOOPS)
 def test_the_loops_check_names_each_mistake(mistake):
     function, message = LOOPS[mistake]
@@ -213,7 +233,8 @@ def test_the_instructors_paragraph_describes_the_notebook_as_it_is():
     steps, peak, warmup = re.search(r"STEPS, PEAK, WARMUP = (\d+), ([\d.]+), (\d+)", text).groups()
     (batch,) = set(re.findall(r"split\.training_batch\((\d+), generator\)", text))
     width, layers = (re.search(rf"{name}=(\d+)", text)[1] for name in ("hidden_size", "num_hidden_layers"))
-    steps_named = re.findall(r"^```exercise (\w+)", text, re.M)
+    named = re.findall(r"^```exercise (\w+)", text, re.M)
+    steps_named = [name for name in named if not name.startswith("PreLN")]  # the training's, then the variant
     lengths = task.TRAIN_LENGTHS
     assert list(lengths) == list(range(lengths[0], lengths[-1] + 1))
     words = dict(enumerate(["one", "two", "three", "four", "five", "six", "seven"], start=1))
@@ -224,6 +245,7 @@ def test_the_instructors_paragraph_describes_the_notebook_as_it_is():
         f"the training in {words[len(steps_named)]} steps ({', '.join(f'`{s}`' for s in steps_named)}): the "
         f"first {words[len(graded)]} are the graded `training` component",
         f"the last {words[len(steps_named) - len(graded)]} ungraded exercises",
+        "a pre-LN variant of the student's layers (`PreLNEncoderLayer`, `PreLNDecoderLayer`,",
         f"(D = {width}, {words[int(layers)]} layers each) to reverse {lengths[0]} to {lengths[-1]} digits: {steps} AdamW steps on "
         f"batches of {batch}, warm-up over {warmup} steps to a peak of {peak}",
         f"of each length, {task.HELD_OUT_PER_LENGTH} for validation and {task.HELD_OUT_PER_LENGTH} for the test",
