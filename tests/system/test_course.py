@@ -142,6 +142,9 @@ def test_nbgrader_validate_fails_on_the_untouched_release_and_passes_when_comple
     assert "VALIDATION FAILED ON 2 CELL(S)" in release.stdout and "is not written yet" in release.stdout, release.stdout
     complete = nbgrader(tmp_path, kernel_env, "validate", str(done / "01_attention.ipynb"))
     assert "Success! Your notebook passes all the tests." in complete.stdout, complete.stdout + complete.stderr
+    # Part 9's graded cell too (completed, its public checks pass in tests/system/test_training_notebook.py's run).
+    release = nbgrader(tmp_path, kernel_env, "validate", str(notebooks.RELEASE / "09_train.ipynb"))
+    assert "VALIDATION FAILED ON 1 CELL(S)" in release.stdout and "is not written yet" in release.stdout, release.stdout
 
 
 @pytest.mark.parametrize(
