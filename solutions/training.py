@@ -71,8 +71,8 @@ def clip_gradient_norm(parameters, max_norm):
     torch.nn.utils.clip_grad_norm_, which this may not call.
 
     Args:
-        parameters: an iterable of tensors (model.parameters()), or one tensor; those whose .grad is None are
-            left out.
+        parameters: an iterable of the weights (as a model gives them), or a single one; those whose .grad is
+            None are left out.
         max_norm: the largest total norm let through.
 
     Returns:
@@ -85,7 +85,7 @@ def clip_gradient_norm(parameters, max_norm):
     parameters = [parameters] if isinstance(parameters, torch.Tensor) else list(parameters)
     grads = [p.grad for p in parameters if p.grad is not None]
     if not grads:
-        return torch.tensor(0.0)
+        return torch.zeros(())
     norm = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g) for g in grads]))  # ()
     if norm > max_norm:
         for grad in grads:
@@ -98,13 +98,13 @@ def training_step(model, optimizer, batch, *, bos_token_id, pad_token_id, max_no
     """One step of teacher forcing on batch = (source, source_mask, target); returns the loss as a float.
 
     The model in train mode (dropout on) reads the source, its 0/1 mask and the shifted target:
-    model(source, shift_right(target, bos_token_id), source_mask) gives logits (B, T, V). Then the loss, fresh
-    gradients (the optimizer's zero_grad: backward adds to what .grad holds), backward, clipping to max_norm
-    when one is given, and the optimizer's step.
+    model(source, shift_right(target, bos_token_id), source_mask) gives logits (B, T, V). Then the loss, the
+    gradients of this batch alone (what an earlier step left in .grad must not count), clipping to max_norm when
+    one is given, and one step of the optimizer along them.
 
     Args:
         model: a Seq2SeqTransformer.
-        optimizer: a torch optimizer over the model's parameters.
+        optimizer: a torch optimizer of the model's weights.
         batch: (source (B, S) ids, source_mask (B, S) 0/1, target (B, T) ids padded with pad_token_id).
         max_norm: clip the gradients' total norm to it (clip_gradient_norm) before the step; None: no clipping.
 

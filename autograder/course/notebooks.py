@@ -42,9 +42,9 @@ from autograder.engine.contract.loader import DEMO_TAG
 PARTS = COURSE / "parts"
 # The reference of the ungraded exercises, whose names are outside the SPEC: copied as the reference's are.
 EXERCISES = stubs.EXERCISES
-# The SPEC names the notebooks grade: the core's. Parts 9 and 10 still teach the extensions' names as ungraded
-# exercises of EXERCISES, until they are written as the graded ones (issue 48, items 2 and 3).
-GRADED = {name: component for name, component in spec.OWNER.items() if not component.extension}
+# The SPEC names the notebooks grade: the core's, and an extension's once its hidden suite exists (until then its
+# part teaches them as ungraded exercises of EXERCISES).
+GRADED = {name: component for name, component in spec.OWNER.items() if spec.has_suite(component)}
 ASSIGNMENT = "transformer"
 SOURCE = COURSE / "source" / ASSIGNMENT
 RELEASE = COURSE / "release" / ASSIGNMENT

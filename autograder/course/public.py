@@ -271,13 +271,20 @@ def built(component_id):
 
 
 def _checker(component):
-    def check_component(*objects, quiet=False, **modules):
-        missing = [name for name in built(component.id) if name not in modules]
+    def check_component(*objects, quiet=False, **core):
+        """core: for an extension, the student's core classes its checks build, by name (a training step steps a
+        Seq2SeqTransformer, a beam search decodes with one, a cache serves a MultiHeadAttention), as the child that
+        grades it holds the core's references."""
+        # An extension builds on the core alone (spec.EXTENSIONS); solutions/ never ships, so no reference is read.
+        unknown = sorted(set(core) - {name for c in spec.COMPONENTS for name in c.names})
+        if not component.extension and core or unknown:
+            raise TypeError(f"check_{component.id} takes no keyword {', '.join(unknown or sorted(core))}")
+        missing = [name for name in built(component.id) if name not in core]
         if missing:
             given = ", ".join(f"{name}={name}" for name in missing)
             raise TypeError(f"check_{component.id} runs your functions on your own modules too: pass {given}")
-        names = dict(zip(component.names, objects)) | modules
-        check(component.id, names, quiet)  # returns nothing: no Out[] in a notebook
+        # Returns nothing: no Out[] in a notebook.
+        check(component.id, dict(zip(component.names, objects)) | core, quiet)
 
     check_component.__name__ = f"check_{component.id}"
     check_component.__doc__ = (
@@ -287,8 +294,9 @@ def _checker(component):
     return check_component
 
 
-# check_attention, check_masking, ...: one per component of the spec whose suite exists, named by its id, so that a
-# component added to the spec has its check without a line here (autograder.notebook offers them by the same names).
+# check_attention, check_masking, ...: one per graded component of the spec (an extension's once its suite exists),
+# named by its id, so that a component added to the spec has its check without a line here (autograder.notebook
+# offers them by the same names).
 CHECKS = {f"check_{c.id}": _checker(c) for c in spec.ALL_COMPONENTS if spec.has_suite(c)}
 globals().update(CHECKS)
 

@@ -1,4 +1,5 @@
-"""Part 9's task and the checks of its exercises (course/exercises/training.py holds their reference).
+"""Part 9's task and the checks of its exercises outside the SPEC (course/exercises/training_loop.py holds their
+reference; the graded ones, solutions/training.py's, are checked by check_training, the component's public checks).
 
 The task: reverse a sequence of digits. The data have a true held-out split: every source of 3 to 5 digits
 is either a training source or held out (validation or test), never both, and no source of 6 digits is ever
@@ -15,7 +16,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from autograder.course import ladder
-from autograder.course.public import NotStarted
+from autograder.course.public import NotStarted, config
 from autograder.engine.contract.errors import StudentError
 
 PAD, BOS, EOS = 0, 1, 2
@@ -125,75 +126,6 @@ def _passed(what):
     print(f"  ok: {what}")
 
 
-# A target with padding in both rows, small enough to read: 5 7 9 EOS PAD and 4 EOS PAD PAD PAD.
-EXAMPLE_TARGET = torch.tensor([[8, 10, 12, EOS, PAD], [7, EOS, PAD, PAD, PAD]])
-
-
-@_offering
-def check_shift_right(shift_right):
-    target = EXAMPLE_TARGET.clone()
-    expected = torch.tensor([[BOS, 8, 10, 12, EOS], [BOS, 7, EOS, PAD, PAD]])
-    result = _call(shift_right, target, BOS)
-    if not torch.equal(target, EXAMPLE_TARGET):
-        raise StudentError("shift_right changed the target it was given: build a new tensor (torch.cat), not in place")
-    if not isinstance(result, torch.Tensor) or result.shape != target.shape:
-        shape = tuple(result.shape) if isinstance(result, torch.Tensor) else type(result).__name__
-        raise StudentError(
-            f"shift_right gave {shape} for a target of shape {tuple(target.shape)}: the decoder reads one token "
-            "per target position, so the shape stays (B, T): BOS in front, and the last target token dropped"
-        )
-    _passed("the shape stays (B, T)")
-    if torch.equal(result, target):
-        raise StudentError(
-            "shift_right returned the target unchanged: the decoder would read the very token it must predict "
-            "and learn to copy its input. Put BOS in front and drop the last token."
-        )
-    if not (result[:, 0] == BOS).all():
-        raise StudentError(f"the first column must be BOS ({BOS}) in every row; yours is {result[:, 0].tolist()}")
-    _passed("every row starts with BOS")
-    if not torch.equal(result, expected):
-        raise StudentError(
-            f"for the target {target.tolist()} the decoder input is {expected.tolist()}, yours is "
-            f"{result.tolist()}: position t must hold target[:, t - 1] (the shift goes right, by one)"
-        )
-    _passed("position t holds the target's token t - 1")
-    print("shift_right: all checks passed")
-
-
-@_offering
-def check_sequence_loss(sequence_loss):
-    logits = torch.randn(2, 5, VOCAB_SIZE, generator=torch.Generator().manual_seed(0), requires_grad=True)
-    target = EXAMPLE_TARGET
-    flat_logits, flat_target = logits.flatten(0, 1), target.flatten()
-    real = flat_target != PAD
-    each = F.cross_entropy(flat_logits, flat_target, reduction="none")
-    right = each[real].mean()
-    result = _call(sequence_loss, logits, target, PAD)
-    if not isinstance(result, torch.Tensor) or result.dim() != 0:
-        raise StudentError("sequence_loss must return one number as a 0-dim tensor (the mean), not a float or a list")
-    if not result.requires_grad:
-        raise StudentError("the loss is cut from the graph (.item(), .detach() or torch.no_grad()): keep the tensor")
-    _passed("one number, still in the graph")
-    mistakes = {
-        "it counts the padding positions too: the model would be trained to predict PAD after EOS, and "
-        "the short rows would weigh more. Leave them out (ignore_index=pad_token_id).": each.mean(),
-        "it is the sum over the real positions, not their mean: the loss, and the step, would grow with the "
-        "batch size": each[real].sum(),
-        "it divides by every position, padding included: average over the positions that are not padding "
-        "(ignore_index does this)": each[real].sum() / len(each),
-    }
-    if not torch.isclose(result.detach(), right.detach()):
-        likely = next(
-            (text for text, value in mistakes.items() if torch.isclose(result.detach(), value.detach())), None
-        )
-        raise StudentError(
-            f"on 2 rows with {int(real.sum())} real positions out of 10 the loss is {right.item():.4f}, yours is "
-            f"{result.item():.4f}: " + (likely or "flatten B and T together (logits to (B*T, V), target to (B*T,))")
-        )
-    _passed(f"the mean over the {int(real.sum())} positions that are not padding ({right.item():.4f})")
-    print("sequence_loss: all checks passed")
-
-
 class _Spy(nn.Module):
     """A stand-in for the model: logits from a table of (decoder token, source token) scores, and a record of
     how it was called."""
@@ -207,91 +139,6 @@ class _Spy(nn.Module):
         self.calls.append((self.training, decoder_input_ids.clone(), attention_mask))
         first_source = self.table[input_ids[:, :1]]  # (B, 1, V)
         return self.table[decoder_input_ids] + first_source
-
-
-def _spy_step(training_step, lr=0.5):
-    """Run the student's step on a spy whose gradient holds a stale value, as after an earlier step."""
-    model = _Spy().eval()
-    before = model.table.detach().clone()
-    model.table.grad = torch.full_like(before, 100.0)
-    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
-    batch = batch_of(torch.tensor([[5, 7, 9, PAD, PAD, PAD], [4, 6, 8, 3, 5, PAD]]))
-    result = _call(training_step, model, optimizer, batch, bos_token_id=BOS, pad_token_id=PAD)
-    return model, before, batch, result
-
-
-@_offering
-def check_training_step(training_step):
-    lr = 0.5
-    model, before, batch, result = _spy_step(training_step, lr)
-    source, source_mask, target = batch
-    if len(model.calls) != 1:
-        raise StudentError(f"the step called the model {len(model.calls)} times; one forward pass per step")
-    training, decoder_input, mask = model.calls[0]
-    if not training:
-        raise StudentError("the model ran in eval mode: call model.train() in the step, so that dropout is on")
-    _passed("one forward pass, in train mode")
-    if torch.equal(decoder_input, target):
-        raise StudentError("the decoder read the target itself: give it shift_right(target, bos_token_id)")
-    if not torch.equal(decoder_input, torch.cat([torch.full((2, 1), BOS), target[:, :-1]], dim=1)):
-        raise StudentError(f"the decoder read {decoder_input.tolist()}; it should read BOS + target[:, :-1]")
-    if mask is None or not torch.equal(torch.as_tensor(mask), source_mask):
-        raise StudentError("pass the source's mask as the model's third argument, or it attends to the padding")
-    _passed("the decoder reads BOS + target[:, :-1], with the source's mask")
-    reference = _Spy()
-    logits = reference(source, decoder_input, source_mask)
-    loss = F.cross_entropy(logits.flatten(0, 1), target.flatten(), ignore_index=PAD)
-    loss.backward()
-    if isinstance(result, torch.Tensor):
-        raise StudentError("return loss.item(), a float: a tensor keeps the graph of its step alive")
-    if not isinstance(result, float) or abs(result - loss.item()) > 1e-5 * max(1.0, abs(loss.item())):
-        padded = F.cross_entropy(logits.flatten(0, 1), target.flatten()).item()
-        counted = isinstance(result, float) and abs(result - padded) <= 1e-5 * max(1.0, padded)
-        raise StudentError(
-            f"the step returned {result!r}; the loss on this batch is {loss.item():.4f}"
-            + (": yours counts padding positions too; use your sequence_loss" if counted else "")
-        )
-    _passed(f"it returns the loss, padding left out ({loss.item():.4f})")
-    moved = before - model.table.detach()
-    gradient = reference.table.grad
-    assert gradient is not None, "the reference's loss.backward() above gave its table one"
-    if not moved.any():
-        raise StudentError("the parameters did not move: call optimizer.step() after loss.backward()")
-    if torch.allclose(moved, lr * (gradient + 100.0), atol=1e-5):
-        raise StudentError(
-            "the step used the gradient left over from the previous step as well as this one: call "
-            "optimizer.zero_grad() before loss.backward() (backward adds to .grad)"
-        )
-    if not torch.allclose(moved, lr * gradient, atol=1e-5):
-        raise StudentError("the parameters moved, but not by one step of the optimizer along this batch's gradient")
-    _passed("fresh gradients, then one optimizer step")
-    print("training_step: all checks passed")
-
-
-@_offering
-def check_learning_rate(learning_rate):
-    peak, warmup, total = 3e-3, 4, 10
-    expected = [peak * min(s / warmup, (total - s) / (total - warmup)) for s in range(1, total + 1)]
-    got = [_call(learning_rate, s, peak, warmup, total) for s in range(1, total + 1)]
-    for step, (want, have) in enumerate(zip(expected, got, strict=True), start=1):
-        if not isinstance(have, (int, float)) or abs(have - want) > 1e-12:
-            phase = "warm-up: peak * step / warmup_steps" if step <= warmup else "decay: the line down to 0"
-            raise StudentError(
-                f"peak {peak}, warmup_steps {warmup}, total_steps {total}: step {step} ({phase}) should be "
-                f"{want:.6g}, yours is {have!r}; steps count from 1, so step 1 already learns"
-            )
-    _passed(f"warm-up over {warmup} steps to the peak, then down to 0 at step {total}")
-    try:
-        without = [_call(learning_rate, s, peak, 0, total) for s in (1, total)]
-    except ZeroDivisionError as error:
-        raise StudentError(
-            "with warmup_steps = 0 (no warm-up) it divides by zero: take the warm-up line only "
-            "while step <= warmup_steps"
-        ) from error
-    if abs(without[0] - peak * (total - 1) / total) > 1e-12 or without[1] != 0:
-        raise StudentError(f"with no warm-up, step 1 should be {peak * (total - 1) / total:.6g}: the decay from peak")
-    _passed("warmup_steps = 0: no warm-up, step 1 is the first of the line down from the peak")
-    print("learning_rate: all checks passed")
 
 
 @_offering
@@ -311,3 +158,124 @@ def check_overfit_one_batch(overfit_one_batch, steps=30):
         raise StudentError(f"the loss went from {losses[0]:.3f} to {losses[-1]:.3f}: on one batch it should fall fast")
     _passed(f"the loss falls, from {losses[0]:.3f} to {losses[-1]:.3f}")
     print("overfit_one_batch: all checks passed")
+
+
+class _Recorder(_Spy):
+    """The spy, recording too the learning rate of each forward pass and the table before it."""
+
+    def __init__(self, optimizer_of):
+        super().__init__()
+        self.optimizer_of = optimizer_of  # the optimizer, once made over this spy's table
+        self.rates, self.tables, self.logits = [], [], []
+
+    def forward(self, input_ids, decoder_input_ids, attention_mask=None, decoder_attention_mask=None):
+        self.rates.append(self.optimizer_of().param_groups[0]["lr"])
+        self.tables.append(self.table.detach().clone())
+        logits = super().forward(input_ids, decoder_input_ids, attention_mask, decoder_attention_mask)
+        self.logits.append(logits.detach())
+        return logits
+
+
+# Two rows, padded: each step's batch has its digits moved on by one, so that every step's batch is its own.
+LOOP_SOURCE = torch.tensor([[5, 7, 9, PAD, PAD, PAD], [4, 6, 8, 3, 5, PAD]])
+
+
+STEPS, PEAK, WARMUP, EVERY, MAX_NORM = 12, 0.5, 3, 4, 0.01  # the loop's run on the spy
+
+
+@_offering
+def check_train(train, learning_rate):
+    """The loop, on the spy, against the student's own learning_rate (whose values its graded checks hold)."""
+    optimizer = None
+    model = _Recorder(lambda: optimizer)
+    optimizer = torch.optim.SGD(model.parameters(), lr=123.0)
+    # More batches than steps, so that a loop that takes too many is told so by what it trained on.
+    sources = [torch.where(LOOP_SOURCE == PAD, PAD, (LOOP_SOURCE - DIGIT + i) % 10 + DIGIT) for i in range(2 * STEPS)]
+    batches = [batch_of(source) for source in sources]
+    validated = []
+
+    def validate(validated_model):
+        validated.append((validated_model is model, len(model.rates)))
+        return float(len(validated))
+
+    settings = {"steps": STEPS, "peak": PEAK, "warmup_steps": WARMUP, "every": EVERY, "max_norm": MAX_NORM}
+    run = _call(train, model, optimizer, iter(batches), validate, bos_token_id=BOS, pad_token_id=PAD, **settings)
+    reported = list(run)
+    if len(model.rates) != STEPS:
+        raise StudentError(f"{STEPS} steps should call the model {STEPS} times; yours called it {len(model.rates)}")
+    _check_steps(model, batches, learning_rate)
+    _check_reports(model, batches, reported, validated)
+    moved = [float((after - before).norm()) for before, after in zip(model.tables, model.tables[1:])]
+    if any(size > rate * MAX_NORM * (1 + 1e-4) for size, rate in zip(moved, model.rates)):
+        raise StudentError("a step moved the weights more than the learning rate times max_norm: pass max_norm on")
+    _passed(f"the gradients clipped to max_norm {MAX_NORM}")
+    print("train: all checks passed")
+
+
+def _check_steps(model, batches, learning_rate):
+    """Each step at its rate, set before it, on the next batch."""
+    for step, rate in enumerate(model.rates, start=1):
+        want = learning_rate(step, PEAK, WARMUP, STEPS)
+        if abs(rate - want) > 1e-12:
+            raise StudentError(
+                f"step {step} ran at learning rate {rate!r}; your learning_rate({step}, {PEAK}, {WARMUP}, {STEPS}) is "
+                f"{want:.6g}: set every group's lr before the step, steps counted from 1"
+            )
+    _passed(f"each of the {STEPS} steps at its scheduled rate, set before the step")
+    for step, (call, (_, _, target)) in enumerate(zip(model.calls, batches), start=1):
+        if not torch.equal(call[1][:, 1:], target[:, :-1]):
+            raise StudentError(
+                f"step {step} did not train on the iterator's batch {step}: take next(batches) once a step"
+            )
+    _passed("each step on the next batch")
+
+
+def _check_reports(model, batches, reported, validated):
+    """What the loop yields: after every EVERY steps, the step, the mean of their losses, and a validation then."""
+    losses = [
+        F.cross_entropy(logits.flatten(0, 1), target.flatten(), ignore_index=PAD).item()
+        for logits, (_, _, target) in zip(model.logits, batches)
+    ]
+    marks = list(range(EVERY, STEPS + 1, EVERY))
+    if [r[0] if isinstance(r, tuple) and len(r) == 3 else r for r in reported] != marks:
+        raise StudentError(f"yield (step, training loss, validation loss) after steps {marks}, and only then")
+    for number, (step, mean, validation) in enumerate(reported, start=1):
+        want = sum(losses[step - EVERY : step]) / EVERY
+        if not isinstance(mean, float) or abs(mean - want) > 1e-5:
+            raise StudentError(
+                f"after step {step} the training loss to report is the mean of the last {EVERY} steps' losses, "
+                f"{want:.4f}; yours is {mean!r}"
+            )
+        if validation != float(number) or validated[number - 1] != (True, step):
+            raise StudentError(f"call validate(model) once after each {EVERY} steps, after the step, and yield it")
+    _passed(f"every {EVERY} steps: the step, the mean of its last {EVERY} losses, validate(model)")
+
+
+@_offering
+def check_pre_ln(PreLNEncoderLayer, PreLNDecoderLayer):  # noqa: N803 - the classes, as the notebook names them
+    """Each pre-LN layer in eval mode, on a small case, against its own sub-blocks composed pre-LN."""
+    cfg = config(hidden_size=8, num_attention_heads=2, intermediate_size=16, vocab_size=VOCAB_SIZE)
+    torch.manual_seed(0)
+    x, memory = torch.randn(2, 3, 8), torch.randn(2, 4, 8)
+    encoder = _call(PreLNEncoderLayer, cfg).eval()
+    decoder = _call(PreLNDecoderLayer, cfg).eval()
+    with torch.no_grad():
+        h = x + encoder.attention(encoder.attention_norm(x))[0]
+        want = h + encoder.feed_forward(encoder.output_norm(h))
+        got = _call(encoder, x)
+        if not torch.allclose(got, want, atol=1e-5):
+            raise StudentError(
+                "the pre-LN encoder layer is not x + attention(attention_norm(x)), then h + "
+                "feed_forward(output_norm(h)): each norm goes in front of its sub-block, none after the sum"
+            )
+        _passed("the encoder layer: each sub-block reads its norm, and adds to what it read from")
+        h = x + decoder.self_attention(decoder.self_attention_norm(x))[0]
+        h = h + decoder.cross_attention(decoder.cross_attention_norm(h), key_value_states=memory)[0]
+        want = h + decoder.feed_forward(decoder.output_norm(h))
+        if not torch.allclose(_call(decoder, x, memory), want, atol=1e-5):
+            raise StudentError(
+                "the pre-LN decoder layer: self-attention on self_attention_norm(x), cross-attention on "
+                "cross_attention_norm(h) to the encoder's states, feed-forward on output_norm(h), each added to its input"
+            )
+    _passed("the decoder layer: the same, with cross-attention between")
+    print("pre-LN layers: all checks passed")

@@ -122,7 +122,7 @@ class KitGrades(NbGraderPreprocessor):
 
         accepted = [f for f in folders if _ids(converter, f)[1] in self.accept_flagged]
         progress = Progress(len(folders), "graded in the jail")
-        components = [c.id for c in spec.COMPONENTS]
+        components = _graded_components(converter, _ids(converter, folders[0])[0])
         self.log.info("The kit grades %d submission(s)", len(folders))
         # Closed on the way out, interrupted too: the gradings under way stop at once (pool.grade_each).
         with contextlib.closing(
@@ -207,6 +207,19 @@ def _pending(converter):
             or (new and old and new > old)
         ):
             yield folder
+
+
+def _graded_components(converter, assignment):
+    """The core's ids, and each extension's whose test cell the assignment's source notebooks hold: a course that
+    releases parts 1 to 8 grades as it did before the extensions, and spends nothing on them."""
+    source = Path(converter.coursedir.format_path(converter.coursedir.source_directory, ".", assignment))
+    cells = {
+        cell.metadata["nbgrader"].get("grade_id")
+        for path in source.glob("*.ipynb")
+        for cell in nbformat.read(path, as_version=4).cells
+        if is_test_cell(cell)
+    }
+    return [c.id for c in spec.ALL_COMPONENTS if not c.extension or f"grade-{c.id}" in cells]
 
 
 def _ids(converter, folder):

@@ -7,9 +7,9 @@ Hugging Face's classes are imported by the facts that build them: imported here,
 test's too, would wait for transformers' import while it collects.
 """
 
-import importlib.util
 import math
 from functools import cache
+from types import SimpleNamespace
 
 import torch
 from torch.nn import functional as F
@@ -263,14 +263,16 @@ def uniform_loss_over_13_tokens():
 
 
 @cache
+@cache
 def training_reference():
-    """course/exercises/training.py (part 9's ungraded exercises), imported by its path: no loader knows it."""
-    found = importlib.util.spec_from_file_location(
-        "training_reference", spec.KIT_ROOT / "course" / "exercises" / "training.py"
-    )
-    module = importlib.util.module_from_spec(found)
-    found.loader.exec_module(module)
-    return module
+    """Part 9's exercises as the reference solves them: the training component's SPEC names and
+    course/exercises/training_loop.py's, loaded beside the reference, as a namespace."""
+    units = loader.load(spec.SOLUTIONS).as_message()["units"]
+    source = (EXERCISES / "training_loop.py").read_text()
+    units.append({"module": "training_loop", "label": "training_loop.py", "code": source})
+    modules, problems = runtime.load_modules(units)
+    assert not problems, problems
+    return SimpleNamespace(**(vars(modules["training"]) | vars(modules["training_loop"])))
 
 
 @fact
@@ -482,3 +484,26 @@ def minilm_cls_share():
     to_cls = maps[:, :, 1:-1, 0].mean(-1)  # (L, H): the words' mean weight on [CLS]
     assert strongest(to_cls) == (4, 5), "the question names the head that attends most to [CLS]"
     return to_cls[4, 5].item()
+
+
+@fact
+def clipping_per_tensor_turns_the_step():
+    """Gradients (3, 4) and (0.3, 0.4) clipped to 1: tensor by tensor, the cosine of the step with the gradient;
+    by the total norm (the reference's clip_gradient_norm, torch's clip_grad_norm_ alike) it stays 1."""
+    grads = [torch.tensor([3.0, 4.0], dtype=torch.float64), torch.tensor([0.3, 0.4], dtype=torch.float64)]
+
+    def clipped(per_tensor):
+        parameters = [torch.nn.Parameter(torch.zeros_like(g)) for g in grads]
+        for parameter, grad in zip(parameters, grads, strict=True):
+            parameter.grad = grad.clone()
+        if per_tensor:
+            for parameter in parameters:
+                torch.nn.utils.clip_grad_norm_(parameter, 1.0)
+        else:
+            reference()["clip_gradient_norm"](parameters, 1.0)
+        return torch.cat([parameter.grad for parameter in parameters])
+
+    whole = torch.cat(grads)
+    total = F.cosine_similarity(clipped(per_tensor=False), whole, dim=0).item()
+    assert abs(total - 1) < 1e-12, "clipping by the total norm keeps the direction"
+    return F.cosine_similarity(clipped(per_tensor=True), whole, dim=0).item()

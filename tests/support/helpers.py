@@ -38,7 +38,8 @@ def catalog(mistake_id):
 
 
 def submission(folder, edits=(), files=None, drop=()):
-    """A copy of the reference in folder, with edits applied.
+    """A copy of the reference in folder, with edits applied: the core's files, and an extension's where an edit
+    is made in it (a submission that defines an extension's names is graded in it too).
 
     Args:
         edits: (component id, old text, new text) triples, each old text once in the component's graded code
@@ -47,8 +48,10 @@ def submission(folder, edits=(), files=None, drop=()):
         drop: component ids whose file is left out.
     """
     folder.mkdir(parents=True, exist_ok=True)
-    for component in spec.COMPONENTS:
-        if component.id not in drop:
+    edits = list(edits)
+    edited = {owner(edit.name).id if isinstance(edit, First) else edit[0] for edit in edits}
+    for component in spec.ALL_COMPONENTS:
+        if component.id not in drop and (not component.extension or component.id in edited):
             shutil.copy(component.reference, folder / component.reference.name)
     for edit in edits:
         if isinstance(edit, First):
@@ -264,6 +267,16 @@ def lazy_submission(folder):
         ]
     ]
     return submission(folder, lazy, files={"multihead.py": D2L_MULTIHEAD.lstrip()})
+
+
+def checked_names(component_id, names):
+    """Of a submission's {name: object}, those a component's public checks are given: its own, and for an extension
+    the core's too, whose model its checks build (a training step steps a Seq2SeqTransformer), as the child that
+    grades it holds the core's references."""
+    wanted = [*spec.BY_ID[component_id].names]
+    if spec.BY_ID[component_id].extension:
+        wanted += [name for core in spec.references_for(component_id) for name in core.names]
+    return {name: names[name] for name in wanted}
 
 
 def graded_here(component_id, edits=()):

@@ -14,15 +14,18 @@ the catalog had families (commit ea64444), 2 of the 16 were named by the hidden 
 checks; with them, 14 and 14 (RECALL_FLOOR holds each family's count). The two not named are outside every
 family's variants: the wrong axes swapped, and the decoder layer's own causal mask. Precision is held on every
 one: a mistake is named by its family's sentence or not at all, and the near misses (NEAR) not at all.
+
+The training component's families (issue 48) were measured the same way when its catalog was written: its 7
+mistakes here (BOS padded on with F.pad, a warm-up under a min, the decay as the share left, the model's zero_grad)
+are named 7 and 7 times; its near misses (the target rolled, the loss summed) not at all.
 """
 
 import pytest
 from support import mutations
-from support.helpers import graded_here, submission
+from support.helpers import checked_names, graded_here, submission
 
 from autograder.course import jupyter, public
 from autograder.engine.authoring import mistakes
-from autograder.engine.contract import spec
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 
 SPLIT_K = "k = self.key(source).view(B, S, self.num_heads, self.head_dim).transpose(1, 2)  # (B, H, S, Dh)"
@@ -32,6 +35,10 @@ POSITIONS = "positions = torch.arange(input_ids.size(1), device=input_ids.device
 TABLE_ROWS = "position = torch.arange(max_len, dtype=torch.float64)[:, None]  # (max_len, 1)"
 LM_BODY = "return self.decoder(self.layer_norm(F.gelu(self.dense(hidden_states))))"
 POOLED = "pooled = torch.tanh(self.pooler(hidden_states[:, 0]))  # (B, D)"
+SHIFT = "torch.cat([bos, target[:, :-1]], dim=1)  # (B, T)"
+WARM_UP = "        return peak * step / warmup_steps\n"
+DECAY = "    return peak * (total_steps - step) / (total_steps - warmup_steps)\n"
+ZERO_THEN_BACKWARD = "    optimizer.zero_grad()\n    loss.backward()\n"
 
 # family: [(how it is written, edits of the family's component's file)]
 NEW = {
@@ -164,6 +171,39 @@ NEW = {
     "heads/pooler-s-dense-layer-left-out": [
         ("tanh of the [CLS] state", [(POOLED, "pooled = hidden_states[:, 0].tanh()")]),
     ],
+    "training/shift-keeps-the-last-token": [
+        ("BOS padded on the left, nothing dropped", [(SHIFT, "F.pad(target, (1, 0), value=bos_token_id)")]),
+        ("the target itself", [(SHIFT, "target")]),
+    ],
+    "training/warm-up-off-by-one-step": [
+        (
+            "steps counted from 0, under a min",
+            [(WARM_UP, "        return peak * min(step - 1, warmup_steps) / warmup_steps\n")],
+        ),
+        (
+            "the share of the warm-up done, a step late",
+            [(WARM_UP, "        return peak * (step / (warmup_steps + 1))\n")],
+        ),
+    ],
+    "training/decay-off-by-one-step": [
+        (
+            "the share of the decay left, counted a step late",
+            [(DECAY, "    return peak * (1 - (step - warmup_steps - 1) / (total_steps - warmup_steps))\n")],
+        ),
+    ],
+    "training/gradients-zeroed-after-backward": [
+        (
+            "the model's zero_grad after backward",
+            [(ZERO_THEN_BACKWARD, "    loss.backward()\n    model.zero_grad()\n")],
+        ),
+        (
+            "cleared just before the step",
+            [
+                (ZERO_THEN_BACKWARD, "    loss.backward()\n"),
+                ("    optimizer.step()\n    return", "    optimizer.zero_grad()\n    optimizer.step()\n    return"),
+            ],
+        ),
+    ],
 }
 
 # Near misses: wrong, and in no family the catalog names, so nothing may be said of them.
@@ -192,6 +232,12 @@ NEAR = [
         "the LM head's dense layer applied twice",
         [(LM_BODY, "return self.decoder(self.layer_norm(F.gelu(self.dense(self.dense(hidden_states)))))")],
     ),
+    ("training", "the target rolled: its last token where BOS goes", [(SHIFT, "torch.roll(target, 1, dims=1)")]),
+    (
+        "training",
+        "the loss summed over the real tokens, not averaged",
+        [("ignore_index=pad_token_id)\n    ### END", "ignore_index=pad_token_id, reduction='sum')\n    ### END")],
+    ),
 ]
 
 # (hidden suites, public checks): how many of each family's mistakes above are named by its sentence, as measured
@@ -205,6 +251,10 @@ RECALL_FLOOR = {
     "decoder/target-padding-ignored": (0, 0),
     "heads/a-step-left-out-of-the-lm-head": (2, 2),
     "heads/pooler-s-dense-layer-left-out": (1, 1),
+    "training/shift-keeps-the-last-token": (2, 2),
+    "training/warm-up-off-by-one-step": (2, 2),
+    "training/decay-off-by-one-step": (1, 1),
+    "training/gradients-zeroed-after-backward": (2, 2),
 }
 
 
@@ -223,7 +273,7 @@ def hidden_diagnosis(component, edits):
 def public_diagnosis(tmp_path, component, edits):
     names, _ = jupyter.load_names(submission(tmp_path / "mutant", mutations.variant_edits(component, edits)))
     with pytest.raises(public.Failed) as failure:
-        public.check(component, {n: names[n] for n in spec.BY_ID[component].names}, quiet=True)
+        public.check(component, checked_names(component, names), quiet=True)
     return failure.value.likely
 
 

@@ -30,14 +30,18 @@ def test_generated_files_match_the_reference(part):
 
 
 def test_the_kit_code_that_runs_in_a_build_is_declared_by_the_stamps():
-    """A build traced in a fresh process: every kit module that runs is in inputs.COMPUTES, is a component's own
-    cases module or catalog, or says in COMPUTES_NOTHING why none of its values come from it; COMPUTES names
+    """A build traced in a fresh process: every kit module that runs is in inputs.COMPUTES or one unit's
+    COMPUTES_OF, is a component's own cases module or catalog, or says in COMPUTES_NOTHING why none of its values
+    come from it; COMPUTES names
     nothing that does not run. Each unit's functions of the reference and of cases modules are its stamp's."""
     run = subprocess.run([sys.executable, SUPPORT / "trace_build.py"], capture_output=True, text=True, check=True)
     traced = json.loads(run.stdout)
-    own = {f"autograder.engine.authoring.mistakes.{unit}" for unit in traced["units"]}
+    # Every component's catalog is imported with the catalog, and hashed as data for its own unit alone.
+    own = {f"autograder.engine.authoring.mistakes.{m.component}" for m in mistakes.CATALOG}
     own |= {name for unit in traced["units"] for name in inputs.cases_files(unit)}
-    undeclared = set(traced["kit"]) - set(inputs.COMPUTES) - set(inputs.COMPUTES_NOTHING) - own
+    # A unit's own computing modules (COMPUTES_OF) are imported by the code of COMPUTES that calls them.
+    one_units = {name for names in inputs.COMPUTES_OF.values() for name in names}
+    undeclared = set(traced["kit"]) - set(inputs.COMPUTES) - set(inputs.COMPUTES_NOTHING) - own - one_units
     no_code = ast.dump(ast.parse(""))
     assert sorted(m for m in undeclared if inputs.code(inputs.module_path(m)) != no_code) == []
     assert sorted(set(inputs.COMPUTES) - set(traced["kit"])) == []

@@ -53,6 +53,9 @@ TIME_LIMIT = 2
 # the machine's load (the fixture would need 22 hours to make it three).
 DUE = (datetime.datetime.now(datetime.UTC) - datetime.timedelta(days=1, hours=2)).strftime("%Y-%m-%d %H:%M:%S UTC")
 PERCENT_PER_DAY, EXTENSION_DAYS = 10, 2
+# Every graded cell of the course: the core's, and part 9's training (an extension: its points beyond the core's 100).
+POINTS = {f"grade-{c.id}": c.points for c in notebooks.GRADED.values()}
+COURSE_POINTS = sum(POINTS.values())
 # A perfect score by every route that runs code outside the kit's grader: the hidden cell's function,
 # a notebook's view of the kit, the command the hidden cell ran.
 PATCH = """import json, os, sys
@@ -209,7 +212,7 @@ def tamper(path, paste, rename, forge):
 
 def test_a_tampered_notebook_is_graded_by_the_kit_and_stops_nobody(pipeline):
     root, _, _, _ = pipeline
-    assert grades(root)["dan"] == spec.TOTAL_POINTS  # and everyone after him is graded (the other tests)
+    assert grades(root)["dan"] == COURSE_POINTS  # and everyone after him is graded (the other tests)
     feedback = (root / "feedback" / "dan" / notebooks.ASSIGNMENT / "01_attention.html").read_text()
     for cell in ("grade-attention", "grade-mine"):
         assert f"nbgrader&#x27;s &#x27;{cell}&#x27;" in feedback or f"nbgrader's '{cell}'" in feedback
@@ -246,12 +249,12 @@ def test_pipeline_commands_succeed_and_grade_the_class_in_one_batch(pipeline):
 def test_export_gives_full_marks_zero_and_one_bugs_loss(pipeline, sandbox):
     root, _, _, carol = pipeline
     exported = grades(root)
-    assert exported["alice"] == exported["dave"] == spec.TOTAL_POINTS
+    assert exported["alice"] == exported["dave"] == COURSE_POINTS
     assert all(exported[student] == 0 for student in ZERO), exported
     # The kit's own grader on carol's notebook says what the bug costs; nbgrader must agree exactly.
     kit = grade(carol / "03_feedforward_layernorm.ipynb", components=["layernorm"], sandbox=sandbox).components[0].score
     assert 0 <= kit < spec.BY_ID["layernorm"].points
-    assert exported["carol"] == pytest.approx(spec.TOTAL_POINTS - spec.BY_ID["layernorm"].points + kit)
+    assert exported["carol"] == pytest.approx(COURSE_POINTS - spec.BY_ID["layernorm"].points + kit)
 
 
 def test_the_exchange_hands_out_and_collects_and_a_late_submission_loses_its_share_per_day_begun(pipeline):
@@ -261,10 +264,10 @@ def test_the_exchange_hands_out_and_collects_and_a_late_submission_loses_its_sha
     rows = exported(root)
     hank, alice = rows["hank"], rows["alice"]
     assert hank["timestamp"] and alice["timestamp"], "collect brings each submission's time from the exchange"
-    assert float(hank["raw_score"]) == spec.TOTAL_POINTS
-    assert float(hank["late_submission_penalty"]) == spec.TOTAL_POINTS * 2 * PERCENT_PER_DAY / 100
-    assert float(hank["score"]) == spec.TOTAL_POINTS * (1 - 2 * PERCENT_PER_DAY / 100)
-    assert float(alice["late_submission_penalty"]) == 0 and float(alice["score"]) == spec.TOTAL_POINTS
+    assert float(hank["raw_score"]) == COURSE_POINTS
+    assert float(hank["late_submission_penalty"]) == COURSE_POINTS * 2 * PERCENT_PER_DAY / 100
+    assert float(hank["score"]) == COURSE_POINTS * (1 - 2 * PERCENT_PER_DAY / 100)
+    assert float(alice["late_submission_penalty"]) == 0 and float(alice["score"]) == COURSE_POINTS
     fetched = list((home(root, "alice") / notebooks.ASSIGNMENT / "feedback").glob("*/01_attention.html"))
     assert len(fetched) == 1 and "attention: 10 of 10 points" in fetched[0].read_text(), runs
 
@@ -279,7 +282,7 @@ def test_the_lms_gradebook_gives_each_student_the_score_of_grades_csv(pipeline):
 
 def test_every_grade_cell_scores_what_its_component_scores(pipeline):
     root, _, _, _ = pipeline
-    points = {f"grade-{c.id}": c.points for c in spec.COMPONENTS}
+    points = POINTS
     assert cell_scores(root, "alice") == cell_scores(root, "dave") == points
     for student in ZERO:
         assert cell_scores(root, student) == dict.fromkeys(points, 0), student
@@ -306,7 +309,7 @@ def test_a_notebook_that_hangs_scores_zero_with_the_reason(pipeline):
 def test_a_scratch_cell_outside_the_policy_is_not_run_and_costs_nothing(pipeline):
     """hank's cell calls os._exit at the top of a notebook: it once killed every component's process."""
     root, _, _, _ = pipeline
-    assert cell_scores(root, "hank") == {f"grade-{c.id}": c.points for c in spec.COMPONENTS}
+    assert cell_scores(root, "hank") == POINTS
     html = (root / "feedback" / "hank" / notebooks.ASSIGNMENT / "03_feedforward_layernorm.html").read_text()
     assert "2 statements not run, since nothing graded needs them: line 1 imports os" in html
 
@@ -329,7 +332,7 @@ def test_feedback_shows_the_graders_words_but_no_hidden_test_source(pipeline, st
 
 def test_flagged_code_scores_zero_with_the_reasons_until_the_instructor_accepts_it(pipeline):
     root, env, _, _ = pipeline
-    points = {f"grade-{c.id}": c.points for c in spec.COMPONENTS}
+    points = POINTS
     assert cell_scores(root, "kim") == points | {"grade-attention": 0}
     html = (root / "feedback" / "kim" / notebooks.ASSIGNMENT / "01_attention.html").read_text()
     assert "attention: 0 of 10 points" in html and "HELD for review" in html and "ctypes" in html
@@ -360,8 +363,8 @@ def test_autograde_again_grades_only_a_new_student_and_regrades_none_unless_forc
     run = nbgrader(root, env, "autograde", notebooks.ASSIGNMENT)
     assert run.returncode == 0 and "Skipping existing assignment" in run.stdout + run.stderr, run.stdout + run.stderr
     assert "The kit grades 1 submission(s)" in run.stderr and "graded in the jail 1/1: jack" in run.stderr
-    assert sum(cell_scores(root, "jack").values()) == spec.TOTAL_POINTS
-    assert sum(cell_scores(root, "alice").values()) == spec.TOTAL_POINTS
+    assert sum(cell_scores(root, "jack").values()) == COURSE_POINTS
+    assert sum(cell_scores(root, "alice").values()) == COURSE_POINTS
     assert sum(cell_scores(root, "bob").values()) == 0
 
 

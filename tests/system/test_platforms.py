@@ -68,6 +68,9 @@ GRADESCOPE_TEST = {
 VISIBILITY = {"hidden", "after_due_date", "after_published", "visible"}
 
 
+CORE = {c.id for c in spec.COMPONENTS}
+
+
 def check_gradescope(results):
     assert set(results) <= GRADESCOPE_TOP and "tests" in results
     assert isinstance(results["score"], (int, float)) and isinstance(results["output"], str)
@@ -80,7 +83,9 @@ def check_gradescope(results):
     code = [t for t in results["tests"] if t["name"] != BREAKOUT]  # the breakout sheets' test is apart
     if code:
         assert results["score"] == pytest.approx(sum(t["score"] for t in code), abs=0.011)
-        assert results["max_score"] == spec.TOTAL_POINTS
+        # The core's 100, and the points of each extension the upload defines names of (part 9's training).
+        assert results["max_score"] == sum(t["max_score"] for t in code)
+        assert sum(t["max_score"] for t in code if t["name"] in CORE) == spec.TOTAL_POINTS
     return {t["name"]: t for t in results["tests"]}
 
 
@@ -94,8 +99,9 @@ def check_prairielearn(results):
         )
     code = [t for t in results["tests"] if t["name"] != BREAKOUT]  # the breakout sheets' test is apart
     # A hand-in of breakout sheets alone is scored by them.
+    assert not code or sum(t["max_points"] for t in code if t["name"] in CORE) == spec.TOTAL_POINTS
     earned, possible = (
-        (sum(t["points"] for t in code), spec.TOTAL_POINTS)
+        (sum(t["points"] for t in code), sum(t["max_points"] for t in code))
         if code
         else (sum(t["points"] for t in results["tests"]), sum(t["max_points"] for t in results["tests"]))
     )
@@ -238,7 +244,9 @@ def test_the_same_kit_gives_the_same_package_bytes_on_another_day(tmp_path, monk
 def test_a_complete_upload_scores_full_marks_with_the_details_after_the_due_date(gradescope, tmp_path):
     results = run_autograder(gradescope, bundle_upload)
     tests = check_gradescope(results)
-    assert results["score"] == 100 and results["stdout_visibility"] == "hidden"
+    # The notebooks of parts 1 to 9: the core's 100, and part 9's training.
+    assert results["score"] == results["max_score"] == spec.TOTAL_POINTS + spec.BY_ID["training"].points
+    assert results["stdout_visibility"] == "hidden"
     assert all(t["visibility"] == "after_due_date" for t in tests.values())
     assert "autograder/ was not graded" in results["output"]
 

@@ -22,6 +22,19 @@ def test_generated_files_match_the_reference(part):
     assert generated.drift([part]) == [], f"run: python -m autograder generate --part {part}"
 
 
+def test_only_the_units_that_hash_a_module_of_their_own_have_cases_it_runs():
+    """A mistake's run on a case graded by its effect is effect_runs.py's, which only the training component's stamp
+    hashes (inputs.COMPUTES_OF): no other unit's cases, hidden or public, may be of those kinds, whose values would
+    then move with no stamp of theirs staled."""
+    from autograder.course.public import PUBLIC
+    from autograder.engine.authoring import effect_runs
+    from autograder.engine.judge import fixtures
+
+    for component in generated.COMPONENTS:
+        kinds = {case.kind for cases in (fixtures.HIDDEN, PUBLIC) for case in cases.cases(component)}
+        assert bool(kinds & set(effect_runs.KINDS)) == (component == "training"), component
+
+
 @pytest.mark.parametrize("part", generated.STAMPED)
 def test_built_files_carry_the_stamp_of_their_inputs(part):
     """Rebuilding fixtures and evidence takes minutes: `make drift` does it (CI runs it after the tests); here,

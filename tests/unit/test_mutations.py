@@ -31,15 +31,15 @@ RECALL_GOAL = 0.95
 PUBLIC_RECALL_GOAL = 0.9
 
 CASE_SETS = {"hidden": fixtures.HIDDEN, "public": PUBLIC}
-# The components with a catalog: every one of the core's, and the course extensions' that have one.
-CATALOGED = [c.id for c in spec.ALL_COMPONENTS if mistakes.of(c.id)]
+# Every graded component has a catalog: the core's, and each extension's once its suite exists.
+GRADED = [c for c in spec.ALL_COMPONENTS if spec.has_suite(c)]
 
 # (case set, component, entry id) of every entry of every component's evidence, in both case sets.
 ENTRIES = [
     (where, component, entry_id)
     for where, case_set in CASE_SETS.items()
-    for component in CATALOGED
-    for entry_id in case_set.evidence(component).entries
+    for component in GRADED
+    for entry_id in case_set.evidence(component.id).entries
 ]
 IDS = [f"{where}-{entry_id}" for where, _, entry_id in ENTRIES]
 # Of those, the members of the catalog's families (a pair's entry has two parts).
@@ -57,7 +57,15 @@ def named(mistake, case_set=fixtures.HIDDEN):
 
 def test_catalog_has_sixty_mistakes_across_every_component():
     assert len(mistakes.CATALOG) >= 60
-    assert {m.component for m in mistakes.CATALOG} == set(CATALOGED) >= {c.id for c in spec.COMPONENTS}
+    assert {m.component for m in mistakes.CATALOG} == {c.id for c in GRADED}
+    assert {c.id for c in spec.EXTENSIONS} <= {c.id for c in GRADED}
+
+
+def test_every_extension_with_a_suite_catalogs_at_least_eight_mistakes():
+    """Issue 48: at least 8 per course extension, as the core's components have."""
+    for component in GRADED:
+        if component.extension:
+            assert len(mistakes.of(component.id)) >= 8, component.id
 
 
 def test_recall_of_the_catalog_is_at_least_the_goal():
@@ -102,9 +110,9 @@ def test_a_members_code_with_one_value_moved_is_named_as_nothing(where, componen
 
 # The components with float outputs: what can round.
 FLOATS = [
-    c
-    for c in CATALOGED
-    if any(value.dtype.kind == "f" for case in fixtures.HIDDEN.cases(c) for value in case.expected.values())
+    c.id
+    for c in GRADED
+    if any(value.dtype.kind == "f" for case in fixtures.HIDDEN.cases(c.id) for value in case.expected.values())
 ]
 
 

@@ -23,7 +23,7 @@ def test_every_likely_mistake_sentence_is_one_cataloged_mistakes_and_every_named
     table = {m.id: m.says for m in mistakes.CATALOG}
     assert json.loads(hints.MISTAKE_SENTENCES.read_text()) == table and len(table) == len(mistakes.CATALOG)
     assert all(says.strip() for says in table.values())
-    for component in (c for c in spec.ALL_COMPONENTS if mistakes.of(c.id)):
+    for component in (c for c in spec.ALL_COMPONENTS if spec.has_suite(c)):
         for evidence in (fixtures.evidence_of(component.id), fixtures.case_set(PUBLIC_CASES).evidence(component.id)):
             named = {part for entry in evidence.entries.values() for part in entry["parts"]}
             assert named and named <= {m.id for m in mistakes.of(component.id)}, component.id

@@ -1,18 +1,19 @@
-"""The last notebook's training steps, each checked in the notebook: they pass on the reference, and fail, with a
-sentence that says what to change, on the usual mistakes; the held-out sources are never trained on; the grader
-leaves its ungraded exercises out. (The notebook run in a kernel, learning or not:
+"""The last notebook's training: the graded training component's public checks fail the usual mistakes written
+as students write them; the check of its ungraded exercise passes on the reference and says what to change; the
+held-out sources are never trained on; the grader loads the graded exercises and leaves the ungraded one out. (The notebook run in a kernel, learning or not:
 tests/system/test_training_notebook.py.)"""
 
 import re
 
 import pytest
 import torch
+from support import breakout_facts
 from support.breakout_facts import training_reference
 from support.course_helpers import completed
 from torch.nn import functional as F
 
 from autograder.breakout import bank
-from autograder.course import notebooks
+from autograder.course import notebooks, public
 from autograder.course import training as task
 from autograder.course.public import NotStarted
 from autograder.engine.contract import loader, spec
@@ -52,17 +53,79 @@ def targets_of(sources):
     return task.targets(sources).tolist()
 
 
-def test_every_check_passes_on_the_reference(capsys):
-    module = training_reference()
-    for name in ("shift_right", "sequence_loss", "training_step", "learning_rate", "overfit_one_batch"):
-        getattr(task, f"check_{name}")(getattr(module, name))
-    assert capsys.readouterr().out.count("all checks passed") == 5
+def test_the_checks_of_the_ungraded_exercises_pass_on_the_reference(capsys):
+    reference = training_reference()
+    task.check_overfit_one_batch(reference.overfit_one_batch)
+    task.check_train(reference.train, reference.learning_rate)
+    assert capsys.readouterr().out.count("all checks passed") == 2
+
+
+def loop(rate_after=False, constant=False, every_batch=False, mean_of_all=False, validate_first=False, clip=True):
+    """The training loop with one thing wrong, as students write it."""
+    reference = training_reference()
+
+    def train(model, optimizer, batches, validate, *, steps, peak, warmup_steps, every, max_norm=None, **ids):
+        losses = []
+        for step in range(1, steps + 1):
+            rate = peak if constant else reference.learning_rate(step, peak, warmup_steps, steps)
+            if not rate_after:
+                optimizer.param_groups[0]["lr"] = rate
+            batch = next(batches)
+            if every_batch:
+                batch = next(batches)
+            if validate_first and step % every == 0:
+                validated = validate(model)
+            losses.append(reference.training_step(model, optimizer, batch, max_norm=max_norm if clip else None, **ids))
+            if rate_after:
+                optimizer.param_groups[0]["lr"] = rate
+            if step % every == 0:
+                mean = sum(losses) / len(losses) if mean_of_all else sum(losses[-every:]) / every
+                yield step, mean, validated if validate_first else validate(model)
+
+    return train
+
+
+LOOPS = {
+    "the rate set after the step": (loop(rate_after=True), "set every group's lr before the step"),
+    "no schedule": (loop(constant=True), "step 1 ran at learning rate"),
+    "two batches a step": (loop(every_batch=True), "take next\\(batches\\) once a step"),
+    "the mean of every loss so far": (loop(mean_of_all=True), "the mean of the last 4 steps' losses"),
+    "validated before the step": (loop(validate_first=True), "after the step"),
+    "max_norm not passed on": (loop(clip=False), "pass max_norm on"),
+}
+
+
+def test_the_pre_ln_check_passes_on_the_reference_and_names_post_ln_and_a_norm_misplaced(capsys):
+    reference = training_reference()
+    task.check_pre_ln(reference.PreLNEncoderLayer, reference.PreLNDecoderLayer)
+    assert capsys.readouterr().out.count("all checks passed") == 1
+    names = breakout_facts.reference()
+    with pytest.raises(StudentError, match="pre-LN encoder layer"):
+        task.check_pre_ln(names["TransformerEncoderLayer"], reference.PreLNDecoderLayer)
+
+    class CrossNormAfter(reference.PreLNDecoderLayer):
+        def forward(self, hidden_states, encoder_hidden_states, self_mask=None, cross_mask=None):
+            attended, _ = self.self_attention(self.self_attention_norm(hidden_states), self_mask)
+            hidden_states = hidden_states + attended
+            attended, _ = self.cross_attention(hidden_states, cross_mask, key_value_states=encoder_hidden_states)
+            hidden_states = self.cross_attention_norm(hidden_states + attended)
+            return hidden_states + self.feed_forward(self.output_norm(hidden_states))
+
+    with pytest.raises(StudentError, match="pre-LN decoder layer"):
+        task.check_pre_ln(reference.PreLNEncoderLayer, CrossNormAfter)
+
+
+@pytest.mark.parametrize("mistake", LOOPS)
+def test_the_loops_check_names_each_mistake(mistake):
+    function, message = LOOPS[mistake]
+    with pytest.raises(StudentError, match=message):
+        task.check_train(function, training_reference().learning_rate)
 
 
 def step(shift=True, ignore_pad=True, zero_grad=True, train_mode=True, item=True):
     """A training step with one thing wrong, as students write it."""
 
-    def training_step(model, optimizer, batch, *, bos_token_id, pad_token_id):
+    def training_step(model, optimizer, batch, *, bos_token_id, pad_token_id, max_norm=None):
         source, source_mask, target = batch
         if train_mode:
             model.train()
@@ -74,6 +137,8 @@ def step(shift=True, ignore_pad=True, zero_grad=True, train_mode=True, item=True
         if zero_grad:
             optimizer.zero_grad()
         loss.backward()
+        if max_norm is not None:
+            training_reference().clip_gradient_norm(model.parameters(), max_norm)
         optimizer.step()
         return loss.item() if item else loss
 
@@ -84,66 +149,69 @@ def shifted_left(target, bos):
     return torch.cat([target[:, 1:], torch.full_like(target[:, :1], bos)], dim=1)
 
 
+# Written as students write them, each in one of training's names: the component's public checks fail every one.
+# (Those of the catalog are named there too: tests/system/test_public.py.)
 WRONG = {
-    "no shift": (task.check_shift_right, lambda target, bos: target.clone(), "returned the target unchanged"),
-    "shifted left": (task.check_shift_right, shifted_left, "first column must be BOS"),
-    "BOS added, nothing dropped": (
-        task.check_shift_right,
-        lambda t, bos: torch.cat([torch.full_like(t[:, :1], bos), t], dim=1),
-        "the shape stays \\(B, T\\)",
-    ),
+    "no shift": ("shift_right", lambda target, bos: target.clone()),
+    "shifted left": ("shift_right", shifted_left),
+    "BOS added, nothing dropped": ("shift_right", lambda t, bos: torch.cat([torch.full_like(t[:, :1], bos), t], dim=1)),
     "padding counted in the loss": (
-        task.check_sequence_loss,
+        "sequence_loss",
         lambda logits, target, pad: F.cross_entropy(logits.flatten(0, 1), target.flatten()),
-        "counts the padding positions",
     ),
     "summed loss": (
-        task.check_sequence_loss,
+        "sequence_loss",
         lambda logits, target, pad: F.cross_entropy(
             logits.flatten(0, 1), target.flatten(), ignore_index=pad, reduction="sum"
         ),
-        "the sum over the real positions",
     ),
     "loss cut from the graph": (
-        task.check_sequence_loss,
+        "sequence_loss",
         lambda logits, target, pad: F.cross_entropy(logits.flatten(0, 1), target.flatten(), ignore_index=pad).detach(),
-        "cut from the graph",
     ),
-    "a step without the shift": (task.check_training_step, step(shift=False), "read the target itself"),
-    "a step that counts padding": (task.check_training_step, step(ignore_pad=False), "counts padding"),
-    "a step without zero_grad": (task.check_training_step, step(zero_grad=False), "optimizer.zero_grad()"),
-    "a step in eval mode": (task.check_training_step, step(train_mode=False), "model.train()"),
-    "a step that returns a tensor": (task.check_training_step, step(item=False), "loss.item\\(\\)"),
+    "a step without the shift": ("training_step", step(shift=False)),
+    "a step that counts padding": ("training_step", step(ignore_pad=False)),
+    "a step without zero_grad": ("training_step", step(zero_grad=False)),
+    "a step in eval mode": ("training_step", step(train_mode=False)),
+    "a step that returns a tensor": ("training_step", step(item=False)),
     "warm-up from 0 at step 1": (
-        task.check_learning_rate,
-        lambda s, peak, w, total: peak * min((s - 1) / w, (total - s) / (total - w)),
-        "step 1 .* should be 0.00075",
+        "learning_rate",
+        lambda s, peak, w, total: (
+            peak * min((s - 1) / w, (total - s) / (total - w)) if w else peak * (total - s) / total
+        ),
     ),
     "no warm-up divides by 0": (
-        task.check_learning_rate,
+        "learning_rate",
         lambda s, peak, w, total: peak * min(s / w, (total - s) / (total - w)),
-        "divides by zero",
     ),
     "no warm-up starting at the peak": (
-        task.check_learning_rate,
+        "learning_rate",
         lambda s, peak, w, total: peak * min(s / w, (total - s) / (total - w)) if w else peak * (total - s + 1) / total,
-        "with no warm-up, step 1 should be 0.0027",
-    ),
-    "a new batch each step": (
-        task.check_overfit_one_batch,
-        lambda model, optimizer, batch, steps, **ids: [
-            step()(model, optimizer, task.batch_of(batch[0].roll(i, 0)), **ids) for i in range(steps)
-        ],
-        "train on the one batch",
     ),
 }
 
 
 @pytest.mark.parametrize("mistake", WRONG)
-def test_each_check_names_the_mistake(mistake):
-    check, function, message = WRONG[mistake]
-    with pytest.raises(StudentError, match=message):
-        check(function)
+def test_the_public_checks_of_training_fail_each_mistake(mistake):
+    name, function = WRONG[mistake]
+    names = {**breakout_facts.reference(), name: function}
+    with pytest.raises(public.Failed) as failure:
+        public.check("training", {n: names[n] for n in training_names()}, quiet=True)
+    assert failure.value.failures
+
+
+def training_names():
+    """training's names and the core's, whose model its checks build."""
+    return [*spec.BY_ID["training"].names, *(n for c in spec.references_for("training") for n in c.names)]
+
+
+def test_the_overfit_check_names_a_new_batch_each_step():
+    with pytest.raises(StudentError, match="train on the one batch"):
+        task.check_overfit_one_batch(
+            lambda model, optimizer, batch, steps, **ids: [
+                step()(model, optimizer, task.batch_of(batch[0].roll(i, 0)), **ids) for i in range(steps)
+            ]
+        )
 
 
 def test_no_warm_up_is_said_as_the_schedule_computes_it():
@@ -165,14 +233,19 @@ def test_the_instructors_paragraph_describes_the_notebook_as_it_is():
     steps, peak, warmup = re.search(r"STEPS, PEAK, WARMUP = (\d+), ([\d.]+), (\d+)", text).groups()
     (batch,) = set(re.findall(r"split\.training_batch\((\d+), generator\)", text))
     width, layers = (re.search(rf"{name}=(\d+)", text)[1] for name in ("hidden_size", "num_hidden_layers"))
-    steps_named = re.findall(r"^```exercise (\w+)", text, re.M)
+    named = re.findall(r"^```exercise (\w+)", text, re.M)
+    steps_named = [name for name in named if not name.startswith("PreLN")]  # the training's, then the variant
     lengths = task.TRAIN_LENGTHS
     assert list(lengths) == list(range(lengths[0], lengths[-1] + 1))
-    words = dict(enumerate(["one", "two", "three", "four", "five", "six"], start=1))
+    words = dict(enumerate(["one", "two", "three", "four", "five", "six", "seven"], start=1))
     paragraph = " ".join((spec.KIT_ROOT / "docs" / "INSTRUCTORS.md").read_text().split())
+    graded = [name for name in steps_named if name in spec.BY_ID["training"].names]
+    assert graded == [name for name in spec.BY_ID["training"].names if name in graded] and len(graded) == 5
     for said in (
-        f"the training in {words[len(steps_named)]} steps, each checked at once "
-        f"({', '.join(f'`{s}`' for s in steps_named)};",
+        f"the training in {words[len(steps_named)]} steps ({', '.join(f'`{s}`' for s in steps_named)}): the "
+        f"first {words[len(graded)]} are the graded `training` component",
+        f"the last {words[len(steps_named) - len(graded)]} ungraded exercises",
+        "a pre-LN variant of the student's layers (`PreLNEncoderLayer`, `PreLNDecoderLayer`,",
         f"(D = {width}, {words[int(layers)]} layers each) to reverse {lengths[0]} to {lengths[-1]} digits: {steps} AdamW steps on "
         f"batches of {batch}, warm-up over {warmup} steps to a peak of {peak}",
         f"of each length, {task.HELD_OUT_PER_LENGTH} for validation and {task.HELD_OUT_PER_LENGTH} for the test",
@@ -187,13 +260,15 @@ def test_an_unwritten_step_is_not_started_not_a_failure():
         raise NotImplementedError
 
     with pytest.raises(NotStarted, match="not written yet"):
-        task.check_shift_right(stub)
+        task.check_overfit_one_batch(stub)
 
 
-def test_the_grader_leaves_the_ungraded_exercises_out(tmp_path):
-    """Part 9's exercises define no graded name: loaded, they only added notes on the statements the static check
-    leaves out ("line 12 uses .full_like") to every student's results."""
+def test_the_grader_loads_the_graded_exercises_and_leaves_the_ungraded_one_out(tmp_path):
+    """Part 9's training names are graded (the training component): loaded; its ungraded exercise is not: loaded,
+    it would only add notes on the statements the static check leaves out to every student's results."""
     folder = completed(notebooks.RELEASE, notebooks.SOURCE, tmp_path / "student")
     submission = loader.load(folder / NOTEBOOK)
-    assert submission.notes == [] and not [u for u in submission.units if "def training_step" in u.code]
-    assert "def training_step" in (folder / NOTEBOOK).read_text()
+    assert submission.notes == [] and not [u for u in submission.units if "def overfit_one_batch" in u.code]
+    assert "def overfit_one_batch" in (folder / NOTEBOOK).read_text()
+    loaded = "\n".join(unit.code for unit in submission.units)
+    assert all(f"def {name}(" in loaded for name in spec.BY_ID["training"].names)

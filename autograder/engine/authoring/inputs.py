@@ -64,7 +64,10 @@ COMPUTES_NOTHING = {
 # Kit code that computes the values of one unit alone, hashed for it alone: the training component's calls graded by
 # their effect, and the generation component's calls with state (a seeded generator, a cache), which no other
 # component's cases make.
-COMPUTES_OF = {"training": ("autograder.engine.child.effects",), "generation": ("autograder.engine.child.stateful",)}
+COMPUTES_OF = {
+    "training": ("autograder.engine.authoring.effect_runs", "autograder.engine.child.effects"),
+    "generation": ("autograder.engine.child.stateful",),
+}
 PINNED = ("numpy", "torch", "transformers")
 CASES = "autograder.engine.authoring.cases"
 STEPS = "steps"  # the unit of the steps' public cases, beside the components' ids

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 import torch
 
-from autograder.engine.authoring import mistakes
+from autograder.engine.authoring import effect_runs, mistakes
 from autograder.engine.child import runtime, train_mode
 from autograder.engine.contract import loader, spec
 from autograder.engine.contract.messages import CONFIG, DEVICE, FROZEN
@@ -34,6 +34,8 @@ def names_with(component, edits):
 def run_case(names, case, dtype):
     """What the names return on the case, run as the child runs a student's code: {output: array}, or the
     grader's message when the case's weights do not fit the module."""
+    if case.kind in effect_runs.KINDS:  # graded by their effect: the training component's
+        return effect_runs.run_case(names, case, dtype)
 
     def call(target, args, kwargs):
         with torch.no_grad():

@@ -22,11 +22,12 @@ from autograder.engine.contract import spec
 
 __all__ = ["BY_ID", "CATALOG", "Mistake", "apply", "of", "sentences"]
 
-# The core's mistakes, then those of each course extension that has a catalog (issue 48 writes them one by one).
+# Every graded component's: the core's, and each extension's once its hidden suite (on whose cases the evidence is
+# built) exists.
 CATALOG = [
     mistake
     for component in spec.ALL_COMPONENTS
-    if importlib.util.find_spec(f"{__name__}.{component.id}")
+    if spec.has_suite(component)
     for mistake in importlib.import_module(f"{__name__}.{component.id}").MISTAKES
 ]
 
