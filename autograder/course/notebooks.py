@@ -42,9 +42,9 @@ from autograder.engine.contract.loader import DEMO_TAG
 PARTS = COURSE / "parts"
 # The reference of the ungraded exercises, whose names are outside the SPEC: copied as the reference's are.
 EXERCISES = stubs.EXERCISES
-# The SPEC names the notebooks grade: the core's. Parts 9 and 10 still teach the extensions' names as ungraded
-# exercises of EXERCISES, until they are written as the graded ones (issue 48, items 2 and 3).
-GRADED = {name: component for name, component in spec.OWNER.items() if not component.extension}
+# The SPEC names the notebooks grade: the core's and generation's (part 10). Part 9 still teaches the training
+# component's names as ungraded exercises of EXERCISES, until it is written as the graded ones (issue 48, item 2).
+GRADED = {name: component for name, component in spec.OWNER.items() if component.id != "training"}
 ASSIGNMENT = "transformer"
 SOURCE = COURSE / "source" / ASSIGNMENT
 RELEASE = COURSE / "release" / ASSIGNMENT
