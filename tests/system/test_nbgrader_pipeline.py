@@ -31,7 +31,16 @@ import uuid
 from html import escape as html_escape
 
 import pytest
-from support.course_helpers import cell_scores, completed, install_test_kernel, nbgrader, new_course, notebook_student
+from support.course_helpers import (
+    NOTEBOOK_COMPONENTS,
+    NOTEBOOK_POINTS,
+    cell_scores,
+    completed,
+    install_test_kernel,
+    nbgrader,
+    new_course,
+    notebook_student,
+)
 from support.helpers import First
 
 from autograder.course import notebooks
@@ -209,7 +218,7 @@ def tamper(path, paste, rename, forge):
 
 def test_a_tampered_notebook_is_graded_by_the_kit_and_stops_nobody(pipeline):
     root, _, _, _ = pipeline
-    assert grades(root)["dan"] == spec.TOTAL_POINTS  # and everyone after him is graded (the other tests)
+    assert grades(root)["dan"] == NOTEBOOK_POINTS  # and everyone after him is graded (the other tests)
     feedback = (root / "feedback" / "dan" / notebooks.ASSIGNMENT / "01_attention.html").read_text()
     for cell in ("grade-attention", "grade-mine"):
         assert f"nbgrader&#x27;s &#x27;{cell}&#x27;" in feedback or f"nbgrader's '{cell}'" in feedback
@@ -246,12 +255,12 @@ def test_pipeline_commands_succeed_and_grade_the_class_in_one_batch(pipeline):
 def test_export_gives_full_marks_zero_and_one_bugs_loss(pipeline, sandbox):
     root, _, _, carol = pipeline
     exported = grades(root)
-    assert exported["alice"] == exported["dave"] == spec.TOTAL_POINTS
+    assert exported["alice"] == exported["dave"] == NOTEBOOK_POINTS
     assert all(exported[student] == 0 for student in ZERO), exported
     # The kit's own grader on carol's notebook says what the bug costs; nbgrader must agree exactly.
     kit = grade(carol / "03_feedforward_layernorm.ipynb", components=["layernorm"], sandbox=sandbox).components[0].score
     assert 0 <= kit < spec.BY_ID["layernorm"].points
-    assert exported["carol"] == pytest.approx(spec.TOTAL_POINTS - spec.BY_ID["layernorm"].points + kit)
+    assert exported["carol"] == pytest.approx(NOTEBOOK_POINTS - spec.BY_ID["layernorm"].points + kit)
 
 
 def test_the_exchange_hands_out_and_collects_and_a_late_submission_loses_its_share_per_day_begun(pipeline):
@@ -261,10 +270,10 @@ def test_the_exchange_hands_out_and_collects_and_a_late_submission_loses_its_sha
     rows = exported(root)
     hank, alice = rows["hank"], rows["alice"]
     assert hank["timestamp"] and alice["timestamp"], "collect brings each submission's time from the exchange"
-    assert float(hank["raw_score"]) == spec.TOTAL_POINTS
-    assert float(hank["late_submission_penalty"]) == spec.TOTAL_POINTS * 2 * PERCENT_PER_DAY / 100
-    assert float(hank["score"]) == spec.TOTAL_POINTS * (1 - 2 * PERCENT_PER_DAY / 100)
-    assert float(alice["late_submission_penalty"]) == 0 and float(alice["score"]) == spec.TOTAL_POINTS
+    assert float(hank["raw_score"]) == NOTEBOOK_POINTS
+    assert float(hank["late_submission_penalty"]) == NOTEBOOK_POINTS * 2 * PERCENT_PER_DAY / 100
+    assert float(hank["score"]) == NOTEBOOK_POINTS * (1 - 2 * PERCENT_PER_DAY / 100)
+    assert float(alice["late_submission_penalty"]) == 0 and float(alice["score"]) == NOTEBOOK_POINTS
     fetched = list((home(root, "alice") / notebooks.ASSIGNMENT / "feedback").glob("*/01_attention.html"))
     assert len(fetched) == 1 and "attention: 10 of 10 points" in fetched[0].read_text(), runs
 
@@ -279,7 +288,7 @@ def test_the_lms_gradebook_gives_each_student_the_score_of_grades_csv(pipeline):
 
 def test_every_grade_cell_scores_what_its_component_scores(pipeline):
     root, _, _, _ = pipeline
-    points = {f"grade-{c.id}": c.points for c in spec.COMPONENTS}
+    points = {f"grade-{c.id}": c.points for c in NOTEBOOK_COMPONENTS}
     assert cell_scores(root, "alice") == cell_scores(root, "dave") == points
     for student in ZERO:
         assert cell_scores(root, student) == dict.fromkeys(points, 0), student
@@ -306,7 +315,7 @@ def test_a_notebook_that_hangs_scores_zero_with_the_reason(pipeline):
 def test_a_scratch_cell_outside_the_policy_is_not_run_and_costs_nothing(pipeline):
     """hank's cell calls os._exit at the top of a notebook: it once killed every component's process."""
     root, _, _, _ = pipeline
-    assert cell_scores(root, "hank") == {f"grade-{c.id}": c.points for c in spec.COMPONENTS}
+    assert cell_scores(root, "hank") == {f"grade-{c.id}": c.points for c in NOTEBOOK_COMPONENTS}
     html = (root / "feedback" / "hank" / notebooks.ASSIGNMENT / "03_feedforward_layernorm.html").read_text()
     assert "2 statements not run, since nothing graded needs them: line 1 imports os" in html
 
@@ -329,7 +338,7 @@ def test_feedback_shows_the_graders_words_but_no_hidden_test_source(pipeline, st
 
 def test_flagged_code_scores_zero_with_the_reasons_until_the_instructor_accepts_it(pipeline):
     root, env, _, _ = pipeline
-    points = {f"grade-{c.id}": c.points for c in spec.COMPONENTS}
+    points = {f"grade-{c.id}": c.points for c in NOTEBOOK_COMPONENTS}
     assert cell_scores(root, "kim") == points | {"grade-attention": 0}
     html = (root / "feedback" / "kim" / notebooks.ASSIGNMENT / "01_attention.html").read_text()
     assert "attention: 0 of 10 points" in html and "HELD for review" in html and "ctypes" in html
@@ -360,8 +369,8 @@ def test_autograde_again_grades_only_a_new_student_and_regrades_none_unless_forc
     run = nbgrader(root, env, "autograde", notebooks.ASSIGNMENT)
     assert run.returncode == 0 and "Skipping existing assignment" in run.stdout + run.stderr, run.stdout + run.stderr
     assert "The kit grades 1 submission(s)" in run.stderr and "graded in the jail 1/1: jack" in run.stderr
-    assert sum(cell_scores(root, "jack").values()) == spec.TOTAL_POINTS
-    assert sum(cell_scores(root, "alice").values()) == spec.TOTAL_POINTS
+    assert sum(cell_scores(root, "jack").values()) == NOTEBOOK_POINTS
+    assert sum(cell_scores(root, "alice").values()) == NOTEBOOK_POINTS
     assert sum(cell_scores(root, "bob").values()) == 0
 
 

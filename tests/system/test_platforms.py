@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from support import mutations
-from support.course_helpers import completed, install_test_kernel, nbgrader, new_course
+from support.course_helpers import NOTEBOOK_POINTS, completed, install_test_kernel, nbgrader, new_course
 from support.helpers import submission
 
 from autograder import __main__ as cli
@@ -68,6 +68,12 @@ GRADESCOPE_TEST = {
 VISIBILITY = {"hidden", "after_due_date", "after_published", "visible"}
 
 
+def out_of(code):
+    """The points graded code is out of: the core's, and each extension's it was graded in (a completed set of
+    notebooks is graded in the extensions its parts teach)."""
+    return spec.TOTAL_POINTS + sum(c.points for c in spec.EXTENSIONS if c.id in {t["name"] for t in code})
+
+
 def check_gradescope(results):
     assert set(results) <= GRADESCOPE_TOP and "tests" in results
     assert isinstance(results["score"], (int, float)) and isinstance(results["output"], str)
@@ -80,7 +86,7 @@ def check_gradescope(results):
     code = [t for t in results["tests"] if t["name"] != BREAKOUT]  # the breakout sheets' test is apart
     if code:
         assert results["score"] == pytest.approx(sum(t["score"] for t in code), abs=0.011)
-        assert results["max_score"] == spec.TOTAL_POINTS
+        assert results["max_score"] == out_of(code)
     return {t["name"]: t for t in results["tests"]}
 
 
@@ -95,7 +101,7 @@ def check_prairielearn(results):
     code = [t for t in results["tests"] if t["name"] != BREAKOUT]  # the breakout sheets' test is apart
     # A hand-in of breakout sheets alone is scored by them.
     earned, possible = (
-        (sum(t["points"] for t in code), spec.TOTAL_POINTS)
+        (sum(t["points"] for t in code), out_of(code))
         if code
         else (sum(t["points"] for t in results["tests"]), sum(t["max_points"] for t in results["tests"]))
     )
@@ -238,7 +244,7 @@ def test_the_same_kit_gives_the_same_package_bytes_on_another_day(tmp_path, monk
 def test_a_complete_upload_scores_full_marks_with_the_details_after_the_due_date(gradescope, tmp_path):
     results = run_autograder(gradescope, bundle_upload)
     tests = check_gradescope(results)
-    assert results["score"] == 100 and results["stdout_visibility"] == "hidden"
+    assert results["score"] == NOTEBOOK_POINTS and results["stdout_visibility"] == "hidden"
     assert all(t["visibility"] == "after_due_date" for t in tests.values())
     assert "autograder/ was not graded" in results["output"]
 
