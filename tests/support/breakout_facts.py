@@ -428,6 +428,18 @@ def temperature_half_first_probability():
     return probability
 
 
+@fact
+def top_p_tokens_kept():
+    """How many of the logits (2, 1, 0, -1) top-p 0.9 keeps at temperature 1: the reference, and Hugging Face's
+    TopPLogitsWarper."""
+    from transformers.generation.logits_process import TopPLogitsWarper
+
+    logits = torch.tensor([[2.0, 1.0, 0.0, -1.0]], dtype=torch.float64)
+    ours = int((reference()["sampling_probabilities"](logits, top_p=0.9) > 0).sum())
+    theirs = int(TopPLogitsWarper(0.9)(None, logits.clone()).isfinite().sum())
+    return agree(ours, theirs, "the tokens top-p 0.9 keeps of (2, 1, 0, -1)")
+
+
 def _positions_through_the_model(cached, prompt=10, new_tokens=90):
     """The positions the reference's generate runs through the LM head (the model's last part) in all."""
     names = language_model()
