@@ -7,6 +7,7 @@ script the student runs (quiet_faults, Python's own hook): the block is printed 
 files reads as if the grader had crashed.
 """
 
+import functools
 import linecache
 import re
 import site
@@ -159,15 +160,13 @@ def earlier_line(earlier):
 def quiet_faults():
     """Make Python's hook for an uncaught exception print a StudentFault as a notebook does, on its own line, with
     no traceback (a script that runs a check, outside IPython); anything else as the hook before did."""
-    if getattr(sys.excepthook, "quiet_faults", False):
+    if getattr(sys.excepthook, "func", None) is _quiet_hook:
         return
-    before = sys.excepthook
+    sys.excepthook = functools.partial(_quiet_hook, sys.excepthook)
 
-    def hook(kind, error, trace):
-        if isinstance(error, StudentFault):
-            print("\n".join(error._render_traceback_()), file=sys.stderr)
-        else:
-            before(kind, error, trace)
 
-    hook.quiet_faults = True
-    sys.excepthook = hook
+def _quiet_hook(before, kind, error, trace):
+    if isinstance(error, StudentFault):
+        print("\n".join(error._render_traceback_()), file=sys.stderr)
+    else:
+        before(kind, error, trace)

@@ -4,6 +4,7 @@ Nothing here is secret: the hidden cell runs the kit's grader in a separate proc
 hidden suites only where the full kit is installed (the instructor's machine).
 """
 
+import inspect
 import json
 import os
 import subprocess
@@ -73,10 +74,12 @@ def unwritten_at(obj):
 
 
 def codes(obj):
-    """The code objects of a function, or of a class's methods, nested functions and lambdas included."""
+    """The code objects of a function, or of a class's methods, nested functions and lambdas included; a decorated
+    one's own (beam_search's under @torch.no_grad(), not the decorator's wrapper)."""
     functions = [obj] if callable(obj) and hasattr(obj, "__code__") else []
     if isinstance(obj, type):
         functions = [getattr(v, "__func__", v) for v in vars(obj).values()]
+    functions = [inspect.unwrap(f) if callable(f) else f for f in functions]
     pending, found = [f.__code__ for f in functions if hasattr(f, "__code__")], []
     while pending:
         found.append(pending.pop())

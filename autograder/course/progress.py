@@ -3,7 +3,7 @@
 from when it runs an earlier part that does not pass yet."""
 
 from autograder.course import jupyter
-from autograder.course.public import Failed, NotStarted, check, names_read, raised_in_own_code
+from autograder.course.public import Failed, NotStarted, built, check, names_read, raised_in_own_code
 from autograder.engine.contract import spec
 
 
@@ -32,16 +32,20 @@ def progress(path):
     lines = [f"Public checks of {path}", "", f"{'component':<13} public checks"]
     details: list[str] = []
     passing: set[str] = set()
-    for component in spec.COMPONENTS:
+    # The core's, and each extension's whose names the submission defines (notebook 10 defines generation's).
+    extensions = [c for c in spec.EXTENSIONS if set(c.names) <= names.keys() and spec.has_suite(c)]
+    components = [*spec.COMPONENTS, *extensions]
+    for component in components:
         # These checks run the student's own earlier parts (there is no reference here to isolate them with,
         # as the hidden grading does): a part that fails only through one of them is told which.
-        missing = [name for name in component.names if name not in names]
+        # An extension's cases run its functions on the student's own modules of other parts too (public.built).
+        missing = [name for name in (*component.names, *built(component.id)) if name not in names]
         if missing:
             lines.append(f"{component.id:<13} not found: {', '.join(missing)}")
             continue
         through = _through(component, names, passing)
         try:
-            passed = check(component.id, {n: names[n] for n in component.names}, quiet=True)
+            passed = check(component.id, {n: names[n] for n in (*component.names, *built(component.id))}, quiet=True)
         except NotStarted as error:
             # Where the student must write: the component's own stubs, in their notebook, before an earlier part's.
             places: dict[str, list[str]] = {}
@@ -65,7 +69,7 @@ def progress(path):
         else:
             passing.add(component.id)
             lines.append(f"{component.id:<13} {passed}/{passed}   ok")
-    lines.append(f"\n{len(passing)} of {len(spec.COMPONENTS)} components pass every public check.")
+    lines.append(f"\n{len(passing)} of {len(components)} components pass every public check.")
     lines += [f"note: {problem}" for problem in problems]
     if details:
         lines += ["", *details]

@@ -95,6 +95,23 @@ class KitGrades(NbGraderPreprocessor):
         """({grade cell id: (points, text)}, the notes for this notebook's page) from the grading of this student's
         whole submission."""
         converter, run = self._run()
+        if run.graded_pages is None:
+            source = converter.coursedir.format_path(converter.coursedir.source_directory, ".", ids["assignment"])
+            cells = {
+                path.name: {
+                    c.metadata["nbgrader"]["grade_id"]
+                    for c in nbformat.read(path, as_version=4).cells
+                    if is_test_cell(c)
+                }
+                for path in Path(source).glob("*.ipynb")
+            }
+            run.graded_pages = {name for name, held in cells.items() if held}
+            held = set().union(*cells.values())
+            # The core's components, and each extension whose test cell the course holds (part 9's training, part
+            # 10's generation): a course that releases parts 1 to 8 grades as before, and spends nothing on them.
+            run.components = [c.id for c in spec.COMPONENTS] + [
+                c.id for c in spec.EXTENSIONS if f"grade-{c.id}" in held
+            ]
         folder = next(f for f in converter.assignments if _ids(converter, f) == (ids["assignment"], ids["student"]))
         if folder not in run.graded:
             # This one, and the later ones nbgrader will reach: it has already begun this one's folder.
@@ -102,27 +119,20 @@ class KitGrades(NbGraderPreprocessor):
                 run.graded,
                 [folder] + [f for f in _pending(converter) if f != folder and f not in run.graded],
                 converter,
+                run.components,
             )
         report = run.graded[folder]
         if report.grader_failed:  # the kit's failure, not the student's: no zero is recorded
             self.log.error("The kit could not grade %s: %s", folder, report.problem)
             raise KitFault(f"the kit could not grade {folder}: {report.problem}")
         verdicts = {f"grade-{c.id}": (c.score, cell_text(c.id, c.score, c.feedback())) for c in report.scored}
-        if run.graded_pages is None:
-            source = converter.coursedir.format_path(converter.coursedir.source_directory, ".", ids["assignment"])
-            run.graded_pages = {
-                path.name
-                for path in Path(source).glob("*.ipynb")
-                if any(map(is_test_cell, nbformat.read(path, as_version=4).cells))
-            }
         return verdicts, _page_notes(report.notes, f"{ids['notebook']}.ipynb", run.graded_pages)
 
-    def _grade(self, graded, folders, converter):
+    def _grade(self, graded, folders, converter, components):
         from autograder.engine.judge.pool import grade_each
 
         accepted = [f for f in folders if _ids(converter, f)[1] in self.accept_flagged]
         progress = Progress(len(folders), "graded in the jail")
-        components = _graded_components(converter, _ids(converter, folders[0])[0])
         self.log.info("The kit grades %d submission(s)", len(folders))
         # Closed on the way out, interrupted too: the gradings under way stop at once (pool.grade_each).
         with contextlib.closing(
@@ -158,6 +168,7 @@ class _Run:
     def __init__(self):
         self.graded = {}  # {submission folder: Report}
         self.graded_pages = None  # the source's notebooks that hold a test cell, by file name
+        self.components = None  # the ids of the components the source's test cells grade
         self.sandbox = None
         self.questions = {}
 
@@ -207,19 +218,6 @@ def _pending(converter):
             or (new and old and new > old)
         ):
             yield folder
-
-
-def _graded_components(converter, assignment):
-    """The core's ids, and each extension's whose test cell the assignment's source notebooks hold: a course that
-    releases parts 1 to 8 grades as it did before the extensions, and spends nothing on them."""
-    source = Path(converter.coursedir.format_path(converter.coursedir.source_directory, ".", assignment))
-    cells = {
-        cell.metadata["nbgrader"].get("grade_id")
-        for path in source.glob("*.ipynb")
-        for cell in nbformat.read(path, as_version=4).cells
-        if is_test_cell(cell)
-    }
-    return [c.id for c in spec.ALL_COMPONENTS if not c.extension or f"grade-{c.id}" in cells]
 
 
 def _ids(converter, folder):

@@ -1,18 +1,18 @@
-"""Part 10's exercises: a decoder-only language model made of the course's parts, sampling, a key-value cache.
+"""Part 10's ungraded exercise and its given code: a decoder-only language model made of the course's parts, the
+loop that writes with it, and the loop that runs it with a key-value cache.
 
-Not graded, and no SPEC name: the course builder copies these definitions into the exercise cells of
-course/parts/10_language_model.md, solution regions included, as it copies the reference's; the checks that
-follow each exercise are in autograder/course/language_model.py.
+No SPEC name: the course builder copies these definitions into the cells of course/parts/10_language_model.md,
+solution regions included, as it copies the reference's; CharLM's check is in autograder/course/language_model.py.
+The part's graded exercises (sampling, the cache, beam search) are the generation component's, solutions/generation.py.
 """
 
 import torch
-from attention import scaled_dot_product_attention
 from embeddings import Embeddings
 from encoder import TransformerEncoderLayer
+from generation import attend_with_cache, sample_next
 from heads import LanguageModelHead
 from masking import causal_mask
 from torch import nn
-from torch.nn import functional as F
 
 
 class CharLM(nn.Module):
@@ -47,33 +47,8 @@ class CharLM(nn.Module):
         ### END SOLUTION
 
 
-def sample_next(logits, temperature=1.0, top_k=None, generator=None):
-    """One token per row, drawn from softmax(logits / temperature) restricted to the row's top_k largest logits.
-
-    Args:
-        logits: (B, V) the scores of the next token.
-        temperature: > 0. Below 1 sharpens the distribution (towards the arg-max), above 1 flattens it.
-        top_k: keep the k largest logits of each row and give every other token probability 0; None keeps all V.
-        generator: a torch.Generator, so that the draws repeat.
-
-    Returns:
-        LongTensor (B,) of token ids.
-    """
-    # Hint 1: in which order: temperature, top-k, probabilities, a draw? What does a logit outside the top k become so that it is never drawn, and what shape is one draw per row?
-    # Hint 2: divide by the temperature; logits below the k-th largest become -inf; softmax; torch.multinomial, one draw per row, squeezed to (B,).
-    # Hint 3: scaled = logits / temperature; kth = scaled.topk(top_k, dim=-1).values[:, [-1]]; scaled = scaled.masked_fill(scaled < kth, float('-inf')); return torch.multinomial(F.softmax(scaled, dim=-1), generator=generator, num_samples=1).squeeze(-1)
-    ### BEGIN SOLUTION
-    logits = logits / temperature
-    if top_k is not None:
-        kth = logits.topk(top_k, dim=-1).values[:, -1:]  # (B, 1) the k-th largest of each row
-        logits = logits.masked_fill(logits < kth, float("-inf"))
-    probabilities = F.softmax(logits, dim=-1)  # (B, V)
-    return torch.multinomial(probabilities, 1, generator=generator).squeeze(-1)
-    ### END SOLUTION
-
-
-def generate(model, prompt_ids, new_tokens, temperature=1.0, top_k=None, generator=None, cached=False):
-    """prompt_ids (B, P) followed by new_tokens sampled tokens: (B, P + new_tokens), in eval mode.
+def generate(model, prompt_ids, new_tokens, temperature=1.0, top_k=None, top_p=None, generator=None, cached=False):
+    """prompt_ids (B, P) followed by new_tokens tokens, each drawn by sample_next: (B, P + new_tokens), in eval mode.
 
     Without the cache every step runs the whole model on the whole sequence so far and keeps the last row;
     with it (cached=True, needs next_logits) every step runs the model on the one new token.
@@ -87,45 +62,9 @@ def generate(model, prompt_ids, new_tokens, temperature=1.0, top_k=None, generat
     with torch.no_grad():
         for _ in range(new_tokens):
             logits = next_logits(model, new, caches) if cached else model(ids)  # (B, N or length so far, V)
-            new = sample_next(logits[:, -1], temperature, top_k, generator)[:, None]  # (B, 1)
+            new = sample_next(logits[:, -1], temperature, top_k, top_p, generator)[:, None]  # (B, 1)
             ids = torch.cat([ids, new], dim=1)
     return ids
-
-
-def attend_with_cache(attention, hidden_states, cache):
-    """Causal self-attention of N new positions over every position so far, with the keys and values of the
-    earlier positions read from the cache rather than computed again. Eval mode: no dropout.
-
-    Args:
-        attention: your MultiHeadAttention; its query, key, value and output projections are used.
-        hidden_states: (B, N, D) the new positions' inputs (the whole prompt at first, then N = 1 per step).
-        cache: a dict, empty before the first call; after it, "key" and "value" are (B, H, S + N, Dh): the
-            projected keys and values of every position so far, heads split. Updated in place.
-
-    Returns:
-        (B, N, D): the last N rows of attention(every position so far, causal mask)[0].
-    """
-    B, N, D = hidden_states.shape
-    H = attention.num_heads
-
-    def split(x):  # (B, N, D) -> (B, H, N, Dh)
-        return x.view(B, N, H, D // H).transpose(1, 2)
-
-    # Hint 1: the cache holds the keys and values of the positions already seen: where do the new ones go, and which keys may new position i see?
-    # Hint 2: append the new keys and values to the cache's (dim 2); new position i sees cached ones and new ones <= i.
-    # Hint 3: keys = torch.cat([cache['key'], keys], dim=2) (and values); mask = torch.tril(torch.ones(N, S + N, dtype=torch.bool), diagonal=S), S the cached length
-    ### BEGIN SOLUTION
-    keys, values = split(attention.key(hidden_states)), split(attention.value(hidden_states))
-    if cache:
-        keys = torch.cat([cache["key"], keys], dim=2)
-        values = torch.cat([cache["value"], values], dim=2)
-    cache["key"], cache["value"] = keys, values  # (B, H, S + N, Dh)
-    S = keys.size(2) - N
-    # Query i of the new ones is position S + i: it may see keys 0 .. S + i.
-    mask = torch.ones(N, S + N, dtype=torch.bool, device=hidden_states.device).tril(S)  # (N, S + N)
-    context, _ = scaled_dot_product_attention(split(attention.query(hidden_states)), keys, values, mask)
-    return attention.output(context.transpose(1, 2).reshape(B, N, D))  # heads merged back: (B, N, D)
-    ### END SOLUTION
 
 
 def next_logits(model, input_ids, caches):

@@ -15,7 +15,6 @@ import torch
 from torch.nn import functional as F
 
 from autograder.course import jupyter
-from autograder.course.language_model import expected_probabilities
 from autograder.course.notebooks import EXERCISES
 from autograder.engine.child import runtime
 from autograder.engine.contract import loader, spec
@@ -424,11 +423,23 @@ def bert_base_parameters():
 def temperature_half_first_probability():
     """softmax((2, 1, 0) / 0.5)[0], and the reference sampler draws token 0 that often (20,000 draws)."""
     logits = torch.tensor([[2.0, 1.0, 0.0]], dtype=torch.float64)
-    probability = expected_probabilities(logits, 0.5)[0, 0].item()
-    drawn = language_model()["sample_next"](logits.expand(20_000, -1), 0.5, None, torch.Generator().manual_seed(0))
+    probability = reference()["sampling_probabilities"](logits, 0.5)[0, 0].item()
+    drawn = reference()["sample_next"](logits.expand(20_000, -1), 0.5, generator=torch.Generator().manual_seed(0))
     # The frequency's standard error is sqrt(p (1 - p) / 20000) = 0.0024: 0.01 is four of them.
     assert abs((drawn == 0).double().mean().item() - probability) < 0.01
     return probability
+
+
+@fact
+def top_p_tokens_kept():
+    """How many of the logits (2, 1, 0, -1) top-p 0.9 keeps at temperature 1: the reference, and Hugging Face's
+    TopPLogitsWarper."""
+    from transformers.generation.logits_process import TopPLogitsWarper
+
+    logits = torch.tensor([[2.0, 1.0, 0.0, -1.0]], dtype=torch.float64)
+    ours = int((reference()["sampling_probabilities"](logits, top_p=0.9) > 0).sum())
+    theirs = int(TopPLogitsWarper(0.9)(None, logits.clone()).isfinite().sum())
+    return agree(ours, theirs, "the tokens top-p 0.9 keeps of (2, 1, 0, -1)")
 
 
 def _positions_through_the_model(cached, prompt=10, new_tokens=90):

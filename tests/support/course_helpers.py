@@ -12,7 +12,13 @@ import nbformat
 from nbclient import NotebookClient
 
 from autograder.course import jupyter, notebooks
+from autograder.engine.contract import spec
 from support.helpers import First, first_in_solution
+
+# The components the course notebooks grade, in the contract's order (the core's, then each extension whose names a
+# part teaches as graded exercises), and what a completed set of notebooks scores: the core's 100 and theirs.
+NOTEBOOK_COMPONENTS = tuple(c for c in spec.ALL_COMPONENTS if set(c.names) <= notebooks.GRADED.keys())
+NOTEBOOK_POINTS = sum(c.points for c in NOTEBOOK_COMPONENTS)
 
 
 def install_test_kernel(folder):

@@ -32,7 +32,7 @@ def test_every_component_has_one_graded_cell_worth_its_points():
     graded = [(name, nbgrader_meta(c)) for name, c in cells(notebooks.SOURCE) if nbgrader_meta(c).get("grade")]
     points = {meta["grade_id"].removeprefix("grade-"): meta["points"] for _, meta in graded}
     components = set(notebooks.GRADED.values())  # the core's, and each extension's whose suite exists
-    assert set(spec.COMPONENTS) < components and spec.BY_ID["training"] in components
+    assert set(spec.COMPONENTS) < components and set(spec.EXTENSIONS) <= components
     assert len(graded) == len(components)
     assert points == {c.id: c.points for c in components}
     assert sum(points[c.id] for c in spec.COMPONENTS) == spec.TOTAL_POINTS

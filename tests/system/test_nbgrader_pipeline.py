@@ -31,7 +31,16 @@ import uuid
 from html import escape as html_escape
 
 import pytest
-from support.course_helpers import cell_scores, completed, install_test_kernel, nbgrader, new_course, notebook_student
+from support.course_helpers import (
+    NOTEBOOK_COMPONENTS,
+    NOTEBOOK_POINTS,
+    cell_scores,
+    completed,
+    install_test_kernel,
+    nbgrader,
+    new_course,
+    notebook_student,
+)
 from support.helpers import First
 
 from autograder.course import notebooks
@@ -54,8 +63,7 @@ TIME_LIMIT = 2
 DUE = (datetime.datetime.now(datetime.UTC) - datetime.timedelta(days=1, hours=2)).strftime("%Y-%m-%d %H:%M:%S UTC")
 PERCENT_PER_DAY, EXTENSION_DAYS = 10, 2
 # Every graded cell of the course: the core's, and part 9's training (an extension: its points beyond the core's 100).
-POINTS = {f"grade-{c.id}": c.points for c in notebooks.GRADED.values()}
-COURSE_POINTS = sum(POINTS.values())
+POINTS = {f"grade-{c.id}": c.points for c in NOTEBOOK_COMPONENTS}
 # A perfect score by every route that runs code outside the kit's grader: the hidden cell's function,
 # a notebook's view of the kit, the command the hidden cell ran.
 PATCH = """import json, os, sys
@@ -212,7 +220,7 @@ def tamper(path, paste, rename, forge):
 
 def test_a_tampered_notebook_is_graded_by_the_kit_and_stops_nobody(pipeline):
     root, _, _, _ = pipeline
-    assert grades(root)["dan"] == COURSE_POINTS  # and everyone after him is graded (the other tests)
+    assert grades(root)["dan"] == NOTEBOOK_POINTS  # and everyone after him is graded (the other tests)
     feedback = (root / "feedback" / "dan" / notebooks.ASSIGNMENT / "01_attention.html").read_text()
     for cell in ("grade-attention", "grade-mine"):
         assert f"nbgrader&#x27;s &#x27;{cell}&#x27;" in feedback or f"nbgrader's '{cell}'" in feedback
@@ -249,12 +257,12 @@ def test_pipeline_commands_succeed_and_grade_the_class_in_one_batch(pipeline):
 def test_export_gives_full_marks_zero_and_one_bugs_loss(pipeline, sandbox):
     root, _, _, carol = pipeline
     exported = grades(root)
-    assert exported["alice"] == exported["dave"] == COURSE_POINTS
+    assert exported["alice"] == exported["dave"] == NOTEBOOK_POINTS
     assert all(exported[student] == 0 for student in ZERO), exported
     # The kit's own grader on carol's notebook says what the bug costs; nbgrader must agree exactly.
     kit = grade(carol / "03_feedforward_layernorm.ipynb", components=["layernorm"], sandbox=sandbox).components[0].score
     assert 0 <= kit < spec.BY_ID["layernorm"].points
-    assert exported["carol"] == pytest.approx(COURSE_POINTS - spec.BY_ID["layernorm"].points + kit)
+    assert exported["carol"] == pytest.approx(NOTEBOOK_POINTS - spec.BY_ID["layernorm"].points + kit)
 
 
 def test_the_exchange_hands_out_and_collects_and_a_late_submission_loses_its_share_per_day_begun(pipeline):
@@ -264,10 +272,10 @@ def test_the_exchange_hands_out_and_collects_and_a_late_submission_loses_its_sha
     rows = exported(root)
     hank, alice = rows["hank"], rows["alice"]
     assert hank["timestamp"] and alice["timestamp"], "collect brings each submission's time from the exchange"
-    assert float(hank["raw_score"]) == COURSE_POINTS
-    assert float(hank["late_submission_penalty"]) == COURSE_POINTS * 2 * PERCENT_PER_DAY / 100
-    assert float(hank["score"]) == COURSE_POINTS * (1 - 2 * PERCENT_PER_DAY / 100)
-    assert float(alice["late_submission_penalty"]) == 0 and float(alice["score"]) == COURSE_POINTS
+    assert float(hank["raw_score"]) == NOTEBOOK_POINTS
+    assert float(hank["late_submission_penalty"]) == NOTEBOOK_POINTS * 2 * PERCENT_PER_DAY / 100
+    assert float(hank["score"]) == NOTEBOOK_POINTS * (1 - 2 * PERCENT_PER_DAY / 100)
+    assert float(alice["late_submission_penalty"]) == 0 and float(alice["score"]) == NOTEBOOK_POINTS
     fetched = list((home(root, "alice") / notebooks.ASSIGNMENT / "feedback").glob("*/01_attention.html"))
     assert len(fetched) == 1 and "attention: 10 of 10 points" in fetched[0].read_text(), runs
 
@@ -363,8 +371,8 @@ def test_autograde_again_grades_only_a_new_student_and_regrades_none_unless_forc
     run = nbgrader(root, env, "autograde", notebooks.ASSIGNMENT)
     assert run.returncode == 0 and "Skipping existing assignment" in run.stdout + run.stderr, run.stdout + run.stderr
     assert "The kit grades 1 submission(s)" in run.stderr and "graded in the jail 1/1: jack" in run.stderr
-    assert sum(cell_scores(root, "jack").values()) == COURSE_POINTS
-    assert sum(cell_scores(root, "alice").values()) == COURSE_POINTS
+    assert sum(cell_scores(root, "jack").values()) == NOTEBOOK_POINTS
+    assert sum(cell_scores(root, "alice").values()) == NOTEBOOK_POINTS
     assert sum(cell_scores(root, "bob").values()) == 0
 
 

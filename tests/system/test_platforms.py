@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from support import mutations
-from support.course_helpers import completed, install_test_kernel, nbgrader, new_course
+from support.course_helpers import NOTEBOOK_POINTS, completed, install_test_kernel, nbgrader, new_course
 from support.helpers import submission
 
 from autograder import __main__ as cli
@@ -244,8 +244,8 @@ def test_the_same_kit_gives_the_same_package_bytes_on_another_day(tmp_path, monk
 def test_a_complete_upload_scores_full_marks_with_the_details_after_the_due_date(gradescope, tmp_path):
     results = run_autograder(gradescope, bundle_upload)
     tests = check_gradescope(results)
-    # The notebooks of parts 1 to 9: the core's 100, and part 9's training.
-    assert results["score"] == results["max_score"] == spec.TOTAL_POINTS + spec.BY_ID["training"].points
+    # The notebooks of parts 1 to 10: the core's 100, part 9's training and part 10's generation.
+    assert results["score"] == results["max_score"] == NOTEBOOK_POINTS
     assert results["stdout_visibility"] == "hidden"
     assert all(t["visibility"] == "after_due_date" for t in tests.values())
     assert "autograder/ was not graded" in results["output"]

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.course_helpers import completed, notebook_student, with_scratch_cells
+from support.course_helpers import NOTEBOOK_COMPONENTS, NOTEBOOK_POINTS, completed, notebook_student, with_scratch_cells
 from support.helpers import (
     LAZY_COMPONENTS,
     STYLES,
@@ -84,7 +84,7 @@ def test_every_style_gets_full_marks_from_grade_all(class_graded):
     run, totals, _ = class_graded
     assert run.returncode == 0, run.stdout + run.stderr
     # The CSV names a file's student without its suffix (typed_future.py -> typed_future).
-    assert totals == dict.fromkeys([Path(name).stem for name in [*STYLES, "dave"]], 100.0), run.stdout
+    assert totals == dict.fromkeys([Path(name).stem for name in STYLES], 100.0) | {"dave": NOTEBOOK_POINTS}, run.stdout
 
 
 # Each hidden cell starts a grader of its own (seconds): the first notebook, the one with two graded parts that uses
@@ -101,8 +101,8 @@ def test_notebook_student_gets_the_hidden_cells_points(notebook_student_folder):
         for cell in json.loads(path.read_text())["cells"]
         if cell["metadata"].get("nbgrader", {}).get("grade")
     ]
-    # The notebooks grade the core's components (parts 9 and 10 teach the extensions' names ungraded as yet).
-    assert sorted(component for _, component in graded) == sorted(c.id for c in spec.COMPONENTS)
+    # The notebooks grade the core's components and generation (part 9 teaches training's names ungraded as yet).
+    assert sorted(component for _, component in graded) == sorted(c.id for c in NOTEBOOK_COMPONENTS)
     for path, component in graded:
         if path.name in HIDDEN_CELLS_OF:
             points = jupyter.grade_here(component, str(path))

@@ -36,7 +36,7 @@ GRADED = [c for c in spec.ALL_COMPONENTS if spec.has_suite(c)]
 
 # (case set, component, entry id) of every entry of every component's evidence, in both case sets.
 ENTRIES = [
-    (where, component, entry_id)
+    (where, component.id, entry_id)
     for where, case_set in CASE_SETS.items()
     for component in GRADED
     for entry_id in case_set.evidence(component.id).entries

@@ -229,3 +229,18 @@ def test_a_step_that_runs_a_failing_earlier_part_says_so_first(tmp_path, capsys)
         public.check_step("attend", attend)
     first = capsys.readouterr().out.splitlines()[0]
     assert first.startswith("Your attention fails its own public checks (check_attention), and this part runs it")
+
+
+def test_a_decorated_stub_is_found_unwritten_in_its_own_code():
+    """beam_search's stub runs under @torch.no_grad(): the wrapper's code raised nothing, and the progress report
+    named generation's other stubs to write but not it."""
+
+    @torch.no_grad()
+    def stub():
+        raise NotImplementedError()
+
+    @torch.no_grad()
+    def written():
+        return 1
+
+    assert jupyter.unwritten_at(stub) == __file__ and jupyter.unwritten_at(written) is None

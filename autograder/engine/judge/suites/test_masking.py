@@ -11,13 +11,12 @@ from autograder.engine.judge.suites.selection import cases
 
 COMPONENT = "masking"
 HINT = HINTS[COMPONENT]
-DEVICE_ARGUMENT = "device"  # the contract's causal_mask(size, device=None)
 
 
 @cases("causal")
 def test_causal_mask_matches_reference(student: Student, case: Case, dtype: str | None) -> None:
     check_case(student, case, dtype, {"mask": HINT["causal"]})
-    if DEVICE_ARGUMENT in case.kwargs:
+    if "device" in case.kwargs:  # the contract's causal_mask(size, device=None)
         _made_on_the_device_asked_for(student, case)
 
 
@@ -27,7 +26,7 @@ def _made_on_the_device_asked_for(student: Student, case: Case) -> None:
     Code that reads a value of its own mask cannot run there: it is judged by its values alone."""
     where = f"{case.describe(None)}, asked for on torch.device('meta')"
     try:
-        reply = student.call(case.target, *case.args, **{DEVICE_ARGUMENT: {DEVICE: "meta"}})
+        reply = student.call(case.target, *case.args, device={DEVICE: "meta"})
     except Fatal:
         raise
     except StudentError:
