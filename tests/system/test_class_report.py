@@ -11,9 +11,8 @@ import pytest
 
 from autograder import __main__ as cli
 from autograder.engine.authoring import mistakes
-from autograder.engine.child.scrutiny import NOT_RUN
 from autograder.engine.contract import spec
-from autograder.engine.contract.noticed import KIT_REACH
+from autograder.engine.contract.noticed import KIT_REACH, NOT_RUN
 from autograder.engine.contract.protocol import visible_name
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 from autograder.engine.judge.platforms import gradescope

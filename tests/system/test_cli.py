@@ -34,6 +34,21 @@ def test_check_solutions_says_its_verdict_first_and_no_expected_failure():
     assert "Grading " in run.stdout and "FAILED" not in run.stdout, run.stdout
 
 
+def test_a_command_that_grades_nothing_imports_no_torch():
+    """Every command's parser is built before it runs: where building it imported torch (the static check's, for a
+    sentence of its), `quiz` and `report` paid for torch's import before doing anything."""
+    run = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "autograder", "quiz", "12"],
+        capture_output=True,
+        text=True,
+        cwd=spec.KIT_ROOT,
+        stdin=subprocess.DEVNULL,
+    )
+    assert run.returncode == 2 and "no part '12'" in run.stdout, run.stdout + run.stderr
+    imported = {line.rsplit("|", 1)[-1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")}
+    assert "autograder.commands.grading" in imported and "torch" not in imported
+
+
 def test_grade_writes_gradescope_results(tmp_path):
     path = submission(
         tmp_path / "s",

@@ -2,6 +2,7 @@
 run_autograder per submission, against a simulated /autograder), PrairieLearn's results, and the
 container image's recipe, which installs exactly what the README's setup does."""
 
+import contextlib
 import json
 import os
 import re
@@ -19,7 +20,7 @@ from support.helpers import submission
 from autograder import __main__ as cli
 from autograder import bundle
 from autograder import gradescope as gradescope_package
-from autograder.breakout import bank
+from autograder.breakout import bank, sheets
 from autograder.breakout.sheets import SHEETS_ONLY
 from autograder.course import notebooks
 from autograder.engine.authoring import mistakes
@@ -577,7 +578,23 @@ def door_scores(results, points="score"):
     return {c: tests.get(c, 0.0) for c in ("attention", "masking")}, tests.get(BREAKOUT)
 
 
-def test_a_class_gets_the_same_code_and_breakout_scores_through_every_door(class_of_eight, gradescope, tmp_path):
+@contextlib.contextmanager
+def on_one_sandbox(sandbox, monkeypatch):
+    """The kit's `grade`, run in this process (cli.main), grading on this sandbox rather than on a zygote of its own
+    each time, which imports torch again: a fresh zygote per hand-in is what the Gradescope door starts
+    (run_autograder, a process each). The sandbox is back under its own limits after."""
+    hand_in = sheets.grade_hand_in
+    with monkeypatch.context() as patched:
+        patched.setattr(sheets, "grade_hand_in", lambda *args, **kwargs: hand_in(*args, **kwargs, sandbox=sandbox))
+        try:
+            yield
+        finally:
+            sandbox.grade_under(None)
+
+
+def test_a_class_gets_the_same_code_and_breakout_scores_through_every_door(
+    class_of_eight, gradescope, tmp_path, sandbox, monkeypatch
+):
     root, hand_ins = class_of_eight
     doors = {"nbgrader": {student: nbgrader_scores(root, student) for student in CLASS}}
     run = subprocess.run(
@@ -598,15 +615,18 @@ def test_a_class_gets_the_same_code_and_breakout_scores_through_every_door(class
         for s in CLASS
     }
     # The image's own command, ENTRYPOINT and CMD, with the student's folder where a container mounts it; run in this
-    # process (`python3 -m autograder` is cli.main), which has imported the grader already.
+    # process (`python3 -m autograder` is cli.main), which has imported the grader already, on one sandbox.
     image = {}
-    for student in CLASS:
-        out = tmp_path / "grade" / student / "results"
-        argv = [a.replace("/grade/student", str(hand_ins / student)).replace("/grade/results", str(out)) for a in IMAGE]
-        assert argv[:3] == ["python3", "-m", "autograder"] and cli.main(argv[3:]) == 0
-        results = json.loads((out / "results.json").read_text())
-        check_prairielearn(results)
-        image[student] = door_scores(results, "points")
+    with on_one_sandbox(sandbox, monkeypatch):
+        for student in CLASS:
+            out = tmp_path / "grade" / student / "results"
+            argv = [
+                a.replace("/grade/student", str(hand_ins / student)).replace("/grade/results", str(out)) for a in IMAGE
+            ]
+            assert argv[:3] == ["python3", "-m", "autograder"] and cli.main(argv[3:]) == 0
+            results = json.loads((out / "results.json").read_text())
+            check_prairielearn(results)
+            image[student] = door_scores(results, "points")
     doors["image"] = image
     for door, scores in doors.items():
         assert scores == doors["nbgrader"], door
@@ -626,7 +646,9 @@ def check_and_keep(results):
     return results
 
 
-def test_the_prairielearn_questions_grade_uploads_where_prairielearn_puts_them(class_of_eight, tmp_path):
+def test_the_prairielearn_questions_grade_uploads_where_prairielearn_puts_them(
+    class_of_eight, tmp_path, sandbox, monkeypatch
+):
     """ada's notebooks and sheets, each uploaded to its question: PrairieLearn puts the files flat in /grade/student,
     then runs the question's entrypoint."""
     _, hand_ins = class_of_eight
@@ -646,7 +668,8 @@ def test_the_prairielearn_questions_grade_uploads_where_prairielearn_puts_them(c
             a.replace("/grade/student", str(student)).replace("/grade/results", str(results))
             for a in info["externalGradingOptions"]["entrypoint"]
         ]
-        assert argv[:3] == ["python3", "-m", "autograder"] and cli.main(argv[3:]) == 0
+        with on_one_sandbox(sandbox, monkeypatch):
+            assert argv[:3] == ["python3", "-m", "autograder"] and cli.main(argv[3:]) == 0
         graded[question] = json.loads((results / "results.json").read_text())
         check_prairielearn(graded[question])
     notebooks_, sheets = graded["transformerNotebooks"], graded["breakoutSheets"]

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from autograder.engine.child.names import Context, module_bindings
 from autograder.engine.child.scan import Scan
 from autograder.engine.contract import spec
+from autograder.engine.contract.noticed import NOT_RUN
 
 if TYPE_CHECKING:  # annotations only: the child imports nothing more than it runs
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -221,10 +222,6 @@ def _skip_what_needs_them(
                 gone.add(id(statement))
                 changed = True
                 reasons[id(statement)] = f"line {statement.node.lineno} needs {lost[0]}, which was not run"
-
-
-# What a note of statements that did not run says: the class report lists each such note for an instructor to read.
-NOT_RUN = "not run, since nothing graded needs"
 
 
 def _notes(statements: Iterable[Statement], reasons: Mapping[int, str]) -> list[str]:

@@ -14,6 +14,9 @@ from autograder.engine.contract.errors import SubmissionError
 
 REFERENCE = "solutions"  # the reference's package: a submission that imports it reaches for the answers
 KIT_REACH = "which reaches for the kit itself: it was not run, and is listed for your instructor to read"
+# What a note of statements that did not run says (engine/child/scrutiny.py writes it): the class report lists each
+# such note for an instructor to read, as it lists KIT_REACH's.
+NOT_RUN = "not run, since nothing graded needs"
 
 
 def quiz_sheet(text: str) -> tuple[str, list[dict[str, object]]] | None:

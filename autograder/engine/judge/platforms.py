@@ -2,8 +2,7 @@
 
 import json
 
-from autograder.engine.child.scrutiny import NOT_RUN
-from autograder.engine.contract.noticed import KIT_REACH
+from autograder.engine.contract.noticed import KIT_REACH, NOT_RUN
 from autograder.engine.judge.diagnosis import LIKELY_MISTAKE
 from autograder.engine.judge.results import BREAKOUT, LOADING_NOTE, Report
 
