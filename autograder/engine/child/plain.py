@@ -20,13 +20,6 @@ def plain(value: object) -> object:
     kind = type(value)
     if kind in TENSORS:
         value = torch.Tensor.detach(cast("torch.Tensor", value))  # exactly a tensor: kind says so
-        if value.device.type == "meta":  # shapes without values (a device case asks for one): nothing to read
-            return {
-                messages.OTHER: "a tensor on the meta device",
-                "device": "meta",
-                "dtype": str(value.dtype).removeprefix("torch."),
-                "shape": list(value.shape),
-            }
         array = value.cpu().float().numpy() if value.dtype == torch.bfloat16 else value.cpu().numpy()
         return {
             messages.TENSOR: array.copy(),
