@@ -13,10 +13,11 @@ from transformers.generation.logits_process import TemperatureLogitsWarper, TopK
 
 from autograder.engine.authoring import case_files
 from autograder.engine.authoring.builder import CONFIG, decoder_config
+from autograder.engine.authoring.cases.generation import BOS, hf_beam_search
 from autograder.engine.child import runtime
 from autograder.engine.judge import hf
 
-BOS, PAD = 1, 3
+PAD = 3
 DECODER = decoder_config(CONFIG, vocab_size=36, num_hidden_layers=1)
 FLOATS = (torch.float64, torch.float32)
 
@@ -205,23 +206,6 @@ def beam_cases():
     return [(seed, *shape) for seed in range(4) for shape in shapes]
 
 
-def generate(model, source, mask, eos, pad, beams, length_penalty, max_new_tokens):
-    with torch.no_grad():
-        return model.generate(
-            input_ids=source,
-            attention_mask=mask,
-            decoder_start_token_id=BOS,
-            eos_token_id=eos,
-            pad_token_id=pad,
-            max_new_tokens=max_new_tokens,
-            num_beams=beams,
-            do_sample=False,
-            early_stopping=True,
-            length_penalty=length_penalty,
-            num_return_sequences=1,
-        )
-
-
 def test_beam_search_equals_hugging_faces_generate_with_beams_on_twenty_searches(reference):
     """One test for the twenty, so that it can hold them to cover what matters: hypotheses that end at EOS at
     different steps, and rows whose best hypothesis never does."""
@@ -231,9 +215,9 @@ def test_beam_search_equals_hugging_faces_generate_with_beams_on_twenty_searches
         theirs, ours = built.setdefault(seed, models(reference, seed))
         source, mask = padded_source(torch.Generator().manual_seed(100 * seed + batch * beams), batch)
         # The EOS is the token the searches without one emit most, so that hypotheses end at different steps.
-        free = generate(theirs, source, mask, None, 2, beams, length_penalty, max_new_tokens)[:, 1:].flatten()
+        free = hf_beam_search(theirs, source, mask, None, 2, beams, length_penalty, max_new_tokens)[:, 1:].flatten()
         eos = max(range(4, DECODER.vocab_size), key=lambda token: int((free == token).sum()))
-        expected = generate(theirs, source, mask, eos, PAD, beams, length_penalty, max_new_tokens)
+        expected = hf_beam_search(theirs, source, mask, eos, PAD, beams, length_penalty, max_new_tokens)
         got = reference["beam_search"](
             ours,
             source,

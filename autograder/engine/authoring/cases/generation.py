@@ -293,10 +293,12 @@ def _search(b, model, batch, beams, length_penalty, max_new_tokens):
     g = torch.Generator().manual_seed(b.seed(f"beam-{batch}x{beams}"))
     source = torch.randint(4, CONFIG.vocab_size, (batch, 6), generator=g)
     mask = attention_mask([6, *torch.randint(3, 7, (batch - 1,), generator=g).tolist()], 6)
-    free = set(_generate(model, source, mask, None, 0, beams, length_penalty, max_new_tokens)[:, 1:].flatten().tolist())
+    free = set(
+        hf_beam_search(model, source, mask, None, 0, beams, length_penalty, max_new_tokens)[:, 1:].flatten().tolist()
+    )
     pad = min(set(range(2, DECODER.vocab_size)) - free)
     searched = {
-        eos: _generate(model, source, mask, eos, pad, beams, length_penalty, max_new_tokens)
+        eos: hf_beam_search(model, source, mask, eos, pad, beams, length_penalty, max_new_tokens)
         for eos in sorted(free - {BOS})
     }
     eos = max(searched, key=lambda token: len(_ends(searched[token], token)))
@@ -316,7 +318,9 @@ def _ends(tokens, eos):
     return {row.index(eos) if eos in row else None for row in tokens[:, 1:].tolist()}
 
 
-def _generate(model, source, mask, eos, pad, beams, length_penalty, max_new_tokens):
+def hf_beam_search(model, source, mask, eos, pad, beams, length_penalty, max_new_tokens):
+    """Hugging Face's generate() with beams, as beam_search's contract states it (early stopping, one sequence a row),
+    from BOS; the oracle the cases' expected searches are held to (tests/system/test_extension_oracles.py too)."""
     with torch.no_grad():
         return model.generate(
             input_ids=source,
