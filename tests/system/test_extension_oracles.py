@@ -9,11 +9,10 @@ from types import SimpleNamespace
 import pytest
 import torch
 from transformers import BertLMHeadModel, BertModel, EncoderDecoderModel, get_linear_schedule_with_warmup
-from transformers.generation.logits_process import TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper
 
 from autograder.engine.authoring import case_files
 from autograder.engine.authoring.builder import CONFIG, decoder_config
-from autograder.engine.authoring.cases.generation import BOS, hf_beam_search
+from autograder.engine.authoring.cases.generation import BOS, hf_beam_search, hf_sampling_probabilities
 from autograder.engine.child import runtime
 from autograder.engine.judge import hf
 
@@ -137,17 +136,6 @@ def test_training_step_moves_the_weights_as_an_encoder_decoder_models_own_loss_a
 # generation
 
 
-def hugging_faces_probabilities(logits, temperature, top_k, top_p):
-    """The distribution generate(do_sample=True) draws from: its processors, in this order, then a softmax."""
-    if temperature != 1.0:
-        logits = TemperatureLogitsWarper(temperature)(None, logits)
-    if top_k is not None:
-        logits = TopKLogitsWarper(top_k)(None, logits)
-    if top_p is not None:
-        logits = TopPLogitsWarper(top_p)(None, logits)
-    return torch.softmax(logits, dim=-1)
-
-
 def sampling_logits(dtype):
     """(B, V) logits: a plain row, a row whose six largest tie (top-k's boundary inside the tie), and a row with one
     token far above the rest (top-p keeps it alone). No top-p threshold below falls inside the tie."""
@@ -164,7 +152,7 @@ def sampling_logits(dtype):
 )
 def test_sampling_probabilities_equal_hugging_faces_processors(reference, dtype, temperature, top_k, top_p):
     logits = sampling_logits(dtype)
-    expected = hugging_faces_probabilities(logits, temperature, top_k, top_p)
+    expected = hf_sampling_probabilities(logits, temperature, top_k, top_p)
     got = reference["sampling_probabilities"](logits, temperature, top_k, top_p)
     assert got.dtype == dtype and torch.equal(got > 0, expected > 0)
     assert torch.allclose(got, expected, rtol=0, atol=1e-6 if dtype == torch.float32 else 1e-12)
@@ -179,7 +167,7 @@ def test_sample_next_is_one_batched_draw_that_a_seeded_generator_repeats(referen
     draws = [
         reference["sample_next"](logits, 0.8, 5, 0.9, generator=torch.Generator().manual_seed(11)) for _ in range(2)
     ]
-    probabilities = hugging_faces_probabilities(logits, 0.8, 5, 0.9)
+    probabilities = hf_sampling_probabilities(logits, 0.8, 5, 0.9)
     expected = torch.multinomial(probabilities, 1, generator=torch.Generator().manual_seed(11))[:, 0]
     assert draws[0].dtype == torch.long and torch.equal(draws[0], draws[1]) and torch.equal(draws[0], expected)
 

@@ -92,7 +92,7 @@ def _probabilities(b, logits, kwargs):
     with float64():
         expected = b.reference["sampling_probabilities"](logits.double(), **kwargs)
     for dtype in (torch.float32, torch.float64):
-        theirs = _hugging_faces(logits.to(dtype), **kwargs)
+        theirs = hf_sampling_probabilities(logits.to(dtype), **kwargs)
         mine = b.reference["sampling_probabilities"](logits.to(dtype), **kwargs)
         exact = 1e-6 if dtype == torch.float32 else 1e-12
         if not (torch.equal(mine > 0, expected > 0) and torch.equal(theirs > 0, expected > 0)):
@@ -116,8 +116,9 @@ def _probabilities(b, logits, kwargs):
     return expected
 
 
-def _hugging_faces(logits, temperature, top_k, top_p):
-    """The distribution generate(do_sample=True) draws from: its processors, in the contract's order, then a softmax."""
+def hf_sampling_probabilities(logits, temperature, top_k, top_p):
+    """The distribution generate(do_sample=True) draws from: its processors, in the contract's order, then a softmax;
+    the oracle the cases' expected distributions are held to (tests/system/test_extension_oracles.py too)."""
     logits = TemperatureLogitsWarper(temperature)(None, logits)
     if top_k is not None:
         logits = TopKLogitsWarper(top_k)(None, logits)
