@@ -8,7 +8,7 @@ check_hints with its feedback, so this costs no grading of its own; tests/system
 tests/unit/test_hints.py checks the rest.
 
 A likely mistake's sentence is its catalog entry's: tests/unit/test_mutations.py checks that the diagnosis names
-every entry of the evidence with it, and tests/system/test_mutations.py grades every entry and checks the same. A reason to score 0 is named here with the test that makes a submission score 0 for it and
+every entry of the evidence with it, and tests/system/test_mutations.py grades the entries (every one under `make catalog`) and checks the same. A reason to score 0 is named here with the test that makes a submission score 0 for it and
 holds its feedback to it (reasons_said), or in UNPROVOKED with why no test does; tests/unit/test_sentences.py checks
 that every sentence of the tables is held one of these ways, and said by the kit.
 """

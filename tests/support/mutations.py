@@ -6,12 +6,49 @@ mistake it is. OUTSIDE are mistakes the catalog does not hold: they must lose po
 must name no mistake for them, or one that they contain.
 """
 
+import os
+from collections import defaultdict
+
+from autograder.engine.judge.diagnosis import trained
 from support.helpers import catalog
+from support.hint_evidence import EVIDENCE
+
+# `make catalog` (CI runs it after make test) grades every member of the catalog; make test grades those that
+# representatives() picks.
+WHOLE_CATALOG = bool(os.environ.get("KIT_WHOLE_CATALOG"))
+# The catalog's ids that a hint's evidence grades (support/hint_evidence.py): always graded.
+HINTED = {graded for pair in EVIDENCE.values() for graded in pair}
 
 
 def edits(mistake):
     """A catalog mistake's edits as (file's component id, old text, new text), for helpers.submission."""
     return catalog(mistake.id)
+
+
+def representatives(members, case_set):
+    """Of members [(component, entry id, family id, item)], the items whose grading make test runs: in each
+    component, the members a hint's evidence grades, then each next member that shows something of the grading
+    path none chosen before shows (named by its own entry, by its family's, or not at all; each kind of case
+    evidence, in eval and in train mode: values, right, a load failure, dropout's pattern). Whether every member
+    is named by its sentence is the diagnosis's (tests/unit/test_mutations.py), on evidence that make drift
+    rebuilds from the members' code; `make catalog` grades them all."""
+    if WHOLE_CATALOG:
+        return [item for *_, item in members]
+    chosen, shown = [], defaultdict(set)
+    for hinted_first in (True, False):
+        for component, entry_id, family_id, item in members:
+            shows = _shows(case_set.evidence(component), entry_id, family_id)
+            if (entry_id in HINTED) == hinted_first and (hinted_first or shows - shown[component]):
+                chosen.append(item)
+                shown[component] |= shows
+    return [item for *_, item in members if item in chosen]
+
+
+def _shows(evidence, entry_id, family_id):
+    entry = evidence.entries.get(entry_id) or evidence.entries.get(family_id)
+    naming = "own" if entry_id in evidence.entries else "family" if entry else "unnamed"
+    cases = entry["evidence"].items() if entry else ()
+    return {naming, *((found["kind"], case.endswith(trained(""))) for case, found in cases)}
 
 
 def variant_edits(component, changes):

@@ -1,12 +1,13 @@
-"""Mistakes graded: every cataloged mistake, and every other member of its family, loses points in its own
-component and the feedback names it; two in one component are named together; mistakes outside the catalog are
+"""Mistakes graded: a cataloged mistake, or another member of its family, loses points in its own component and
+the feedback names it (every member under `make catalog`, a cover of the grading path's cases under make test:
+support.mutations.representatives); two in one component are named together; mistakes outside the catalog are
 named as nothing. Each is graded by its component's hidden suites in this process (helpers.graded_here: the cases,
 checks, hints and diagnosis of a jailed grading, on the same numbers), and one cataloged mistake of each component in
 the jail, which loses there exactly what the suites in this process take, its sentence reaching the report. Written
 with additions that other components use, a mistake loses points in its own component only (the isolation the SPEC
 promises); mistakes that show only when the model trains lose points in train mode alone.
 
-Every member graded here is a grading run, seconds of CPU each: that the diagnosis names each entry of the evidence
+Every member graded here is a grading run, a second of CPU or so: that the diagnosis names each entry of the evidence
 from its numbers, and only by its sentence, is tests/unit/test_mutations.py's, which needs no grading. Here the
 numbers are the graded code's own. Precision on correct code: the styles of tests/system/test_variants.py get no
 "Likely mistake:" line (checked there, on their class grading).
@@ -30,8 +31,16 @@ from autograder.engine.judge.platforms import gradescope
 
 # The components with a catalog: every one of the core's, and the course extensions' that have one.
 CATALOGED = [c.id for c in spec.ALL_COMPONENTS if mistakes.of(c.id)]
-# (mistake, entry id, edits) of every member of every family: a mistake as written, then its variants.
-MEMBERS = [(mistake, entry, edits) for mistake in mistakes.CATALOG for entry, edits in mistake.members()]
+# (mistake, entry id, edits) of the members of the families that make test grades (mutations.representatives): a
+# mistake as written, then its variants.
+MEMBERS = mutations.representatives(
+    [
+        (mistake.component, entry, mistake.id, (mistake, entry, edits))
+        for mistake in mistakes.CATALOG
+        for entry, edits in mistake.members()
+    ],
+    fixtures.HIDDEN,
+)
 
 
 def named(mistake):

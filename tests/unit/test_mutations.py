@@ -6,8 +6,9 @@ What the code returns is rebuilt from the entry's evidence (support/observed.py)
 with the evidence's sampled and farthest elements set to the mistake's values, "right" where it passes, its load
 failure where it cannot load, dropout's pattern where it is random. The same code with its values moved off the
 evidence matches no entry, and is named as nothing. That the rebuilt outputs are what grading really observes is
-tests/system/test_mutations.py's: it grades every member (the hidden suites in the test's process), one mistake of
-each component in the jail, and tests/system/test_public.py every mistake through the public checks.
+tests/system/test_mutations.py's: it grades members (the hidden suites in the test's process; every one under `make
+catalog`), one mistake of each component in the jail, and tests/system/test_public.py mistakes through the public
+checks likewise.
 
 Recall: every mistake but those that leave no evidence (they raise wherever they are wrong) has evidence; at least
 95% of the catalog is named by the hidden suites, 90% by the public checks.
