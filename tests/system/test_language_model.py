@@ -45,7 +45,8 @@ def test_the_notebook_runs_clean_and_learns_in_fewer_steps(kernel_env, tmp_path)
     assert training < LEARNED_BY_THEN and validation < LEARNED_BY_THEN + 0.2, text
     difference = float(re.search(r"logits differ by at most ([\d.e+-]+)", text).group(1))
     assert difference < 1e-4, text
-    assert "CharLM: all 4 checks passed" in text and "generation: all 5 public checks passed" in text
+    assert "CharLM: all 4 checks passed" in text and "generate: all 6 checks passed" in text
+    assert "generation: all 5 public checks passed" in text
     # The generation component's test cell scores its points here, as nbgrader's autograde would.
     (graded,) = [c for c in executed.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "grade-generation"]
     (result,) = [o for o in graded.outputs if o.output_type == "execute_result"]
