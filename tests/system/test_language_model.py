@@ -15,6 +15,7 @@ from support.breakout_facts import language_model_with
 from support.course_helpers import execute, install_test_kernel, outputs
 from torch.nn import functional as F
 
+from autograder.breakout import bank
 from autograder.course import jupyter, notebooks
 from autograder.course import language_model as helpers
 from autograder.course.public import config
@@ -204,3 +205,13 @@ def test_the_beam_and_ablation_numbers_the_prose_states_are_what_the_cells_compu
     most = max(whole_self, key=whole_self.get)
     assert f"at most {whole_self[most]:.3f} ({most.split(',')[0].replace(' ', ' layer ')})" in prose, printed
     assert min(cross) > 5 * max(whole_self.values()) and max(whole_self.values()) > worst
+
+    # Breakout 10 quotes them too.
+    (sheet,) = [part for part in bank.load() if part.name == "10_language_model"]
+    asked = {question.id: question for question in sheet.questions}
+    ablation_question = " ".join(asked["ablation_shows"].text.split())
+    assert f"from {baseline:.3f} to at most {worst:.3f}" in ablation_question
+    assert f"to {cross[0]:.3f} (layer 0) or {cross[1]:.3f} (layer 1)" in ablation_question
+    beam_explanation = " ".join(asked["beam_finds_likelier"].explanation.split())
+    assert f"for {likelier[2]} of {sources} sources and 4 beams for {likelier[4]};" in beam_explanation
+    assert f"4 beams found one for {'none' if trained_likelier == 0 else trained_likelier}:" in beam_explanation
