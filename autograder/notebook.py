@@ -49,7 +49,7 @@ HOMES = {
         "reversal_split",
         "targets",
     ),
-    "autograder.course.language_model": ("Characters", "check_char_lm", "corpus"),
+    "autograder.course.language_model": ("Characters", "check_char_lm", "check_generate", "corpus"),
     "autograder.breakout.bank": ("check_format", "discuss", "grade_answer"),
 }
 HOME = {name: module for module, names in HOMES.items() for name in names}

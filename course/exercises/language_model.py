@@ -1,8 +1,9 @@
-"""Part 10's ungraded exercise and its given code: a decoder-only language model made of the course's parts, the
-loop that writes with it, and the loop that runs it with a key-value cache.
+"""Part 10's ungraded exercises and their given code: a decoder-only language model made of the course's parts, the
+loop that writes with it, and the model run with a key-value cache (given).
 
 No SPEC name: the course builder copies these definitions into the cells of course/parts/10_language_model.md,
-solution regions included, as it copies the reference's; CharLM's check is in autograder/course/language_model.py.
+solution regions included, as it copies the reference's; CharLM's and generate's checks are in
+autograder/course/language_model.py.
 The part's graded exercises (sampling, the cache, beam search) are the generation component's, solutions/generation.py.
 """
 
@@ -48,11 +49,28 @@ class CharLM(nn.Module):
 
 
 def generate(model, prompt_ids, new_tokens, temperature=1.0, top_k=None, top_p=None, generator=None, cached=False):
-    """prompt_ids (B, P) followed by new_tokens tokens, each drawn by sample_next: (B, P + new_tokens), in eval mode.
+    """The prompt, followed by new_tokens tokens, each drawn by sample_next from the model's scores of the next one.
 
-    Without the cache every step runs the whole model on the whole sequence so far and keeps the last row;
-    with it (cached=True, needs next_logits) every step runs the model on the one new token.
+    Args:
+        model: a CharLM; it writes in eval mode (no dropout), and nothing it computes here is trained on.
+        prompt_ids: (B, P) token ids.
+        new_tokens: N, how many tokens to append to each row.
+        temperature, top_k, top_p, generator: passed to sample_next at every step, the generator included, so
+            that a seeded generator writes the same tokens as N seeded calls of sample_next would.
+        cached: False, every step scores the whole sequence so far with model(...); True, the prompt goes through
+            next_logits once and then every step the one token just drawn (one cache per layer, empty at first).
+
+    Returns:
+        LongTensor (B, P + N): the prompt unchanged, then the tokens drawn, in order.
+
+    Raises:
+        ValueError, before anything runs, when P + N is more than the model's positions
+        (model.embeddings.position_embeddings.num_embeddings).
     """
+    # Hint 1: which row of the logits scores the next token, what shape must a drawn token have to be appended to every row, and what does the cached path feed the model after the prompt?
+    # Hint 2: check P + N against the positions first; eval mode and no gradients around the loop; each step: the logits (the whole sequence, or the new tokens through next_logits), their last row to sample_next with every argument, the drawn tokens as a new column.
+    # Hint 3: new = sample_next(logits[:, -1], temperature, top_k, top_p, generator)[:, None]; ids = torch.cat([ids, new], dim=1); with the cache, logits = next_logits(model, new, caches)
+    ### BEGIN SOLUTION
     limit = model.embeddings.position_embeddings.num_embeddings
     if prompt_ids.size(1) + new_tokens > limit:
         raise ValueError(f"{prompt_ids.size(1)} + {new_tokens} tokens is more than the model's {limit} positions")
@@ -65,6 +83,7 @@ def generate(model, prompt_ids, new_tokens, temperature=1.0, top_k=None, top_p=N
             new = sample_next(logits[:, -1], temperature, top_k, top_p, generator)[:, None]  # (B, 1)
             ids = torch.cat([ids, new], dim=1)
     return ids
+    ### END SOLUTION
 
 
 def next_logits(model, input_ids, caches):

@@ -518,3 +518,59 @@ def clipping_per_tensor_turns_the_step():
     total = F.cosine_similarity(clipped(per_tensor=False), whole, dim=0).item()
     assert abs(total - 1) < 1e-12, "clipping by the total norm keeps the direction"
     return F.cosine_similarity(clipped(per_tensor=True), whole, dim=0).item()
+
+
+class _TwoTokens(torch.nn.Module):
+    """A stand-in for a Seq2SeqTransformer that writes two tokens of A and B then EOS, with the probabilities of the
+    question beam_finds_likelier: its decoder's output at each position is the next token's log-probabilities given
+    the tokens so far, and its LM head passes them on."""
+
+    PAD, BOS, EOS, A, B = range(5)
+    NEXT = {
+        (BOS,): {A: 0.6, B: 0.4},
+        (BOS, A): {A: 0.5, B: 0.4, EOS: 0.1},
+        (BOS, B): {A: 0.9, B: 0.05, EOS: 0.05},
+    }
+
+    def __init__(self):
+        super().__init__()
+        self.lm_head = torch.nn.Identity()
+
+    def encoder(self, input_ids, attention_mask=None):
+        return torch.zeros(*input_ids.shape, 1, dtype=torch.float64)
+
+    def probabilities(self, prefix):
+        """(V,) the next token's probabilities after prefix (a tuple of ids): EOS for certain after two tokens."""
+        row = torch.zeros(5, dtype=torch.float64)
+        for token, probability in self.NEXT.get(prefix, {self.EOS: 1.0}).items():
+            row[token] = probability
+        return row
+
+    def decoder(self, input_ids, encoder_hidden_states, attention_mask=None, encoder_attention_mask=None):
+        rows = [
+            [self.probabilities(tuple(tokens[: k + 1])) for k in range(len(tokens))] for tokens in input_ids.tolist()
+        ]
+        return torch.stack([torch.stack(row) for row in rows]).log()  # (B, L, V)
+
+    def probability_of(self, written):
+        """The probability of a written row (BOS first), up to its EOS."""
+        tokens, probability = written.tolist(), 1.0
+        for k in range(1, len(tokens)):
+            probability *= self.probabilities(tuple(tokens[:k]))[tokens[k]].item()
+            if tokens[k] == self.EOS:
+                break
+        return probability
+
+
+@fact
+def beam_search_two_beams_probability():
+    """The probability of what the reference's beam_search returns with 2 beams on the question's model, where its
+    greedy_decode writes A A (0.30)."""
+    model, names = _TwoTokens(), reference()
+    source = torch.tensor([[3]])
+    ids = dict(bos_token_id=model.BOS, eos_token_id=model.EOS, pad_token_id=model.PAD, max_new_tokens=4)
+    greedy = names["greedy_decode"](model, source, **ids)[0]
+    assert greedy.tolist() == [model.BOS, model.A, model.A, model.EOS] and math.isclose(
+        model.probability_of(greedy), 0.3
+    )
+    return model.probability_of(names["beam_search"](model, source, num_beams=2, **ids)[0])

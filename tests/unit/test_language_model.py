@@ -1,5 +1,5 @@
-"""Part 10, the language model of the student's own: its text ships and is small, its model's reference passes the
-notebook's check and common mistakes fail it, the prose's sampling numbers are what the reference computes, the
+"""Part 10, the language model of the student's own: its text ships and is small, its model's and its loop's
+references pass the notebook's checks and common mistakes fail them, the prose's sampling numbers are what the reference computes, the
 key-value cache computes what the model does, and top_k=1 is greedy. (That it learns, trained here and run in a
 kernel, and that the notebook scores generation's points: tests/system/test_language_model.py.)"""
 
@@ -10,7 +10,7 @@ from torch.nn import functional as F
 
 from autograder.course import language_model as helpers
 from autograder.course import notebooks
-from autograder.course.public import Failed, config
+from autograder.course.public import Failed, NotStarted, config
 
 
 def test_the_text_ships_under_a_megabyte_with_its_source_and_licence():
@@ -87,6 +87,70 @@ def test_the_checks_fail_on_a_common_mistake(mistake, capsys):
     with pytest.raises(Failed):
         getattr(helpers, check)(names[name])
     assert "✗" in capsys.readouterr().out
+
+
+# Loops that students write, each with the property of check_generate that the check's first failure names.
+WRONG_LOOPS = {
+    "the whole argmax row appended": (
+        "new = sample_next(logits[:, -1], temperature, top_k, top_p, generator)[:, None]  # (B, 1)",
+        "new = logits.argmax(-1)",
+        "the result is (B, P + N)",
+    ),
+    "the first row sampled, not the last": (
+        "new = sample_next(logits[:, -1], temperature, top_k, top_p, generator)[:, None]  # (B, 1)",
+        "new = sample_next(logits[:, 0], temperature, top_k, top_p, generator)[:, None]",
+        "a seeded generator draws",
+    ),
+    "eval mode forgotten": ("    model.eval()\n    caches", "    caches", "it writes in eval mode"),
+    "gradients recorded": (
+        "    with torch.no_grad():\n        for _ in range(new_tokens):",
+        "    if True:\n        for _ in range(new_tokens):",
+        "it writes in eval mode, without gradients",
+    ),
+    "the generator not passed on": (
+        "top_p, generator)[:, None]  # (B, 1)",
+        "top_p)[:, None]  # (B, 1)",
+        "a seeded generator draws",
+    ),
+    "the whole sequence fed to the cache": (
+        "next_logits(model, new, caches) if cached",
+        "next_logits(model, ids, caches) if cached",
+        "the cached path runs one new token a step",
+    ),
+    "the prompt dropped": ("    return ids\n", "    return ids[:, prompt_ids.size(1) :]\n", "the result is (B, P + N)"),
+    "no position limit": (
+        "    if prompt_ids.size(1) + new_tokens > limit:\n        raise",
+        "    if False:\n        raise",
+        "more tokens than the model's positions",
+    ),
+}
+
+
+def test_the_reference_loop_passes_its_check(capsys):
+    names = language_model()
+    helpers.check_generate(names["generate"], names["sample_next"], names["CharLM"])
+    assert "generate: all 6 checks passed" in capsys.readouterr().out
+
+
+def test_the_loops_check_on_the_stub_says_it_is_not_started():
+    def generate(model, prompt_ids, new_tokens, **sampling):
+        raise NotImplementedError
+
+    names = language_model()
+    with pytest.raises(NotStarted, match="generate cannot run yet"):
+        helpers.check_generate(generate, names["sample_next"], names["CharLM"])
+
+
+@pytest.mark.parametrize("loop", WRONG_LOOPS)
+def test_the_loops_check_fails_a_wrong_loop_on_its_property(loop, capsys):
+    """The first line the check prints is the property the wrong loop breaks, its sentence naming no code."""
+    old, new, first = WRONG_LOOPS[loop]
+    names = language_model_with((old, new))
+    with pytest.raises(Failed):
+        helpers.check_generate(names["generate"], names["sample_next"], names["CharLM"])
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].startswith(f"✗ {first}"), printed
+    assert not any(code in printed[0] for code in ("torch.", ".eval()", "no_grad", "[:, -1]")), printed[0]
 
 
 def _model(seed=0):
