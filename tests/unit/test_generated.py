@@ -23,16 +23,17 @@ def test_generated_files_match_the_reference(part):
 
 
 def test_only_the_units_that_hash_a_module_of_their_own_have_cases_it_runs():
-    """A mistake's run on a case graded by its effect is effect_runs.py's, which only the training component's stamp
-    hashes (inputs.COMPUTES_OF): no other unit's cases, hidden or public, may be of those kinds, whose values would
-    then move with no stamp of theirs staled."""
+    """A mistake's run on a case that is not one plain call (graded by its effect, or with state) is effect_runs.py's,
+    which only the stamps of the units that name it in inputs.COMPUTES_OF hash: no other unit's cases, hidden or
+    public, may be of those kinds, whose values would then move with no stamp of theirs staled."""
     from autograder.course.public import PUBLIC
-    from autograder.engine.authoring import effect_runs
+    from autograder.engine.authoring import effect_runs, inputs
     from autograder.engine.judge import fixtures
 
     for component in generated.COMPONENTS:
         kinds = {case.kind for cases in (fixtures.HIDDEN, PUBLIC) for case in cases.cases(component)}
-        assert bool(kinds & set(effect_runs.KINDS)) == (component == "training"), component
+        hashed = effect_runs.__name__ in inputs.COMPUTES_OF.get(component, ())
+        assert bool(kinds & set(effect_runs.KINDS)) == hashed, component
 
 
 @pytest.mark.parametrize("part", generated.STAMPED)
