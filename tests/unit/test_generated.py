@@ -6,6 +6,7 @@ import shutil
 
 import numpy as np
 import pytest
+import torch
 from support.helpers import RELEASED_PARTS
 
 from autograder import generated
@@ -117,3 +118,35 @@ def test_pyproject_pins_what_requirements_txt_pins():
     ]
     lines = (spec.KIT_ROOT / "requirements.txt").read_text().splitlines()
     assert sorted(pinned) == sorted(line for line in lines if line and not line.startswith("#"))
+
+
+def test_weights_that_several_cases_share_are_stored_once(tmp_path):
+    """A model under several cases (a beam search's) is written once, under its first case, and read back as every
+    case's; weights that differ in one value are each case's own."""
+    from autograder.engine.authoring.builder import Builder, In
+    from autograder.engine.judge import fixtures
+
+    weights = {"linear.weight": torch.randn(4, 4), "linear.bias": torch.randn(4)}
+    moved = {**weights, "linear.bias": weights["linear.bias"] + 1}
+    builder = Builder("component", reference={})
+    for case_id, params in (("first", weights), ("again", dict(weights)), ("own", moved), ("third", weights)):
+        x = torch.randn(2, 4)
+        builder.add(
+            case_id,
+            "",
+            "kind",
+            "Target",
+            args=[In("x")],
+            outputs=["y"],
+            inputs={"x": x},
+            params=params,
+            expected=[x],
+            train_outputs=[],
+        )
+    builder.write(tmp_path)
+    with np.load(tmp_path / "component.npz") as stored:
+        assert sorted({key.split("/")[0] for key in stored.files if "/params/" in key}) == ["first", "own"]
+    read = {case.id: case for case in fixtures.read(tmp_path, "component")}
+    for case_id, params in (("first", weights), ("again", weights), ("own", moved), ("third", weights)):
+        assert read[case_id].params.keys() == params.keys()
+        assert all(np.array_equal(read[case_id].params[name], value.numpy()) for name, value in params.items())
