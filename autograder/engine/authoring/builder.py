@@ -180,15 +180,15 @@ class Builder:
     def write(self, folder):
         """The cases' facts as JSON, their arrays in one npz; weights that an earlier case stores already (a model
         under several cases: a beam search's) are stored once, and the later case names that case (SAME_PARAMS)."""
-        metas, arrays, first = [], dict(self.arrays), {}
+        metas, arrays = [], dict(self.arrays)
+        first: dict[tuple[object, ...], str] = {}  # the weights -> the case that stores them
         for meta in self.metas:
             prefix = f"{meta['id']}/params/"
             params = {key: array for key, array in self.arrays.items() if key.startswith(prefix)}
             weights = tuple((key[len(prefix) :], a.dtype.str, a.shape, a.tobytes()) for key, a in params.items())
             if weights and weights in first:
                 meta = {**meta, SAME_PARAMS: first[weights]}
-                for key in params:
-                    del arrays[key]
+                arrays = {key: array for key, array in arrays.items() if key not in params}
             elif weights:
                 first[weights] = meta["id"]
             metas.append(meta)
