@@ -6,6 +6,7 @@ import shutil
 
 import numpy as np
 import pytest
+import torch
 from support.helpers import RELEASED_PARTS
 
 from autograder import generated
@@ -23,16 +24,17 @@ def test_generated_files_match_the_reference(part):
 
 
 def test_only_the_units_that_hash_a_module_of_their_own_have_cases_it_runs():
-    """A mistake's run on a case graded by its effect is effect_runs.py's, which only the training component's stamp
-    hashes (inputs.COMPUTES_OF): no other unit's cases, hidden or public, may be of those kinds, whose values would
-    then move with no stamp of theirs staled."""
+    """A mistake's run on a case that is not one plain call (graded by its effect, or with state) is effect_runs.py's,
+    which only the stamps of the units that name it in inputs.COMPUTES_OF hash: no other unit's cases, hidden or
+    public, may be of those kinds, whose values would then move with no stamp of theirs staled."""
     from autograder.course.public import PUBLIC
-    from autograder.engine.authoring import effect_runs
+    from autograder.engine.authoring import effect_runs, inputs
     from autograder.engine.judge import fixtures
 
     for component in generated.COMPONENTS:
         kinds = {case.kind for cases in (fixtures.HIDDEN, PUBLIC) for case in cases.cases(component)}
-        assert bool(kinds & set(effect_runs.KINDS)) == (component == "training"), component
+        hashed = effect_runs.__name__ in inputs.COMPUTES_OF.get(component, ())
+        assert bool(kinds & set(effect_runs.KINDS)) == hashed, component
 
 
 @pytest.mark.parametrize("part", generated.STAMPED)
@@ -116,3 +118,35 @@ def test_pyproject_pins_what_requirements_txt_pins():
     ]
     lines = (spec.KIT_ROOT / "requirements.txt").read_text().splitlines()
     assert sorted(pinned) == sorted(line for line in lines if line and not line.startswith("#"))
+
+
+def test_weights_that_several_cases_share_are_stored_once(tmp_path):
+    """A model under several cases (a beam search's) is written once, under its first case, and read back as every
+    case's; weights that differ in one value are each case's own."""
+    from autograder.engine.authoring.builder import Builder, In
+    from autograder.engine.judge import fixtures
+
+    weights = {"linear.weight": torch.randn(4, 4), "linear.bias": torch.randn(4)}
+    moved = {**weights, "linear.bias": weights["linear.bias"] + 1}
+    builder = Builder("component", reference={})
+    for case_id, params in (("first", weights), ("again", dict(weights)), ("own", moved), ("third", weights)):
+        x = torch.randn(2, 4)
+        builder.add(
+            case_id,
+            "",
+            "kind",
+            "Target",
+            args=[In("x")],
+            outputs=["y"],
+            inputs={"x": x},
+            params=params,
+            expected=[x],
+            train_outputs=[],
+        )
+    builder.write(tmp_path)
+    with np.load(tmp_path / "component.npz") as stored:
+        assert sorted({key.split("/")[0] for key in stored.files if "/params/" in key}) == ["first", "own"]
+    read = {case.id: case for case in fixtures.read(tmp_path, "component")}
+    for case_id, params in (("first", weights), ("again", weights), ("own", moved), ("third", weights)):
+        assert read[case_id].params.keys() == params.keys()
+        assert all(np.array_equal(read[case_id].params[name], value.numpy()) for name, value in params.items())

@@ -1,7 +1,6 @@
 """What every component's cases are built with: the Builder (a case's inputs, its expected values from the
 reference run in float64 or from Hugging Face, its train-mode values and gradients), the configs, and the helpers
-the components' builders share (engine/authoring/cases/, one module per component).
-"""
+the components' builders share (engine/authoring/cases/, one module per component)."""
 
 import contextlib
 import json
@@ -17,16 +16,14 @@ from autograder.engine.authoring import mutants
 from autograder.engine.child import train_mode
 from autograder.engine.contract import messages
 from autograder.engine.judge import hf
-from autograder.engine.judge.fixtures import FLOATS
+from autograder.engine.judge.fixtures import FLOATS, SAME_PARAMS
 
 # The two dropout probabilities differ, so that train mode shows one used in the other's place.
 CONFIG = hf.bert_config(hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.2)
 
-
-# Every size a student might hard-code differs from CONFIG's and from the usual defaults (H=4 or 12,
-# F=4D, 512 positions, 2 token types, eps 1e-12 or 1e-5, dropout 0.1): read from a config, each is right
-# only if read from this one. eps is large enough that a layer norm built without it misses by far more
-# than the float32 tolerance.
+# Every size a student might hard-code differs from CONFIG's and from the usual defaults (H=4 or 12, F=4D, 512
+# positions, 2 token types, eps 1e-12 or 1e-5, dropout 0.1): read from a config, each is right only if read from this
+# one. eps is large enough that a layer norm built without it misses by far more than the float32 tolerance.
 ODD_CONFIG = hf.bert_config(
     vocab_size=31,
     hidden_size=30,
@@ -41,7 +38,6 @@ ODD_CONFIG = hf.bert_config(
     hidden_dropout_prob=0.3,
     attention_probs_dropout_prob=0.15,
 )
-
 
 ODD_ABOUT = "a config unlike the others: D=30, H=5 (Dh=6), F=50, 3 layers, 13 positions, 3 token types, eps 0.05"
 
@@ -89,10 +85,9 @@ class Builder:
     ):
         """One case. Its expected values come from the reference in float64 unless given (from HF).
 
-        Where it has float outputs and something to train (weights, or float inputs), it is also graded in
-        train mode: train_outputs (all its float outputs unless given) each get a seeded upstream gradient,
-        and what train mode gives comes from hf_train(upstream) where given, else from the reference.
-        """
+        Where it has float outputs and something to train (weights, or float inputs), it is also graded in train
+        mode: train_outputs (all its float outputs unless given) each get a seeded upstream gradient, and what
+        train mode gives comes from hf_train(upstream) where given, else from the reference."""
         kwargs = kwargs or {}
         if expected is None:
             expected = self.run_reference(target, init, params, args, kwargs, inputs)
@@ -183,8 +178,22 @@ class Builder:
         return hf.spec_shapes(self.reference[target], *configs)
 
     def write(self, folder):
-        (folder / f"{self.component}.json").write_text(json.dumps(self.metas, indent=1) + "\n")
-        np.savez_compressed(folder / f"{self.component}.npz", **self.arrays)
+        """The cases' facts as JSON, their arrays in one npz; weights that an earlier case stores already (a model
+        under several cases: a beam search's) are stored once, and the later case names that case (SAME_PARAMS)."""
+        metas, arrays = [], dict(self.arrays)
+        first: dict[tuple[object, ...], str] = {}  # the weights -> the case that stores them
+        for meta in self.metas:
+            prefix = f"{meta['id']}/params/"
+            params = {key: array for key, array in self.arrays.items() if key.startswith(prefix)}
+            weights = tuple((key[len(prefix) :], a.dtype.str, a.shape, a.tobytes()) for key, a in params.items())
+            if weights and weights in first:
+                meta = {**meta, SAME_PARAMS: first[weights]}
+                arrays = {key: array for key, array in arrays.items() if key not in params}
+            elif weights:
+                first[weights] = meta["id"]
+            metas.append(meta)
+        (folder / f"{self.component}.json").write_text(json.dumps(metas, indent=1) + "\n")
+        np.savez_compressed(folder / f"{self.component}.npz", **arrays)
 
 
 def _ref(value):
@@ -219,11 +228,10 @@ def float64():
 def hf_trained(model, call, leaves, outputs, upstream, to_spec):
     """What a Hugging Face model gives in train mode, with dropout's stand-in, in the kit's names.
 
-    call(**leaves) runs the model and returns the outputs named by outputs; leaves are its float inputs,
-    whose gradients are kept as "NAME.grad"; to_spec renames {HF parameter name: gradient} to SPEC names.
-    Tied parameters are untied first (hf.untie), since the SPEC's modules hold a copy in each place.
-    The model is back in eval mode afterwards.
-    """
+    call(**leaves) runs the model and returns the outputs named by outputs; leaves are its float inputs, whose
+    gradients are kept as "NAME.grad"; to_spec renames {HF parameter name: gradient} to SPEC names. Tied parameters
+    are untied first (hf.untie), since the SPEC's modules hold a copy in each place. The model is back in eval mode
+    afterwards."""
     hf.untie(model)
     try:
         result, _, leaves, _ = train_mode.run(call, [], leaves, [upstream.get(name) for name in outputs], module=model)
@@ -311,8 +319,8 @@ def config_case(
 
 def token_ids(g, config, low, shape):
     """Token ids in [low, vocab_size), none of them the pad token: BERT builds its token table with
-    nn.Embedding(padding_idx=pad_token_id), which keeps the pad row's gradient at zero, and the SPEC leaves
-    that choice open, so no case asks for the pad row's gradient."""
+    nn.Embedding(padding_idx=pad_token_id), which keeps the pad row's gradient at zero, and the SPEC leaves that
+    choice open, so no case asks for the pad row's gradient."""
     ids = torch.randint(low, config.vocab_size, shape, generator=g)
     return torch.where(
         ids == config.pad_token_id, (config.pad_token_id + 1 - low) % (config.vocab_size - low) + low, ids

@@ -1,16 +1,17 @@
-"""The training component's cases run on the reference with a mistake's edits, as the child runs a student's code
-there: the schedule step by step, clipping and the training step by their effect (child/effects.py). What each
-returns is what the hidden suite observes of a student's (suites/test_training.py), so the diagnosis holds one to
-the other. Hashed for the training component alone (inputs.COMPUTES_OF): no other component's cases are of these
-kinds."""
+"""The cases that are not one plain call, run on the reference with a mistake's edits as the child runs a student's
+code there: the training component's schedule step by step, its clipping and training step by their effect
+(child/effects.py), and the generation component's calls with state the wire cannot carry, a seeded draw and
+attention call after call on one cache (child/stateful.py). What each returns is what the hidden suite observes of a
+student's (suites/test_training.py, suites/test_generation.py), so the diagnosis holds one to the other. Hashed for
+those two components alone (inputs.COMPUTES_OF): no other component's cases are of these kinds."""
 
 import numpy as np
 import torch
 
 from autograder.engine.authoring import mutants
-from autograder.engine.child import effects, runtime
+from autograder.engine.child import effects, runtime, stateful
 
-KINDS = ("schedule", "clip", "step")
+KINDS = ("schedule", "clip", "step", "draw", "cache")
 
 
 def run_case(names, case, dtype):
@@ -57,6 +58,21 @@ def _step(target, names, case, dtype, torch_dtype):
     return {"loss": loss, **{name: _array(value) for name, value in params.items()}}
 
 
+def _draw(target, names, case, dtype, torch_dtype):
+    (logits,), kwargs = case.call_args(dtype)
+    return {"tokens": _array(stateful.draw(target, _tensor(logits, torch_dtype), kwargs))}
+
+
+def _cache(target, names, case, dtype, torch_dtype):
+    """Each call's output and the cache's key and value after it, named as the case's outputs are."""
+    model = mutants.instantiate(names[case.meta["model"]["target"]], case.meta["model"]["init"])
+    runtime.load_parameters(model, case.params)
+    model.to(torch_dtype)
+    hidden_states = _tensor(case.inputs["hidden_states"], torch_dtype)
+    calls = stateful.cached(target, model, hidden_states, case.meta["spans"])
+    return {f"{name}{i}": _array(call[name]) for i, call in enumerate(calls) for name in ("output", "key", "value")}
+
+
 def _tensor(array, torch_dtype):
     tensor = torch.from_numpy(np.array(array))
     return tensor.to(torch_dtype) if tensor.is_floating_point() else tensor
@@ -68,4 +84,4 @@ def _array(value):
     return value.detach().cpu().numpy()
 
 
-_RUNS = {"schedule": _schedule, "clip": _clip, "step": _step}
+_RUNS = {"schedule": _schedule, "clip": _clip, "step": _step, "draw": _draw, "cache": _cache}

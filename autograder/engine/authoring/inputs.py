@@ -61,12 +61,12 @@ COMPUTES_NOTHING = {
     "autograder.engine.judge.seams": "the types the suites meet what they grade by (Protocols), no code that runs",
     "autograder.engine.judge.tolerances": "the component's tolerance in each dtype, hashed as data (tolerances())",
 }
-# Kit code that computes the values of one unit alone, hashed for it alone: the training component's calls graded by
-# their effect, and the generation component's calls with state (a seeded generator, a cache), which no other
-# component's cases make.
+# Kit code that computes the values of a few units alone, hashed for them alone: the training component's calls graded
+# by their effect, the generation component's calls with state (a seeded generator, a cache), and a mistake's run on
+# either (effect_runs), which no other component's cases make.
 COMPUTES_OF = {
     "training": ("autograder.engine.authoring.effect_runs", "autograder.engine.child.effects"),
-    "generation": ("autograder.engine.child.stateful",),
+    "generation": ("autograder.engine.authoring.effect_runs", "autograder.engine.child.stateful"),
 }
 PINNED = ("numpy", "torch", "transformers")
 CASES = "autograder.engine.authoring.cases"

@@ -34,7 +34,7 @@ def names_with(component, edits):
 def run_case(names, case, dtype):
     """What the names return on the case, run as the child runs a student's code: {output: array}, or the
     grader's message when the case's weights do not fit the module."""
-    if case.kind in effect_runs.KINDS:  # graded by their effect: the training component's
+    if case.kind in effect_runs.KINDS:  # not one plain call: training's by their effect, generation's with state
         return effect_runs.run_case(names, case, dtype)
 
     def call(target, args, kwargs):

@@ -1,6 +1,6 @@
 """A case's outputs checked against its expected values, each check kept as an observation for the diagnosis."""
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -35,8 +35,17 @@ def check_case(student: Student, case: Case, dtype: str | None, hints: Hints) ->
             hints=hints,
             why=f"{case.describe(dtype)} counts only with the other cases of its kind",
         )
+    return check_call(student, case, dtype, hints, lambda: run(student, case, dtype), again=True)
+
+
+def check_call(
+    student: Student, case: Case, dtype: str | None, hints: Hints, call: Callable[[], Outputs], again: bool = False
+) -> Outputs:
+    """call()'s outputs (the case run on the student's code, as its test runs it) against the case's expected values,
+    kept for the diagnosis whether they pass, fail or never come. again: where they are wrong, a second call that
+    gives other values says so (a plain call's; a call with state is not the same call twice)."""
     try:
-        outputs = run(student, case, dtype)
+        outputs = call()
     except Fatal:
         raise
     except StudentError as error:
@@ -46,7 +55,7 @@ def check_case(student: Student, case: Case, dtype: str | None, hints: Hints) ->
         check_outputs(outputs, case, dtype, hints)
     except StudentError:
         observe(student, case, dtype, passed=False, outputs=outputs)
-        if _changes_between_calls(student, case, dtype, outputs):
+        if again and _changes_between_calls(student, case, dtype, outputs):
             check_outputs(outputs, case, dtype, dict.fromkeys(case.outputs, HINTS["any"]["changing"]))
         raise
     observe(student, case, dtype, passed=True, outputs=outputs)

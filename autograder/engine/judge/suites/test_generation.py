@@ -6,13 +6,13 @@ gradients."""
 
 from collections.abc import Callable
 
-from autograder.engine.contract.errors import Fatal, StudentError
+from autograder.engine.contract.errors import StudentError
 from autograder.engine.contract.messages import CALL
 from autograder.engine.judge import checks
 from autograder.engine.judge.fixtures import Case
 from autograder.engine.judge.hints import HINTS
 from autograder.engine.judge.seams import Student
-from autograder.engine.judge.suites.checking import check_case, check_outputs, observe
+from autograder.engine.judge.suites.checking import check_call, check_case
 from autograder.engine.judge.suites.running import Outputs, build, checked
 from autograder.engine.judge.suites.selection import cases
 
@@ -92,18 +92,9 @@ def _graded(
 ) -> Outputs:
     """A stateful call's outputs (values(result): in the order of case.outputs) against the expected ones, kept for
     the diagnosis as check_case keeps a plain call's."""
-    try:
+
+    def call() -> Outputs:
         reply = checked(student.request(message), case.describe(dtype), ["result"])
-        outputs = dict(zip(case.outputs, values(reply["result"]), strict=True))
-    except Fatal:
-        raise
-    except StudentError as error:
-        observe(student, case, dtype, passed=False, failure=str(error))
-        raise
-    try:
-        check_outputs(outputs, case, dtype, dict.fromkeys(case.outputs, hint))
-    except StudentError:
-        observe(student, case, dtype, passed=False, outputs=outputs)
-        raise
-    observe(student, case, dtype, passed=True, outputs=outputs)
-    return outputs
+        return dict(zip(case.outputs, values(reply["result"]), strict=True))
+
+    return check_call(student, case, dtype, dict.fromkeys(case.outputs, hint), call)
