@@ -153,7 +153,7 @@ class _Writing:
         self.generate = generate
         self.model = seeded(CharLM, config(vocab_size=11, max_position_embeddings=POSITIONS))
         self.prompt = torch.randint(0, 11, (2, PROMPT), generator=_generator())
-        self.runs = []
+        self.runs: list[tuple[int, bool, bool]] = []
         self.model.lm_head.register_forward_hook(
             lambda module, args, output: self.runs.append(
                 (output.size(1), self.model.training, torch.is_grad_enabled())
