@@ -166,6 +166,12 @@ OUTSIDE = [
         ],
     ),
     ("attention", "scores divided by 2", [(" / math.sqrt(query.size(-1))", " / 2")]),
+    # Issue 47: every call ran on the default device, the one a CPU has, so the mask's values were all right.
+    (
+        "masking",
+        "causal mask made on the default device",
+        [("dtype=torch.bool, device=device).tril()", "dtype=torch.bool).tril()")],
+    ),
     (
         "attention",
         "weights squared",

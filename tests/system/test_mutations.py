@@ -172,3 +172,27 @@ def test_a_device_refused_and_right_padding_assumed_lose_points_in_masking(mista
 def test_the_reference_keeps_every_point_of_masking():
     own = graded_here("masking")
     assert own.score == own.points, own.feedback()
+
+
+# The device case's mask is asked for again on torch's lazy-tensor device, where a mask made on the default device
+# shows (mutations.OUTSIDE): every honest way of making it on the device given keeps every point there.
+ON_THE_DEVICE_GIVEN = {
+    "made, then moved": "return torch.ones(size, size).tril().bool().to(device)",
+    "moved only when a device is given": "mask = torch.ones(size, size).tril() == 1\n"
+    "    return mask if device is None else mask.to(device)",
+    "indices compared": "rows = torch.arange(size, device=device)\n    return rows[:, None] >= rows[None, :]",
+    "the future masked out in float": "future = torch.triu(torch.ones((1, size, size), device=device), diagonal=1)\n"
+    "    return (future.type(torch.uint8) == 0)[0]",
+    "filled row by row, its count read": "mask = torch.zeros(size, size, dtype=torch.bool, device=device)\n"
+    "    for row in range(size):\n"
+    "        mask[row, : row + 1] = True\n"
+    "    assert mask.sum().item() == size * (size + 1) // 2\n"
+    "    return mask",
+}
+
+
+@pytest.mark.parametrize("style", sorted(ON_THE_DEVICE_GIVEN))
+def test_a_causal_mask_made_on_the_device_given_keeps_every_point(style):
+    reference = "return torch.ones(size, size, dtype=torch.bool, device=device).tril()"
+    own = graded_here("masking", [(reference, ON_THE_DEVICE_GIVEN[style])])
+    assert own.score == own.points, own.feedback()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import itertools
 import os
 import signal
@@ -252,9 +253,22 @@ class Server:
             if messages.OBJECT in value:
                 return self.objects[value[messages.OBJECT]]
             if messages.DEVICE in value:
-                return torch.device(value[messages.DEVICE])
+                device = torch.device(value[messages.DEVICE])
+                if device.type == "lazy":
+                    _start_lazy_tensors()
+                return device
             return {k: self._values(v, dtype) for k, v in value.items()}
         return value
+
+
+@functools.cache
+def _start_lazy_tensors() -> None:
+    """torch's lazy tensors, once a process (a second start raises): masking's device case asks for a mask there. They
+    record what is made on them and compute it on the CPU when read; unlike the meta device, whose first operation
+    imports torch's compiler (more than a second), they cost no more than a call."""
+    from torch._lazy import ts_backend
+
+    ts_backend.init()
 
 
 def _modules(

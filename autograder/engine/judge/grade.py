@@ -32,12 +32,23 @@ def grade(
     accept_flagged runs and scores the code the static check held, once an instructor has read it.
     """
     started = time.monotonic()
-    # Started before pytest, so that the zygote imports torch while pytest starts up.
+    # Started before pytest, so that the zygote imports torch while pytest collects the suites: those of every
+    # component the submission could have, until it is read (which waits for the zygote) and says which it has.
     grading = Grading(path, device, limits, sandbox, accept_flagged)
-    defined = grading.submission.owners if grading.submission else {}
-    ids = list(components) if components else spec.graded_by_default(defined)
+
+    def chosen() -> list[str]:
+        grading.parse()
+        return (
+            list(components)
+            if components
+            else spec.graded_by_default(grading.submission.owners if grading.submission else {})
+        )
+
     try:
-        outcomes = run_suites(ids, grading)
+        outcomes = run_suites(
+            list(components) if components else spec.graded_by_default(spec.ALL_NAMES), grading, chosen=chosen
+        )
+        ids = chosen()
     finally:
         grading.close()
     unsafe = grading.limits.unsafe_note()

@@ -9,10 +9,11 @@ import contextlib
 import io
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -56,14 +57,31 @@ class TestResult:
 class Collector:
     """Pytest plugin that records each test's outcome and the message a student should read."""
 
-    def __init__(self, grading: Session) -> None:
+    def __init__(self, grading: Session, chosen: Callable[[], Collection[str]] | None = None) -> None:
         self.results: defaultdict[str, list[TestResult]] = defaultdict(list)
         self.grading = grading
+        self.chosen = chosen
         self.kit_fault: KitFault | None = None  # the first KitFault a test raised: no student is scored for it
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_configure(self, config: pytest.Config) -> None:
         config.stash[GRADING] = self.grading
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        """Only the tests of the components chosen, asked once every suite given is collected."""
+        if self.chosen is None:
+            return
+        try:
+            chosen = set(self.chosen())
+        except KitFault as fault:  # a zygote that does not start: said in one line, as a test's would be
+            self.kit_fault = fault
+            items.clear()
+            return
+        left_out = [item for item in items if cast("pytest.Function", item).module.COMPONENT not in chosen]
+        if left_out:
+            config.hook.pytest_deselected(items=left_out)
+            items[:] = [item for item in items if cast("pytest.Function", item).module.COMPONENT in chosen]
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport | None:
@@ -99,11 +117,15 @@ class Collector:
 
 
 def run_suites(
-    component_ids: Iterable[str], grading: Session, cases: str | Path | None = None
+    component_ids: Iterable[str],
+    grading: Session,
+    cases: str | Path | None = None,
+    chosen: Callable[[], Collection[str]] | None = None,
 ) -> defaultdict[str, list[TestResult]]:
     """{component id: [TestResult, ...]} of these components' suites, run on grading's students (grading.child
-    and grading.release), on the cases in the folder cases (default: the hidden suites' own)."""
-    collector = Collector(grading)
+    and grading.release), on the cases in the folder cases (default: the hidden suites' own). chosen, if given, is
+    asked once they are collected which of them to run."""
+    collector = Collector(grading, chosen)
     args = [str(SUITES / f"test_{i}.py") for i in component_ids]
     # A test's report is the Collector's; a suite that cannot be collected is reported with a native traceback
     # (pytest's own prints every frame's arguments, the fixtures' arrays among them).

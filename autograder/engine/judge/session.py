@@ -3,10 +3,11 @@
 from pathlib import Path
 
 from autograder.engine.contract.errors import Fatal, SubmissionError
+from autograder.engine.contract.loader import Submission
 from autograder.engine.contract.reasons import ZERO
 from autograder.engine.judge.handle import LOADING, ChildHandle
 from autograder.engine.judge.limits import Limits
-from autograder.engine.judge.sandbox import Sandbox
+from autograder.engine.judge.sandbox import Parsed, Sandbox
 
 HELD = ZERO["held"]
 
@@ -35,9 +36,21 @@ class Grading:
         self.remaining = self.limits.total
         self.load_failure: str | None = None
         self.children: dict[str, ChildHandle] = {}
-        self.parsed = None
+        self.path = path
+        self.read = False
+        self.parsed: Parsed | None = None
+        self.submission: Submission | None = None
+        self.held: dict[str, list[str]] = {}
+        self.kernels: dict[str, list[str]] = {}
+
+    def parse(self) -> None:
+        """Read the submission, once, in the jail: on the first child, or once the judge needs to know what it defines.
+        Not when the grading starts: the zygote imports torch meanwhile, while the judge starts pytest."""
+        if self.read:
+            return
+        self.read = True
         try:
-            self.parsed = self.sandbox.parse(path)
+            self.parsed = self.sandbox.parse(self.path)
             if not self.parsed.submission.units:  # every file skipped, or none there: say why, as for an unreadable one
                 raise SubmissionError("; ".join(self.parsed.submission.notes) or "it holds no code to grade")
         except (SubmissionError, OSError) as error:
@@ -48,6 +61,7 @@ class Grading:
         self.kernels = self.parsed.kernels if self.parsed else {}
 
     def child(self, component_id: str) -> ChildHandle:
+        self.parse()
         if self.error:
             raise Fatal(ZERO["unreadable"].format(error=self.error))
         if component_id not in self.children:

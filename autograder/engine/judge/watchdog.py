@@ -42,23 +42,31 @@ class Watchdog:
         return list(self._threads())
 
     def _threads(self) -> dict[int, int]:
-        """{outer pid: its number of threads} for every process student code runs in now (one read of /proc)."""
+        """{outer pid: its number of threads} for every process student code runs in now (one read of /proc): every
+        process's one-line stat gives its parent and threads, and only those below root are read further."""
         parents: dict[int, int] = {}
-        inner: dict[int, list[str]] = {}
         threads: dict[int, int] = {}
         for entry in os.scandir("/proc"):
             if entry.name.isdigit():
-                found = status(int(entry.name))
+                found = parent_and_threads(int(entry.name))
                 if found:
-                    parents[int(entry.name)], inner[int(entry.name)], threads[int(entry.name)] = found
+                    parents[int(entry.name)], threads[int(entry.name)] = found
         students = {}
         for pid in parents:
             ancestor, steps = parents[pid], 0
             while ancestor != self.root and ancestor in parents and steps < 1000:
                 ancestor, steps = parents[ancestor], steps + 1
-            if ancestor == self.root and inner[pid][-1] not in self.kit:
+            if ancestor == self.root and self._student(pid):
                 students[pid] = threads[pid]
         return students
+
+    def _student(self, pid: int) -> bool:
+        """Whether a process below root is a student's: still there, and not the kit's own (told by its pid inside
+        the jail)."""
+        if not self.kit:
+            return True
+        found = status(pid)
+        return found is not None and found[1][-1] not in self.kit
 
     def kill_students(self) -> None:
         """Kill every student process, again and again until none is left (a fork bomb races the first round)."""
@@ -127,6 +135,16 @@ def status(pid: int) -> tuple[int, list[str], int] | None:
         return None
     fields = dict(line.split(":", 1) for line in lines if ":" in line)
     return int(fields["PPid"]), fields.get("NSpid", str(pid)).split(), int(fields.get("Threads", "1"))
+
+
+def parent_and_threads(pid: int) -> tuple[int, int] | None:
+    """(parent pid, threads) from /proc/PID/stat, or None once the process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            fields = file.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return int(fields[1]), int(fields[17])
 
 
 def kill(pid: int) -> None:
