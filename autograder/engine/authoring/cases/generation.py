@@ -127,6 +127,10 @@ def hf_sampling_probabilities(logits, temperature, top_k, top_p):
     return torch.softmax(logits, dim=-1)
 
 
+# Rows of the top-k 1 case: each one a draw that ignores top_k could still land on the arg-max by chance.
+ARG_MAX_ROWS = 12
+
+
 def draw_cases(b):
     """Seeded draws: the draw of the whole batch at once, which a generator with the same seed repeats. Each seed is
     one whose draws change where what the case names is left out (the filters, the temperature), so that a
@@ -163,7 +167,12 @@ def draw_cases(b):
             expected=[tokens],
             train_outputs=[],
         )
-    logits = _logits(torch.Generator().manual_seed(b.seed("arg-max")), ties=False)
+    logits = randn(torch.Generator().manual_seed(b.seed("arg-max")), ARG_MAX_ROWS, VOCABULARY)
+    # A sample_next that ignores top_k draws from the temperature's distribution with the global generator, whose
+    # state no one grades: every row must make that draw unlikely to be the arg-max, whatever the state.
+    unfiltered = torch.softmax(logits.double() / 0.7, dim=-1).amax(dim=-1).prod().item()
+    if unfiltered > 1e-6:
+        raise RuntimeError(f"arg-max: an unfiltered draw is the arg-max of every row with probability {unfiltered}")
     b.add(
         "arg-max",
         "top-k 1, temperature 0.7: the arg-max of each row, whatever the generator",
