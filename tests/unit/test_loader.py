@@ -207,6 +207,29 @@ def test_a_self_check_on_the_line_of_other_code_is_cut_from_it(tmp_path):
     assert unit.code == "pass\nX = 1\npass"
 
 
+def test_a_check_imported_in_an_earlier_cell_is_the_kits_in_a_later_one_until_the_student_binds_it(tmp_path):
+    """The course notebooks import their helpers in their first cell; a student who calls one at the end of an
+    exercise cell got a NameError note while loading (the import is the kit's, and was dropped). A name the
+    student then binds again, by a definition or an assignment, is the student's."""
+    path = notebook(
+        tmp_path / "nb.ipynb",
+        code("import torch\nfrom autograder.notebook import check_generate, digits"),
+        code("def generate(model):\n    return model\n\ncheck_generate(generate)\nshown = digits([1])\nprint(shown)"),
+        code("def digits(ids):\n    return ids\n\nprint(digits([2]))\ncheck_generate = print\ncheck_generate(1)"),
+    )
+    first, second, third = (unit.code.splitlines() for unit in loader.load(path).units)
+    assert first == ["import torch", "pass"]
+    assert second == ["def generate(model):", "    return model", "", "pass", "pass", "pass"]
+    assert third == [
+        "def digits(ids):",
+        "    return ids",
+        "",
+        "print(digits([2]))",
+        "check_generate = print",
+        "check_generate(1)",
+    ]
+
+
 def test_a_cell_of_kit_calls_only_is_no_unit(tmp_path):
     path = notebook(
         tmp_path / "nb.ipynb",

@@ -234,13 +234,16 @@ def _notebook_units(file: PurePosixPath, text: str, module: str, notes: list[str
     if isinstance(metadata, dict) and QUIZ_METADATA in metadata:
         return []  # a breakout quiz holds answers, not code to grade
     units: list[Unit] = []
+    # What the notebook's cells bound from the kit so far: a check imported in its first cell and called in an
+    # exercise cell is the kit's there too.
+    kit_names: set[str] = set()
     code_cells = (cell for cell in cells if isinstance(cell, dict) and cell.get("cell_type") == "code")
     for number, cell in enumerate(code_cells, start=1):
         source = cell.get("source", "")
         source = "".join(map(str, source)) if isinstance(source, list) else str(source)
         if _is_test_cell(cell):
             continue
-        code = _without_kit(without_magics(source))
+        code = _without_kit(without_magics(source), kit_names)
         if code is not None:
             units.append(Unit(module, cell_label(file.name, number, source), code))
     return units
@@ -277,12 +280,13 @@ def _is_test_cell(cell: dict[str, object]) -> bool:
     return isinstance(tags, list) and DEMO_TAG in tags
 
 
-def _without_kit(code: str | None) -> str | None:
-    """The code less its top-level statements that import the kit or use what such an import bound.
+def _without_kit(code: str | None, kit_names: set[str] | None = None) -> str | None:
+    """The code less its top-level statements that import the kit or read what such an import bound.
 
     Each is replaced by `pass` on its own lines, so line numbers stay the student's; None when nothing
     else is left. Definitions stay whatever they mention: only running them could tell. Code that does
-    not parse is left as it is, for the child to report with its line.
+    not parse is left as it is, for the child to report with its line. kit_names: the names the kit bound
+    before this code (a notebook's earlier cells), updated: a name the student binds again is theirs.
     """
     if code is None:
         return None
@@ -290,14 +294,18 @@ def _without_kit(code: str | None) -> str | None:
         tree = ast.parse(code)
     except (SyntaxError, RecursionError, MemoryError):
         return code
-    kit_names: set[str] = set()
+    kit_names = set() if kit_names is None else kit_names
     dropped: list[ast.stmt] = []
     for statement in tree.body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            kit_names.discard(statement.name)
             continue
-        if _imports_kit(statement) or {n.id for n in ast.walk(statement) if isinstance(n, ast.Name)} & kit_names:
+        read = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        if _imports_kit(statement) or read & kit_names:
             kit_names |= _bound_names(statement)
             dropped.append(statement)
+        else:
+            kit_names -= _bound_names(statement)
     if not dropped:
         return code
     if len(dropped) == len(tree.body):
