@@ -11,6 +11,7 @@ from pathlib import Path, PurePosixPath
 
 from autograder.engine.contract import loader
 from autograder.engine.contract.errors import SubmissionError
+from autograder.engine.contract.kit_statements import KIT_MODULES
 
 REFERENCE = "solutions"  # the reference's package: a submission that imports it reaches for the answers
 KIT_REACH = "which reaches for the kit itself: it was not run, and is listed for your instructor to read"
@@ -76,7 +77,7 @@ def _reaches(label: str, code: str | None) -> list[str]:
             for module, name in _imported(statement):
                 if module.split(".")[0] == REFERENCE:
                     reached.append(f"{label}: line {statement.lineno} imports {module}, {KIT_REACH}")
-                elif module.split(".")[0] in loader.KIT_MODULES:
+                elif module.split(".")[0] in KIT_MODULES:
                     bound[name] = module
             continue
         changed = sorted({bound[n] for n in _changed(statement) if n in bound})
