@@ -38,6 +38,7 @@ COMPUTES = (
     "autograder.engine.authoring.mutants",
     "autograder.engine.child.runtime",
     "autograder.engine.child.train_mode",
+    "autograder.engine.contract.kit_statements",
     "autograder.engine.contract.loader",
     "autograder.engine.contract.messages",
     "autograder.engine.judge.checks",
